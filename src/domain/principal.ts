@@ -1,0 +1,74 @@
+import type { Memory, Visibility } from './memory.ts';
+import { MnemosError } from './errors.ts';
+
+export const ROLES = ['owner', 'agent', 'guest'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * Who is calling. Required by every read and write of the store port: there is
+ * no default principal, so a forgotten scope is a type error, not a data leak.
+ */
+export interface Principal {
+  role: Role;
+  namespace: string;
+  /** Stable id of the caller (token id, user id, `system`). Memories it writes carry it as ownerId. */
+  id: string;
+  /** For agents and the guests of one agent: which agent they act for. */
+  agentId?: string;
+}
+
+/**
+ * The read rule, as data. Every adapter turns this into its query language in
+ * one function, and `canRead` is the same rule for a record already in hand.
+ */
+export interface ReadScope {
+  namespace: string;
+  /** Owner: sees everything in the namespace. */
+  all: boolean;
+  principalId: string;
+  agentId: string | null;
+}
+
+export function readScope(p: Principal): ReadScope {
+  assertPrincipal(p);
+  return { namespace: p.namespace, all: p.role === 'owner', principalId: p.id, agentId: p.agentId ?? null };
+}
+
+export function canRead(p: Principal, m: Pick<Memory, 'namespace' | 'visibility' | 'ownerId' | 'agentId'>): boolean {
+  const s = readScope(p);
+  if (m.namespace !== s.namespace) return false;
+  if (s.all) return true;
+  if (m.ownerId === s.principalId) return true;
+  if (m.visibility === 'public') return true;
+  if (m.visibility === 'shared') return m.agentId === null || m.agentId === s.agentId;
+  return false;
+}
+
+/** Owners may change anything in their namespace; others only what they wrote. */
+export function canWrite(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId'>): boolean {
+  if (m.namespace !== p.namespace) return false;
+  return p.role === 'owner' || m.ownerId === p.id;
+}
+
+/** Visibility a new memory gets when the caller names none. */
+export function defaultVisibility(p: Principal): Visibility {
+  return p.role === 'owner' ? 'owner' : 'shared';
+}
+
+const NAMESPACE_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export function assertPrincipal(p: Principal): void {
+  if (!p || typeof p !== 'object') throw new MnemosError('unauthorized', 'a principal is required for every store call');
+  if (!(ROLES as readonly string[]).includes(p.role)) throw new MnemosError('unauthorized', `unknown role "${String(p.role)}"`);
+  if (typeof p.namespace !== 'string' || !NAMESPACE_RE.test(p.namespace))
+    throw new MnemosError('validation_failed', `invalid namespace "${String(p.namespace)}": use 1-64 letters, digits, . _ -`, { field: 'namespace' });
+  if (typeof p.id !== 'string' || p.id.length === 0) throw new MnemosError('unauthorized', 'principal id is required');
+}
+
+export function isValidNamespace(ns: string): boolean {
+  return NAMESPACE_RE.test(ns);
+}
+
+/** The local owner used by the CLI and the embedded library when no token is involved. */
+export function localOwner(namespace = 'default'): Principal {
+  return { role: 'owner', namespace, id: 'owner' };
+}

@@ -1,0 +1,190 @@
+import type { AuditDraft, AuditEntry } from '../domain/audit.ts';
+import type { Lifecycle, Memory, MemoryType } from '../domain/memory.ts';
+import type { Principal } from '../domain/principal.ts';
+
+/**
+ * The store port. Every method takes the caller's Principal first; adapters
+ * enforce the read rule (domain/principal.ts) in one function of their own and
+ * nowhere else. Writes arrive as a validated batch of operations and are
+ * applied in one transaction together with their audit entries.
+ */
+
+/** What an adapter can do; the engine branches on these, never on backend names. */
+export interface StoreCapabilities {
+  /** Several OS processes may share the store concurrently. */
+  multiProcess: boolean;
+  /** Full-text candidates come with a BM25-like score. */
+  keywordSearch: boolean;
+  /** Vectors can be stored beside memories. */
+  vectors: boolean;
+  /** Approximate nearest-neighbour index is available for vectors. */
+  approximateVectorIndex: boolean;
+  /** Jobs can be claimed without blocking (SKIP LOCKED or a single-writer lock). */
+  jobLeases: boolean;
+}
+
+export interface TimeRange {
+  /** Inclusive ISO lower bound. */
+  from?: string;
+  /** Exclusive ISO upper bound. */
+  to?: string;
+}
+
+export interface MemoryFilter {
+  types?: MemoryType[];
+  /** Matches memories carrying any of these tags. */
+  tags?: string[];
+  labels?: string[];
+  /** Default: the live lifecycles (not archived, not expired). */
+  lifecycles?: Lifecycle[];
+  /** Event (valid) time range on validFrom. */
+  valid?: TimeRange;
+  /** Transaction time range on recordedAt. */
+  recorded?: TimeRange;
+  /** Valid-time "as of": validFrom <= t < validTo. */
+  asOf?: string;
+  /** Transaction-time "as known at": recordedAt <= t < supersededAt. Default: current versions only. */
+  knownAt?: string;
+  sessionId?: string;
+  agentId?: string;
+  minSalience?: number;
+  /** Only memories whose sourceKey starts with this prefix (e.g. one file or transcript). */
+  sourceKeyPrefix?: string;
+}
+
+export interface Page {
+  limit: number;
+  offset?: number;
+}
+
+export type ListOrder = 'recorded_desc' | 'recorded_asc' | 'valid_desc' | 'valid_asc' | 'salience_desc';
+
+export interface KeywordQuery {
+  /** Terms already normalised by the domain's text analysis (lower-case, stemmed, stop words removed). */
+  terms: string[];
+  filter: MemoryFilter;
+  limit: number;
+}
+
+export interface KeywordHit {
+  id: string;
+  /** Higher is better. */
+  score: number;
+}
+
+/** Term statistics so the domain can compute exact BM25 over candidates. */
+export interface CorpusStats {
+  documents: number;
+  averageLength: number;
+}
+
+/** One write operation; a batch is applied all-or-nothing. */
+export type WriteOp =
+  | {
+      kind: 'insert';
+      memory: Memory;
+      /** When memory.sourceKey already exists among current versions: skip if same content, else per policy. */
+      onExistingSource: 'skip_if_same' | 'supersede' | 'conflict';
+      audit?: Partial<AuditDraft>;
+    }
+  | {
+      kind: 'update';
+      /** Id of the current version being replaced. */
+      previousId: string;
+      /** The new version (same lineageId, version + 1). */
+      next: Memory;
+      action: 'update' | 'supersede';
+      reason?: string;
+    }
+  | { kind: 'lifecycle'; id: string; from: Lifecycle; to: Lifecycle; reason: string; importance?: number }
+  | { kind: 'forget'; lineageId: string; reason: string }
+  | { kind: 'touch'; ids: string[]; at: string };
+
+export type WriteResult =
+  | { kind: 'insert'; id: string; status: 'created' | 'unchanged' | 'superseded'; previousId?: string }
+  | { kind: 'update'; id: string; previousId: string }
+  | { kind: 'lifecycle'; id: string }
+  | { kind: 'forget'; lineageId: string; removed: ForgetFootprint }
+  | { kind: 'touch'; count: number };
+
+/** Everything a forget would remove, counted place by place. */
+export interface ForgetFootprint {
+  lineageId: string;
+  versionIds: string[];
+  contentHashes: string[];
+  /** Rows per place (table or index) that hold the memory's text or derived data. */
+  places: Record<string, number>;
+}
+
+export interface Tombstone {
+  lineageId: string;
+  versionIds: string[];
+  contentHash: string;
+  forgottenAt: string;
+  actor: string;
+  reason: string;
+}
+
+export interface StoreStats {
+  total: number;
+  byType: Record<string, number>;
+  byLifecycle: Record<string, number>;
+  superseded: number;
+  bytes: number | null;
+  schemaVersion: number;
+  auditEntries: number;
+}
+
+export interface PendingChange {
+  token: string;
+  kind: string;
+  namespace: string;
+  actor: string;
+  createdAt: string;
+  expiresAt: string;
+  payload: Record<string, unknown>;
+}
+
+export interface MemoryStore {
+  readonly backend: string;
+  readonly location: string;
+  readonly capabilities: StoreCapabilities;
+
+  /** Schema version after migrations. */
+  schemaVersion(): Promise<number>;
+  close(): Promise<void>;
+
+  apply(p: Principal, ops: WriteOp[]): Promise<WriteResult[]>;
+
+  get(p: Principal, id: string): Promise<Memory | null>;
+  getMany(p: Principal, ids: string[]): Promise<Memory[]>;
+  /** Current versions matching a source key exactly (idempotency look-up and `memory_get {path}`). */
+  findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null>;
+  list(p: Principal, filter: MemoryFilter, page: Page, order?: ListOrder): Promise<Memory[]>;
+  count(p: Principal, filter: MemoryFilter): Promise<number>;
+  /** Every version of one memory, oldest first. */
+  lineage(p: Principal, lineageId: string): Promise<Memory[]>;
+  keywordCandidates(p: Principal, q: KeywordQuery): Promise<KeywordHit[]>;
+  /** Document frequency of each term among the memories the principal can read. */
+  termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }>;
+  forgetFootprint(p: Principal, lineageId: string): Promise<ForgetFootprint | null>;
+  tombstone(p: Principal, id: string): Promise<Tombstone | null>;
+  stats(p: Principal): Promise<StoreStats>;
+
+  audit: AuditLog;
+  pending: PendingChanges;
+}
+
+export interface AuditLog {
+  /** Entries about the given memory ids (any version), oldest first. */
+  forMemories(p: Principal, ids: string[]): Promise<AuditEntry[]>;
+  /** The whole chain in sequence order, a page at a time (owner only). */
+  range(p: Principal, afterSeq: number, limit: number): Promise<AuditEntry[]>;
+  head(): Promise<{ seq: number; hash: string } | null>;
+}
+
+export interface PendingChanges {
+  put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>): Promise<void>;
+  /** Removes and returns the change if the principal may use it and it has not expired. */
+  take(p: Principal, token: string, kind: string): Promise<PendingChange | null>;
+}
