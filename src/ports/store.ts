@@ -97,6 +97,8 @@ export type WriteOp =
       reason?: string;
     }
   | { kind: 'lifecycle'; id: string; from: Lifecycle; to: Lifecycle; reason: string; importance?: number }
+  /** Closes the current version without a successor (its source no longer has it). */
+  | { kind: 'retire'; id: string; reason: string }
   | { kind: 'forget'; lineageId: string; reason: string }
   | { kind: 'touch'; ids: string[]; at: string };
 
@@ -104,6 +106,7 @@ export type WriteResult =
   | { kind: 'insert'; id: string; status: 'created' | 'unchanged' | 'superseded'; previousId?: string }
   | { kind: 'update'; id: string; previousId: string }
   | { kind: 'lifecycle'; id: string }
+  | { kind: 'retire'; id: string }
   | { kind: 'forget'; lineageId: string; removed: ForgetFootprint }
   | { kind: 'touch'; count: number };
 
@@ -168,6 +171,8 @@ export interface MemoryStore {
   /** Document frequency of each term among the memories the principal can read. */
   termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }>;
   forgetFootprint(p: Principal, lineageId: string): Promise<ForgetFootprint | null>;
+  /** Every stored version (any lifecycle, superseded too) in id order, a page at a time: export and integrity checks. */
+  scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]>;
   tombstone(p: Principal, id: string): Promise<Tombstone | null>;
   stats(p: Principal): Promise<StoreStats>;
 

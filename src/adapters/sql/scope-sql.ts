@@ -1,0 +1,74 @@
+import type { ReadScope } from '../../domain/principal.ts';
+import type { MemoryFilter } from '../../ports/store.ts';
+import { LIVE_LIFECYCLES } from '../../domain/lifecycle.ts';
+import { toMs } from '../../domain/time.ts';
+
+/**
+ * The read rule of domain/principal.ts, as SQL. This is the one place where a
+ * SQL backend decides what a principal may see; every read query of the
+ * SQLite and PostgreSQL adapters includes its output. Placeholders are `?`;
+ * the PostgreSQL adapter renumbers them.
+ */
+export interface SqlPart {
+  sql: string;
+  params: unknown[];
+}
+
+export function scopeSql(s: ReadScope, alias = 'm'): SqlPart {
+  if (s.all) return { sql: `${alias}.namespace = ?`, params: [s.namespace] };
+  return {
+    sql: `${alias}.namespace = ? AND (${alias}.owner_id = ? OR ${alias}.visibility = 'public' OR (${alias}.visibility = 'shared' AND (${alias}.agent_id IS NULL OR ${alias}.agent_id = ?)))`,
+    params: [s.namespace, s.principalId, s.agentId ?? ''],
+  };
+}
+
+/** How a dialect tests "a JSON array column contains any of these strings". */
+export type JsonArrayAny = (column: string, values: string[]) => SqlPart;
+
+export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = 'm', now = Date.now()): SqlPart {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  const add = (sql: string, ...p: unknown[]) => {
+    parts.push(sql);
+    params.push(...p);
+  };
+  const inList = (col: string, values: readonly unknown[]) => add(`${alias}.${col} IN (${values.map(() => '?').join(', ')})`, ...values);
+
+  const lifecycles = f.lifecycles && f.lifecycles.length > 0 ? f.lifecycles : LIVE_LIFECYCLES;
+  inList('lifecycle', lifecycles);
+  if (f.knownAt) {
+    const t = toMs(f.knownAt);
+    add(`${alias}.recorded_at <= ? AND (${alias}.superseded_at IS NULL OR ${alias}.superseded_at > ?)`, t, t);
+  } else {
+    add(`${alias}.superseded_at IS NULL`);
+  }
+  // TTL governance: a memory past its expiresAt is hidden at once, before consolidation expires it.
+  if (!lifecycles.includes('expired')) add(`(${alias}.expires_at IS NULL OR ${alias}.expires_at > ?)`, now);
+  if (f.asOf) {
+    const t = toMs(f.asOf);
+    add(`${alias}.valid_from <= ? AND (${alias}.valid_to IS NULL OR ${alias}.valid_to > ?)`, t, t);
+  }
+  if (f.types && f.types.length > 0) inList('type', f.types);
+  if (f.valid?.from) add(`${alias}.valid_from >= ?`, toMs(f.valid.from));
+  if (f.valid?.to) add(`${alias}.valid_from < ?`, toMs(f.valid.to));
+  if (f.recorded?.from) add(`${alias}.recorded_at >= ?`, toMs(f.recorded.from));
+  if (f.recorded?.to) add(`${alias}.recorded_at < ?`, toMs(f.recorded.to));
+  if (f.sessionId) add(`${alias}.session_id = ?`, f.sessionId);
+  if (f.agentId) add(`${alias}.agent_id = ?`, f.agentId);
+  if (f.minSalience !== undefined) add(`${alias}.salience >= ?`, f.minSalience);
+  if (f.sourceKeyPrefix) add(`substr(${alias}.source_key, 1, ?) = ?`, f.sourceKeyPrefix.length, f.sourceKeyPrefix);
+  if (f.tags && f.tags.length > 0) {
+    const p = jsonArrayAny(`${alias}.tags`, f.tags);
+    add(p.sql, ...p.params);
+  }
+  if (f.labels && f.labels.length > 0) {
+    const p = jsonArrayAny(`${alias}.labels`, f.labels);
+    add(p.sql, ...p.params);
+  }
+  return { sql: parts.join(' AND '), params };
+}
+
+export function andAll(...parts: SqlPart[]): SqlPart {
+  const nonEmpty = parts.filter((p) => p.sql.length > 0);
+  return { sql: nonEmpty.map((p) => `(${p.sql})`).join(' AND '), params: nonEmpty.flatMap((p) => p.params) };
+}

@@ -1,0 +1,51 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MnemosError } from '../../domain/errors.ts';
+
+/**
+ * Opens a database file the way every Mnemos process must, so several
+ * processes can share it: WAL (readers never block the writer), a busy
+ * timeout (writers wait for each other instead of failing), foreign keys on,
+ * and secure_delete so a forgotten memory's bytes are overwritten, not just
+ * unlinked from the b-tree.
+ */
+export function openDatabase(path: string): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+  } catch (err) {
+    throw new MnemosError('unavailable', `cannot open SQLite database at ${path}: ${(err as Error).message}`, { path }, { cause: err });
+  }
+  db.pragma('busy_timeout = 10000');
+  db.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode loses nothing on a process crash (kill -9); only an OS crash can drop the last commits.
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('secure_delete = ON');
+  return db;
+}
+
+const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED']);
+
+/**
+ * Runs a write with retries: the busy timeout covers ordinary waits, and this
+ * covers the cases SQLite reports immediately (a snapshot that went stale).
+ */
+export function withBusyRetry<T>(fn: () => T, attempts = 8): T {
+  for (let i = 0; ; i++) {
+    try {
+      return fn();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (!code || !BUSY_CODES.has(code)) throw err;
+      if (i + 1 >= attempts) throw new MnemosError('busy', 'the database stayed locked by another process; try again', { attempts }, { cause: err });
+      sleepSync(Math.min(1000, 10 * 2 ** i) * (0.5 + Math.random()));
+    }
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}

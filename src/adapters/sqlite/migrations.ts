@@ -1,0 +1,126 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Numbered migrations. Each runs once, in order, inside one IMMEDIATE
+ * transaction together with the version bump, so two processes opening a new
+ * file at the same time cannot both apply it. Never edit a released
+ * migration: add the next number.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'memories, full-text index, audit log, tombstones, pending changes',
+    sql: `
+CREATE TABLE memories (
+  rowid INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  lineage_id TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  type TEXT NOT NULL,
+  importance REAL NOT NULL,
+  access_count INTEGER NOT NULL DEFAULT 0,
+  last_accessed_at INTEGER,
+  emotional_valence REAL NOT NULL DEFAULT 0,
+  salience REAL NOT NULL DEFAULT 0,
+  lifecycle TEXT NOT NULL,
+  valid_from INTEGER NOT NULL,
+  valid_to INTEGER,
+  recorded_at INTEGER NOT NULL,
+  superseded_at INTEGER,
+  superseded_by TEXT,
+  origin TEXT NOT NULL,
+  source TEXT NOT NULL,
+  source_key TEXT,
+  namespace TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  agent_id TEXT,
+  session_id TEXT,
+  visibility TEXT NOT NULL,
+  labels TEXT NOT NULL,
+  read_only INTEGER NOT NULL DEFAULT 0,
+  tags TEXT NOT NULL,
+  metadata TEXT NOT NULL,
+  expires_at INTEGER,
+  doc_len INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX memories_current_source ON memories(namespace, source_key) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
+CREATE INDEX memories_lineage ON memories(lineage_id, version);
+CREATE INDEX memories_recorded ON memories(namespace, recorded_at);
+CREATE INDEX memories_valid ON memories(namespace, valid_from);
+CREATE INDEX memories_session ON memories(namespace, session_id) WHERE session_id IS NOT NULL;
+CREATE INDEX memories_episodes ON memories(namespace, type, salience, valid_from);
+
+-- Contentless: the index keeps postings only, never a second copy of the text.
+CREATE VIRTUAL TABLE memories_fts USING fts5(terms, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE memories_fts_vocab USING fts5vocab(memories_fts, 'row');
+
+CREATE TABLE audit_log (
+  seq INTEGER PRIMARY KEY,
+  at TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  action TEXT NOT NULL,
+  memory_id TEXT,
+  before_hash TEXT,
+  after_hash TEXT,
+  details TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE INDEX audit_memory ON audit_log(memory_id);
+-- Defence in depth; the hash chain is what detects tampering that drops these.
+CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+
+CREATE TABLE tombstones (
+  lineage_id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  agent_id TEXT,
+  visibility TEXT NOT NULL,
+  version_ids TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  forgotten_at TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  reason TEXT NOT NULL
+);
+CREATE TABLE tombstone_ids (id TEXT PRIMARY KEY, lineage_id TEXT NOT NULL REFERENCES tombstones(lineage_id));
+
+CREATE TABLE pending_changes (
+  token_hash TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  subject_id TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  payload TEXT NOT NULL
+);
+CREATE INDEX pending_subject ON pending_changes(subject_id);
+`,
+  },
+];
+
+export function migrate(db: Database.Database): number {
+  const run = db.transaction(() => {
+    let current = db.pragma('user_version', { simple: true }) as number;
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue;
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+      current = m.version;
+    }
+    return current;
+  });
+  return run.immediate();
+}
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,57 @@
+import type { Memory } from '../../domain/memory.ts';
+import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
+
+/** Column order of the memories table, shared by insert and select. */
+export const MEMORY_COLUMNS = [
+  'id', 'lineage_id', 'version', 'text', 'content_hash', 'type', 'importance', 'access_count', 'last_accessed_at',
+  'emotional_valence', 'salience', 'lifecycle', 'valid_from', 'valid_to', 'recorded_at', 'superseded_at', 'superseded_by',
+  'origin', 'source', 'source_key', 'namespace', 'owner_id', 'agent_id', 'session_id', 'visibility', 'labels', 'read_only',
+  'tags', 'metadata', 'expires_at', 'doc_len',
+] as const;
+
+export type MemoryRow = Record<(typeof MEMORY_COLUMNS)[number], unknown> & { rowid?: number };
+
+export function memoryToRow(m: Memory, docLen: number): unknown[] {
+  return [
+    m.id, m.lineageId, m.version, m.text, m.contentHash, m.type, m.importance, m.accessCount, toMsOrNull(m.lastAccessedAt),
+    m.emotionalValence, m.salience, m.lifecycle, toMs(m.validFrom), toMsOrNull(m.validTo), toMs(m.recordedAt),
+    toMsOrNull(m.supersededAt), m.supersededBy, m.origin, JSON.stringify(m.source), m.sourceKey, m.namespace, m.ownerId,
+    m.agentId, m.sessionId, m.visibility, JSON.stringify(m.labels), m.readOnly ? 1 : 0, JSON.stringify(m.tags),
+    JSON.stringify(m.metadata), toMsOrNull(m.expiresAt), docLen,
+  ];
+}
+
+export function rowToMemory(r: MemoryRow): Memory {
+  return {
+    id: r.id as string,
+    lineageId: r.lineage_id as string,
+    version: r.version as number,
+    text: r.text as string,
+    contentHash: r.content_hash as string,
+    type: r.type as Memory['type'],
+    importance: r.importance as number,
+    accessCount: r.access_count as number,
+    lastAccessedAt: toIsoOrNull(r.last_accessed_at as number | null),
+    emotionalValence: r.emotional_valence as number,
+    salience: r.salience as number,
+    lifecycle: r.lifecycle as Memory['lifecycle'],
+    validFrom: toIso(r.valid_from as number),
+    validTo: toIsoOrNull(r.valid_to as number | null),
+    recordedAt: toIso(r.recorded_at as number),
+    supersededAt: toIsoOrNull(r.superseded_at as number | null),
+    supersededBy: (r.superseded_by as string | null) ?? null,
+    origin: r.origin as Memory['origin'],
+    source: JSON.parse(r.source as string),
+    sourceKey: (r.source_key as string | null) ?? null,
+    namespace: r.namespace as string,
+    ownerId: r.owner_id as string,
+    agentId: (r.agent_id as string | null) ?? null,
+    sessionId: (r.session_id as string | null) ?? null,
+    visibility: r.visibility as Memory['visibility'],
+    labels: JSON.parse(r.labels as string),
+    readOnly: r.read_only === 1,
+    tags: JSON.parse(r.tags as string),
+    metadata: JSON.parse(r.metadata as string),
+    expiresAt: toIsoOrNull(r.expires_at as number | null),
+  };
+}

@@ -1,0 +1,303 @@
+import type Database from 'better-sqlite3';
+import type { AuditEntry } from '../../domain/audit.ts';
+import { MnemosError } from '../../domain/errors.ts';
+import { sha256Hex } from '../../domain/hash.ts';
+import type { Memory } from '../../domain/memory.ts';
+import { readScope, type Principal } from '../../domain/principal.ts';
+import { toIso } from '../../domain/time.ts';
+import type {
+  AuditLog,
+  CorpusStats,
+  ForgetFootprint,
+  KeywordHit,
+  KeywordQuery,
+  ListOrder,
+  MemoryFilter,
+  MemoryStore,
+  Page,
+  PendingChange,
+  PendingChanges,
+  StoreCapabilities,
+  StoreStats,
+  Tombstone,
+  WriteOp,
+  WriteResult,
+} from '../../ports/store.ts';
+import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
+import { openDatabase, withBusyRetry } from './connection.ts';
+import { migrate } from './migrations.ts';
+import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
+import { rowToMemory, type MemoryRow } from './rows.ts';
+import { SqliteWriter } from './write.ts';
+
+export interface SqliteStoreOptions {
+  path: string;
+  /** Text analysis for the full-text index; the same function must analyse queries. */
+  analyze: (text: string) => string[];
+}
+
+const jsonArrayAny: JsonArrayAny = (column, values) => ({
+  sql: `EXISTS (SELECT 1 FROM json_each(${column}) WHERE value IN (${values.map(() => '?').join(', ')}))`,
+  params: values,
+});
+
+const ORDER_SQL: Record<ListOrder, string> = {
+  recorded_desc: 'm.recorded_at DESC, m.id DESC',
+  recorded_asc: 'm.recorded_at ASC, m.id ASC',
+  valid_desc: 'm.valid_from DESC, m.id DESC',
+  valid_asc: 'm.valid_from ASC, m.id ASC',
+  salience_desc: 'm.salience DESC, m.valid_from DESC',
+};
+
+export class SqliteStore implements MemoryStore {
+  readonly backend = 'sqlite';
+  readonly capabilities: StoreCapabilities = { multiProcess: true, keywordSearch: true, vectors: false, approximateVectorIndex: false, jobLeases: true };
+  readonly audit: AuditLog;
+  readonly pending: PendingChanges;
+  private readonly writer: SqliteWriter;
+  private readonly extraPlaces: DerivedPlace[] = [];
+  private readonly places: DerivedPlace[];
+  private version: number;
+  private closed = false;
+
+  private constructor(
+    readonly db: Database.Database,
+    readonly location: string,
+    private readonly analyze: (text: string) => string[],
+  ) {
+    this.version = withBusyRetry(() => migrate(db));
+    this.places = corePlaces(db);
+    this.writer = new SqliteWriter(db, analyze, () => [...this.places, ...this.extraPlaces, memoriesPlace(db)]);
+    this.audit = new SqliteAuditLog(db);
+    this.pending = new SqlitePending(db);
+  }
+
+  static open(opts: SqliteStoreOptions): SqliteStore {
+    return new SqliteStore(openDatabase(opts.path), opts.path, opts.analyze);
+  }
+
+  /** Lets later parts of the adapter (vectors, graph) join forget. */
+  registerPlace(place: DerivedPlace): void {
+    this.extraPlaces.push(place);
+  }
+
+  async schemaVersion(): Promise<number> {
+    return this.version;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  async apply(p: Principal, ops: WriteOp[]): Promise<WriteResult[]> {
+    readScope(p); // validates the principal
+    const now = Date.now();
+    const run = this.db.transaction((batch: WriteOp[]) => this.writer.applyAll(p, batch, now));
+    const results = withBusyRetry(() => run.immediate(ops));
+    if (results.some((r) => r.kind === 'forget')) this.scrubAfterForget();
+    return results;
+  }
+
+  /**
+   * Deleted postings and pages can linger in FTS segments and the WAL. After a
+   * forget we merge the index and checkpoint, and secure_delete has zeroed the
+   * freed pages, so the text is gone from the file itself.
+   */
+  private scrubAfterForget(): void {
+    withBusyRetry(() => this.db.prepare("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')").run());
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // Another process holds a read snapshot; its next checkpoint finishes the job.
+    }
+  }
+
+  private where(p: Principal, filter: MemoryFilter | null): SqlPart {
+    const scope = scopeSql(readScope(p));
+    return filter ? andAll(scope, filterSql(filter, jsonArrayAny)) : scope;
+  }
+
+  async get(p: Principal, id: string): Promise<Memory | null> {
+    const w = this.where(p, null);
+    const row = this.db.prepare(`SELECT * FROM memories m WHERE m.id = ? AND ${w.sql}`).get(id, ...w.params) as MemoryRow | undefined;
+    return row ? rowToMemory(row) : null;
+  }
+
+  async getMany(p: Principal, ids: string[]): Promise<Memory[]> {
+    if (ids.length === 0) return [];
+    const w = this.where(p, null);
+    const out: Memory[] = [];
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = this.db.prepare(`SELECT * FROM memories m WHERE m.id IN (${chunk.map(() => '?').join(', ')}) AND ${w.sql}`).all(...chunk, ...w.params) as MemoryRow[];
+      out.push(...rows.map(rowToMemory));
+    }
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return out.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  }
+
+  async findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null> {
+    const w = this.where(p, null);
+    const row = this.db.prepare(`SELECT * FROM memories m WHERE m.namespace = ? AND m.source_key = ? AND m.superseded_at IS NULL AND ${w.sql}`).get(p.namespace, sourceKey, ...w.params) as
+      | MemoryRow
+      | undefined;
+    return row ? rowToMemory(row) : null;
+  }
+
+  async list(p: Principal, filter: MemoryFilter, page: Page, order: ListOrder = 'recorded_desc'): Promise<Memory[]> {
+    const w = this.where(p, filter);
+    const rows = this.db.prepare(`SELECT * FROM memories m WHERE ${w.sql} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`).all(...w.params, page.limit, page.offset ?? 0) as MemoryRow[];
+    return rows.map(rowToMemory);
+  }
+
+  async count(p: Principal, filter: MemoryFilter): Promise<number> {
+    const w = this.where(p, filter);
+    return (this.db.prepare(`SELECT count(*) AS n FROM memories m WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
+  }
+
+  async lineage(p: Principal, lineageId: string): Promise<Memory[]> {
+    const w = this.where(p, null);
+    const rows = this.db.prepare(`SELECT * FROM memories m WHERE m.lineage_id = ? AND ${w.sql} ORDER BY m.version`).all(lineageId, ...w.params) as MemoryRow[];
+    return rows.map(rowToMemory);
+  }
+
+  async keywordCandidates(p: Principal, q: KeywordQuery): Promise<KeywordHit[]> {
+    const terms = [...new Set(q.terms)].filter((t) => t.length > 0);
+    if (terms.length === 0) return [];
+    const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+    const w = this.where(p, q.filter);
+    const rows = this.db
+      .prepare(`SELECT m.id AS id, bm25(memories_fts) AS rank FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND ${w.sql} ORDER BY rank LIMIT ?`)
+      .all(match, ...w.params, q.limit) as { id: string; rank: number }[];
+    // FTS5's bm25() is lower-is-better; the port promises higher-is-better.
+    return rows.map((r) => ({ id: r.id, score: -r.rank }));
+  }
+
+  async termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }> {
+    readScope(p);
+    // Counts over the whole index: cheap, text-free, and what BM25's IDF needs.
+    const agg = this.db.prepare('SELECT count(*) AS n, coalesce(avg(doc_len), 0) AS avg FROM memories WHERE superseded_at IS NULL').get() as { n: number; avg: number };
+    const stmt = this.db.prepare('SELECT doc FROM memories_fts_vocab WHERE term = ?');
+    const df: Record<string, number> = {};
+    for (const t of new Set(terms)) df[t] = ((stmt.get(t) as { doc: number } | undefined)?.doc ?? 0);
+    return { stats: { documents: agg.n, averageLength: agg.avg }, df };
+  }
+
+  async forgetFootprint(p: Principal, lineageId: string): Promise<ForgetFootprint | null> {
+    const w = this.where(p, null);
+    const visible = this.db.prepare(`SELECT 1 FROM memories m WHERE m.lineage_id = ? AND ${w.sql} LIMIT 1`).get(lineageId, ...w.params);
+    return visible ? this.writer.footprint(lineageId, p.namespace) : null;
+  }
+
+  async scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]> {
+    const w = this.where(p, null);
+    const rows = this.db.prepare(`SELECT * FROM memories m WHERE m.id > ? AND ${w.sql} ORDER BY m.id LIMIT ?`).all(afterId ?? '', ...w.params, limit) as MemoryRow[];
+    return rows.map(rowToMemory);
+  }
+
+  async tombstone(p: Principal, id: string): Promise<Tombstone | null> {
+    const w = scopeSql(readScope(p), 't');
+    const row = this.db
+      .prepare(`SELECT t.* FROM tombstones t WHERE t.lineage_id = coalesce((SELECT lineage_id FROM tombstone_ids WHERE id = ?), ?) AND ${w.sql}`)
+      .get(id, id, ...w.params) as Record<string, string> | undefined;
+    if (!row) return null;
+    return {
+      lineageId: row.lineage_id!,
+      versionIds: JSON.parse(row.version_ids!),
+      contentHash: row.content_hash!,
+      forgottenAt: row.forgotten_at!,
+      actor: row.actor!,
+      reason: row.reason!,
+    };
+  }
+
+  async stats(p: Principal): Promise<StoreStats> {
+    const w = this.where(p, null);
+    const current = `${w.sql} AND m.superseded_at IS NULL`;
+    const byType = Object.fromEntries(
+      (this.db.prepare(`SELECT type, count(*) AS n FROM memories m WHERE ${current} GROUP BY type`).all(...w.params) as { type: string; n: number }[]).map((r) => [r.type, r.n]),
+    );
+    const byLifecycle = Object.fromEntries(
+      (this.db.prepare(`SELECT lifecycle, count(*) AS n FROM memories m WHERE ${current} GROUP BY lifecycle`).all(...w.params) as { lifecycle: string; n: number }[]).map((r) => [
+        r.lifecycle,
+        r.n,
+      ]),
+    );
+    const total = Object.values(byType).reduce((a, b) => a + b, 0);
+    const superseded = (this.db.prepare(`SELECT count(*) AS n FROM memories m WHERE ${w.sql} AND m.superseded_at IS NOT NULL`).get(...w.params) as { n: number }).n;
+    const pageCount = this.db.pragma('page_count', { simple: true }) as number;
+    const pageSize = this.db.pragma('page_size', { simple: true }) as number;
+    const auditEntries = (this.db.prepare('SELECT count(*) AS n FROM audit_log').get() as { n: number }).n;
+    return { total, byType, byLifecycle, superseded, bytes: this.location === ':memory:' ? null : pageCount * pageSize, schemaVersion: this.version, auditEntries };
+  }
+}
+
+class SqliteAuditLog implements AuditLog {
+  constructor(private readonly db: Database.Database) {}
+
+  async forMemories(p: Principal, ids: string[]): Promise<AuditEntry[]> {
+    readScope(p);
+    if (ids.length === 0) return [];
+    const rows = this.db
+      .prepare(`SELECT * FROM audit_log WHERE namespace = ? AND memory_id IN (${ids.map(() => '?').join(', ')}) ORDER BY seq`)
+      .all(p.namespace, ...ids) as Record<string, unknown>[];
+    return rows.map(rowToAudit);
+  }
+
+  async range(p: Principal, afterSeq: number, limit: number): Promise<AuditEntry[]> {
+    if (readScope(p).all !== true) throw new MnemosError('forbidden', 'only an owner may read the whole audit log');
+    const rows = this.db.prepare('SELECT * FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as Record<string, unknown>[];
+    return rows.map(rowToAudit);
+  }
+
+  async head(): Promise<{ seq: number; hash: string } | null> {
+    return (this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined) ?? null;
+  }
+}
+
+function rowToAudit(r: Record<string, unknown>): AuditEntry {
+  return {
+    seq: r.seq as number,
+    at: r.at as string,
+    actor: r.actor as string,
+    namespace: r.namespace as string,
+    action: r.action as AuditEntry['action'],
+    memoryId: (r.memory_id as string | null) ?? null,
+    beforeHash: (r.before_hash as string | null) ?? null,
+    afterHash: (r.after_hash as string | null) ?? null,
+    details: JSON.parse(r.details as string),
+    prevHash: r.prev_hash as string,
+    hash: r.hash as string,
+  };
+}
+
+class SqlitePending implements PendingChanges {
+  constructor(private readonly db: Database.Database) {}
+
+  async put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>): Promise<void> {
+    readScope(p);
+    const subject = typeof change.payload.lineageId === 'string' ? change.payload.lineageId : null;
+    withBusyRetry(() =>
+      this.db
+        .prepare('INSERT INTO pending_changes (token_hash, kind, namespace, actor, subject_id, created_at, expires_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(sha256Hex(change.token), change.kind, p.namespace, `${p.role}:${p.id}`, subject, toIso(Date.now()), change.expiresAt, JSON.stringify(change.payload)),
+    );
+  }
+
+  async take(p: Principal, token: string, kind: string): Promise<PendingChange | null> {
+    readScope(p);
+    const hash = sha256Hex(token);
+    const take = this.db.transaction(() => {
+      const row = this.db.prepare('SELECT * FROM pending_changes WHERE token_hash = ? AND kind = ? AND namespace = ? AND actor = ?').get(hash, kind, p.namespace, `${p.role}:${p.id}`) as
+        | Record<string, string>
+        | undefined;
+      if (!row) return null;
+      this.db.prepare('DELETE FROM pending_changes WHERE token_hash = ?').run(hash);
+      if (Date.parse(row.expires_at!) < Date.now()) return null;
+      return { token, kind: row.kind!, namespace: row.namespace!, actor: row.actor!, createdAt: row.created_at!, expiresAt: row.expires_at!, payload: JSON.parse(row.payload!) };
+    });
+    return withBusyRetry(() => take.immediate());
+  }
+}

@@ -1,0 +1,216 @@
+import type Database from 'better-sqlite3';
+import { actorOf, chainEntry, type AuditDraft, type AuditEntry } from '../../domain/audit.ts';
+import { MnemosError } from '../../domain/errors.ts';
+import type { Memory } from '../../domain/memory.ts';
+import { canWrite, type Principal } from '../../domain/principal.ts';
+import { toIso, toMs } from '../../domain/time.ts';
+import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
+import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from './rows.ts';
+import type { DerivedPlace } from './places.ts';
+
+/**
+ * Applies a batch of write operations in the caller's transaction. Every
+ * change appends its audit entry in the same transaction, so the log and the
+ * data can never disagree about what happened.
+ */
+export class SqliteWriter {
+  private readonly insertMemory: Database.Statement;
+  private readonly insertFts: Database.Statement;
+  private readonly deleteFts: Database.Statement;
+  private readonly byId: Database.Statement;
+  private readonly currentBySource: Database.Statement;
+  private readonly insertAudit: Database.Statement;
+  private readonly auditHead: Database.Statement;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly analyze: (text: string) => string[],
+    private readonly places: () => DerivedPlace[],
+  ) {
+    this.insertMemory = db.prepare(`INSERT INTO memories (${MEMORY_COLUMNS.join(', ')}) VALUES (${MEMORY_COLUMNS.map(() => '?').join(', ')})`);
+    this.insertFts = db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)');
+    this.deleteFts = db.prepare('DELETE FROM memories_fts WHERE rowid = ?');
+    this.byId = db.prepare('SELECT rowid, * FROM memories WHERE id = ?');
+    this.currentBySource = db.prepare('SELECT rowid, * FROM memories WHERE namespace = ? AND source_key = ? AND superseded_at IS NULL');
+    this.insertAudit = db.prepare(
+      'INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.auditHead = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
+  }
+
+  /** Must run inside a transaction. */
+  applyAll(p: Principal, ops: WriteOp[], now: number): WriteResult[] {
+    const ctx: BatchContext = { p, now, at: toIso(now), head: (this.auditHead.get() as { seq: number; hash: string } | undefined) ?? null };
+    return ops.map((op) => this.applyOne(ctx, op));
+  }
+
+  private applyOne(ctx: BatchContext, op: WriteOp): WriteResult {
+    switch (op.kind) {
+      case 'insert':
+        return this.insert(ctx, op);
+      case 'update':
+        return this.update(ctx, op.previousId, op.next, op.action, op.reason);
+      case 'lifecycle':
+        return this.lifecycle(ctx, op);
+      case 'retire':
+        return this.retire(ctx, op.id, op.reason);
+      case 'forget':
+        return { kind: 'forget', lineageId: op.lineageId, removed: this.forget(ctx, op.lineageId, op.reason) };
+      case 'touch':
+        return { kind: 'touch', count: this.touch(ctx, op.ids, toMs(op.at)) };
+    }
+  }
+
+  private insert(ctx: BatchContext, op: Extract<WriteOp, { kind: 'insert' }>): WriteResult {
+    const m = op.memory;
+    this.assertWritable(ctx.p, m);
+    const sameId = this.byId.get(m.id) as MemoryRow | undefined;
+    if (sameId) {
+      if (sameId.content_hash === m.contentHash && sameId.namespace === m.namespace) return { kind: 'insert', id: m.id, status: 'unchanged' };
+      throw new MnemosError('conflict', `a memory with id ${m.id} already exists with different content`, { id: m.id });
+    }
+    if (m.sourceKey !== null && m.supersededAt === null) {
+      const existing = this.currentBySource.get(m.namespace, m.sourceKey) as MemoryRow | undefined;
+      if (existing) {
+        if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
+        if (op.onExistingSource === 'conflict') {
+          throw new MnemosError('conflict', `source key "${m.sourceKey}" was already used with different content; use a new key or update memory ${existing.id as string}`, {
+            sourceKey: m.sourceKey,
+            existingId: existing.id,
+          });
+        }
+        if (op.onExistingSource === 'supersede') {
+          const prev = rowToMemory(existing);
+          const next: Memory = { ...m, lineageId: prev.lineageId, version: prev.version + 1 };
+          this.update(ctx, prev.id, next, 'supersede', 'source changed');
+          return { kind: 'insert', id: next.id, status: 'superseded', previousId: prev.id };
+        }
+        return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
+      }
+    }
+    this.writeRow(m);
+    this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } });
+    return { kind: 'insert', id: m.id, status: 'created' };
+  }
+
+  private update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string): WriteResult {
+    const row = this.byId.get(previousId) as MemoryRow | undefined;
+    if (!row) throw new MnemosError('not_found', `memory ${previousId} does not exist`, { id: previousId });
+    const prev = rowToMemory(row);
+    this.assertWritable(ctx.p, prev);
+    if (prev.readOnly) throw new MnemosError('read_only', `memory ${prev.id} is read-only (${prev.labels.join(', ') || 'protected'}) and cannot be changed`, { id: prev.id });
+    if (prev.supersededAt !== null) {
+      throw new MnemosError('conflict', `memory ${prev.id} was already replaced by ${prev.supersededBy ?? 'a newer version'}; edit the current version`, { id: prev.id, supersededBy: prev.supersededBy });
+    }
+    if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
+    this.db.prepare('UPDATE memories SET superseded_at = ?, superseded_by = ? WHERE id = ?').run(ctx.now, next.id, prev.id);
+    this.writeRow(next);
+    this.audit(ctx, {
+      action,
+      memoryId: next.id,
+      beforeHash: prev.contentHash,
+      afterHash: next.contentHash,
+      details: { lineageId: prev.lineageId, previousId: prev.id, version: next.version, ...(reason ? { reason } : {}) },
+    });
+    return { kind: 'update', id: next.id, previousId: prev.id };
+  }
+
+  private lifecycle(ctx: BatchContext, op: Extract<WriteOp, { kind: 'lifecycle' }>): WriteResult {
+    const row = this.byId.get(op.id) as MemoryRow | undefined;
+    if (!row) throw new MnemosError('not_found', `memory ${op.id} does not exist`, { id: op.id });
+    const m = rowToMemory(row);
+    this.assertWritable(ctx.p, m);
+    if (m.lifecycle !== op.from) throw new MnemosError('conflict', `memory ${op.id} is ${m.lifecycle}, not ${op.from}`, { id: op.id });
+    this.db.prepare('UPDATE memories SET lifecycle = ?, importance = coalesce(?, importance) WHERE id = ?').run(op.to, op.importance ?? null, op.id);
+    this.audit(ctx, { action: 'lifecycle', memoryId: op.id, beforeHash: m.contentHash, afterHash: m.contentHash, details: { from: op.from, to: op.to, reason: op.reason } });
+    return { kind: 'lifecycle', id: op.id };
+  }
+
+  private retire(ctx: BatchContext, id: string, reason: string): WriteResult {
+    const row = this.byId.get(id) as MemoryRow | undefined;
+    if (!row) throw new MnemosError('not_found', `memory ${id} does not exist`, { id });
+    const m = rowToMemory(row);
+    this.assertWritable(ctx.p, m);
+    if (m.readOnly) throw new MnemosError('read_only', `memory ${id} is read-only and cannot be retired`, { id });
+    if (m.supersededAt !== null) return { kind: 'retire', id };
+    this.db.prepare('UPDATE memories SET superseded_at = ? WHERE id = ?').run(ctx.now, id);
+    this.audit(ctx, { action: 'supersede', memoryId: id, beforeHash: m.contentHash, afterHash: null, details: { lineageId: m.lineageId, reason } });
+    return { kind: 'retire', id };
+  }
+
+  private touch(ctx: BatchContext, ids: string[], at: number): number {
+    // Access statistics are not content: they change no hash and write no audit entry.
+    const stmt = this.db.prepare('UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ? AND namespace = ?');
+    let n = 0;
+    for (const id of ids) n += stmt.run(at, id, ctx.p.namespace).changes;
+    return n;
+  }
+
+  /** Counts what a forget would remove, place by place. */
+  footprint(lineageId: string, namespace: string): ForgetFootprint | null {
+    const rows = this.db.prepare('SELECT rowid, id, content_hash FROM memories WHERE lineage_id = ? AND namespace = ? ORDER BY version').all(lineageId, namespace) as {
+      rowid: number;
+      id: string;
+      content_hash: string;
+    }[];
+    if (rows.length === 0) return null;
+    const places: Record<string, number> = {};
+    for (const place of this.places()) places[place.name] = place.count(rows.map((r) => r.rowid), rows.map((r) => r.id), lineageId);
+    return { lineageId, versionIds: rows.map((r) => r.id), contentHashes: [...new Set(rows.map((r) => r.content_hash))], places };
+  }
+
+  private forget(ctx: BatchContext, lineageId: string, reason: string): ForgetFootprint {
+    const fp = this.footprint(lineageId, ctx.p.namespace);
+    if (!fp) throw new MnemosError('not_found', `memory ${lineageId} does not exist`, { id: lineageId });
+    const versions = fp.versionIds.map((id) => rowToMemory(this.byId.get(id) as MemoryRow));
+    const current = versions[versions.length - 1]!;
+    this.assertWritable(ctx.p, current);
+    if (versions.some((v) => v.readOnly)) throw new MnemosError('read_only', `memory ${lineageId} is read-only (${current.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id: lineageId });
+    const rowids = (this.db.prepare('SELECT rowid FROM memories WHERE lineage_id = ? AND namespace = ?').all(lineageId, ctx.p.namespace) as { rowid: number }[]).map((r) => r.rowid);
+    for (const place of this.places()) place.remove(rowids, fp.versionIds, lineageId);
+    const actor = actorOf(ctx.p);
+    this.db
+      .prepare('INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, JSON.stringify(fp.versionIds), current.contentHash, ctx.at, actor, reason);
+    const mark = this.db.prepare('INSERT OR IGNORE INTO tombstone_ids (id, lineage_id) VALUES (?, ?)');
+    for (const id of fp.versionIds) mark.run(id, lineageId);
+    this.audit(ctx, { action: 'forget', memoryId: lineageId, beforeHash: current.contentHash, afterHash: null, details: { reason, versionIds: fp.versionIds, contentHashes: fp.contentHashes, removed: fp.places } });
+    return fp;
+  }
+
+  private writeRow(m: Memory): void {
+    const terms = this.analyze(m.text);
+    const info = this.insertMemory.run(...memoryToRow(m, terms.length));
+    this.insertFts.run(info.lastInsertRowid, terms.join(' '));
+  }
+
+  removeFtsRow(rowid: number): void {
+    this.deleteFts.run(rowid);
+  }
+
+  private assertWritable(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId' | 'id'>): void {
+    if (!canWrite(p, m)) {
+      if (m.namespace !== p.namespace) throw new MnemosError('forbidden', `memory ${m.id} belongs to another namespace`, { id: m.id });
+      throw new MnemosError('forbidden', `a ${p.role} may only change memories it wrote; memory ${m.id} belongs to ${m.ownerId}`, { id: m.id });
+    }
+  }
+
+  private audit(ctx: BatchContext, draft: AuditDraft): void {
+    const entry: AuditEntry = chainEntry(ctx.head, draft, { at: ctx.at, actor: actorOf(ctx.p), namespace: ctx.p.namespace });
+    this.insertAudit.run(entry.seq, entry.at, entry.actor, entry.namespace, entry.action, entry.memoryId, entry.beforeHash, entry.afterHash, JSON.stringify(entry.details), entry.prevHash, entry.hash);
+    ctx.head = { seq: entry.seq, hash: entry.hash };
+  }
+
+  /** For other parts of the adapter that mutate (pins, jobs) and must log in the same chain. */
+  appendAudit(p: Principal, draft: AuditDraft, now: number): void {
+    const ctx: BatchContext = { p, now, at: toIso(now), head: (this.auditHead.get() as { seq: number; hash: string } | undefined) ?? null };
+    this.audit(ctx, draft);
+  }
+}
+
+interface BatchContext {
+  p: Principal;
+  now: number;
+  at: string;
+  head: { seq: number; hash: string } | null;
+}

@@ -1,0 +1,62 @@
+import { contentHash } from '../domain/hash.ts';
+import { newId } from '../domain/ids.ts';
+import { initialLifecycle } from '../domain/lifecycle.ts';
+import type { Memory } from '../domain/memory.ts';
+import { defaultVisibility, type Principal } from '../domain/principal.ts';
+import { normalizeIso, toIso } from '../domain/time.ts';
+import type { MemoryFilter } from '../ports/store.ts';
+import type { FilterInput, RememberParsed } from './inputs.ts';
+
+/** Turns validated input into a complete first version of a memory. */
+export function buildMemory(p: Principal, input: RememberParsed, now: number): Memory {
+  const id = newId(now);
+  const recordedAt = toIso(now);
+  return {
+    id,
+    lineageId: id,
+    version: 1,
+    text: input.text,
+    contentHash: contentHash(input.text),
+    type: input.type,
+    importance: input.importance,
+    accessCount: 0,
+    lastAccessedAt: null,
+    emotionalValence: input.emotionalValence,
+    salience: input.salience,
+    lifecycle: initialLifecycle(input.type),
+    validFrom: input.validFrom ? normalizeIso(input.validFrom) : recordedAt,
+    validTo: input.validTo ? normalizeIso(input.validTo) : null,
+    recordedAt,
+    supersededAt: null,
+    supersededBy: null,
+    origin: input.origin,
+    source: input.source,
+    sourceKey: input.key ?? null,
+    namespace: p.namespace,
+    ownerId: p.id,
+    agentId: input.agentId ?? p.agentId ?? null,
+    sessionId: input.sessionId ?? input.source.sessionId ?? null,
+    visibility: input.visibility ?? defaultVisibility(p),
+    labels: input.labels,
+    readOnly: input.readOnly,
+    tags: input.tags,
+    metadata: input.metadata,
+    expiresAt: input.expiresAt ? normalizeIso(input.expiresAt) : null,
+  };
+}
+
+export function toStoreFilter(f: FilterInput): MemoryFilter {
+  const out: MemoryFilter = {};
+  if (f.types) out.types = f.types;
+  if (f.tags) out.tags = f.tags;
+  if (f.labels) out.labels = f.labels;
+  if (f.lifecycles) out.lifecycles = f.lifecycles;
+  if (f.since || f.until) out.valid = { ...(f.since ? { from: f.since } : {}), ...(f.until ? { to: f.until } : {}) };
+  if (f.recordedSince || f.recordedUntil) out.recorded = { ...(f.recordedSince ? { from: f.recordedSince } : {}), ...(f.recordedUntil ? { to: f.recordedUntil } : {}) };
+  if (f.asOf) out.asOf = f.asOf;
+  if (f.knownAt) out.knownAt = f.knownAt;
+  if (f.sessionId) out.sessionId = f.sessionId;
+  if (f.agentId) out.agentId = f.agentId;
+  if (f.minSalience !== undefined) out.minSalience = f.minSalience;
+  return out;
+}

@@ -1,0 +1,88 @@
+import { MnemosError } from '../domain/errors.ts';
+import { contentHash } from '../domain/hash.ts';
+import { newId } from '../domain/ids.ts';
+import type { Memory } from '../domain/memory.ts';
+import { canWrite, type Principal } from '../domain/principal.ts';
+import { normalizeIso, toIso } from '../domain/time.ts';
+import type { ServiceContext } from './context.ts';
+import { patchSchema, type MemoryPatch } from './inputs.ts';
+import { getMemory } from './memories.ts';
+import { issuePreview, redeemPreview } from './preview-token.ts';
+import { parseInput } from './validate.ts';
+
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface EditPreview {
+  token: string;
+  expiresAt: string;
+  memoryId: string;
+  lineageId: string;
+  fromVersion: number;
+  toVersion: number;
+  changes: FieldChange[];
+}
+
+export interface EditDone {
+  id: string;
+  previousId: string;
+  version: number;
+}
+
+const EDITABLE = ['text', 'type', 'importance', 'emotionalValence', 'validFrom', 'validTo', 'visibility', 'tags', 'metadata', 'expiresAt'] as const;
+
+/** Applies a patch to a memory: a pure function, so preview and confirm agree. */
+export function applyPatch(prev: Memory, patch: MemoryPatch, now: number): Memory {
+  const next: Memory = { ...prev, id: newId(now), version: prev.version + 1, recordedAt: toIso(now), supersededAt: null, supersededBy: null };
+  if (patch.text !== undefined) next.text = patch.text;
+  if (patch.type !== undefined) next.type = patch.type;
+  if (patch.importance !== undefined) next.importance = patch.importance;
+  if (patch.emotionalValence !== undefined) next.emotionalValence = patch.emotionalValence;
+  if (patch.validFrom !== undefined) next.validFrom = normalizeIso(patch.validFrom);
+  if (patch.validTo !== undefined) next.validTo = patch.validTo === null ? null : normalizeIso(patch.validTo);
+  if (patch.visibility !== undefined) next.visibility = patch.visibility;
+  if (patch.tags !== undefined) next.tags = patch.tags;
+  if (patch.metadata !== undefined) next.metadata = patch.metadata;
+  if (patch.expiresAt !== undefined) next.expiresAt = patch.expiresAt === null ? null : normalizeIso(patch.expiresAt);
+  next.contentHash = contentHash(next.text);
+  return next;
+}
+
+export function diff(prev: Memory, next: Memory): FieldChange[] {
+  return EDITABLE.filter((f) => JSON.stringify(prev[f]) !== JSON.stringify(next[f])).map((f) => ({ field: f, from: prev[f], to: next[f] }));
+}
+
+async function editable(ctx: ServiceContext, p: Principal, id: string): Promise<Memory> {
+  const m = await getMemory(ctx, p, id);
+  if (m.supersededAt !== null) throw new MnemosError('conflict', `memory ${id} is an old version (replaced by ${m.supersededBy}); edit the current one`, { id, supersededBy: m.supersededBy });
+  if (!canWrite(p, m)) throw new MnemosError('forbidden', `a ${p.role} may only edit memories it wrote; memory ${id} belongs to ${m.ownerId}`, { id });
+  if (m.readOnly) throw new MnemosError('read_only', `memory ${id} is read-only (${m.labels.join(', ') || 'protected'}) and cannot be edited`, { id });
+  return m;
+}
+
+export async function previewEdit(ctx: ServiceContext, p: Principal, id: string, patchInput: MemoryPatch): Promise<EditPreview> {
+  const patch = parseInput(patchSchema, patchInput, 'edit');
+  const prev = await editable(ctx, p, id);
+  const changes = diff(prev, applyPatch(prev, patch, ctx.now()));
+  if (changes.length === 0) throw new MnemosError('validation_failed', `the edit would change nothing in memory ${id}`, { id });
+  const { token, expiresAt } = await issuePreview(ctx, p, 'edit', { lineageId: prev.lineageId, previousId: prev.id, previousHash: prev.contentHash, patch });
+  return { token, expiresAt, memoryId: prev.id, lineageId: prev.lineageId, fromVersion: prev.version, toVersion: prev.version + 1, changes };
+}
+
+export async function confirmEdit(ctx: ServiceContext, p: Principal, token: string): Promise<EditDone> {
+  const change = await redeemPreview(ctx, p, 'edit', token);
+  const { previousId, patch } = change.payload as { previousId: string; patch: MemoryPatch };
+  return applyEdit(ctx, p, previousId, patch);
+}
+
+/** Applies an edit at once (the CLI's --yes and the library's update); still a new version, still audited. */
+export async function applyEdit(ctx: ServiceContext, p: Principal, id: string, patchInput: MemoryPatch, action: 'update' | 'supersede' = 'update', reason?: string): Promise<EditDone> {
+  const patch = parseInput(patchSchema, patchInput, 'edit');
+  const prev = await editable(ctx, p, id);
+  const next = applyPatch(prev, patch, ctx.now());
+  await ctx.store.apply(p, [{ kind: 'update', previousId: prev.id, next, action, ...(reason ? { reason } : {}) }]);
+  return { id: next.id, previousId: prev.id, version: next.version };
+}

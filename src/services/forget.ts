@@ -1,0 +1,59 @@
+import { MnemosError } from '../domain/errors.ts';
+import type { Principal } from '../domain/principal.ts';
+import { canWrite } from '../domain/principal.ts';
+import type { ForgetFootprint } from '../ports/store.ts';
+import type { ServiceContext } from './context.ts';
+import { getMemory } from './memories.ts';
+import { issuePreview, redeemPreview } from './preview-token.ts';
+
+export interface ForgetPreview {
+  token: string;
+  expiresAt: string;
+  memoryId: string;
+  lineageId: string;
+  /** The text that would be removed, so the caller sees exactly what goes. */
+  text: string;
+  versions: number;
+  /** Rows that would be removed, per place (table, full-text index, vectors, graph links...). */
+  removes: Record<string, number>;
+  keeps: string;
+}
+
+export interface ForgetDone {
+  lineageId: string;
+  removed: ForgetFootprint;
+  tombstone: { contentHashes: string[]; reason: string };
+}
+
+export async function previewForget(ctx: ServiceContext, p: Principal, id: string, reason = 'requested'): Promise<ForgetPreview> {
+  const m = await getMemory(ctx, p, id);
+  if (!canWrite(p, m)) throw new MnemosError('forbidden', `a ${p.role} may only forget memories it wrote; memory ${id} belongs to ${m.ownerId}`, { id });
+  if (m.readOnly) throw new MnemosError('read_only', `memory ${id} is read-only (${m.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id });
+  const fp = await ctx.store.forgetFootprint(p, m.lineageId);
+  if (!fp) throw new MnemosError('not_found', `no memory with id ${id} is visible to you`, { id });
+  const current = fp.versionIds[fp.versionIds.length - 1]!;
+  const { token, expiresAt } = await issuePreview(ctx, p, 'forget', { lineageId: m.lineageId, currentId: current, versionIds: fp.versionIds, reason });
+  return {
+    token,
+    expiresAt,
+    memoryId: id,
+    lineageId: m.lineageId,
+    text: m.text,
+    versions: fp.versionIds.length,
+    removes: fp.places,
+    keeps: 'a tombstone in the audit log: ids, content hashes, when, who and why; never the text',
+  };
+}
+
+export async function confirmForget(ctx: ServiceContext, p: Principal, token: string): Promise<ForgetDone> {
+  const change = await redeemPreview(ctx, p, 'forget', token);
+  const { lineageId, versionIds, reason } = change.payload as { lineageId: string; versionIds: string[]; reason: string };
+  const fp = await ctx.store.forgetFootprint(p, lineageId);
+  if (!fp) throw new MnemosError('not_found', `memory ${lineageId} no longer exists`, { id: lineageId });
+  if (fp.versionIds.join() !== versionIds.join()) {
+    throw new MnemosError('conflict', `memory ${lineageId} changed after the preview (new versions); preview again to see what would be removed`, { id: lineageId });
+  }
+  const [result] = await ctx.store.apply(p, [{ kind: 'forget', lineageId, reason }]);
+  if (!result || result.kind !== 'forget') throw new MnemosError('internal', 'forget returned no result');
+  return { lineageId, removed: result.removed, tombstone: { contentHashes: result.removed.contentHashes, reason } };
+}

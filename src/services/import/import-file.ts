@@ -1,0 +1,137 @@
+import { readFileSync, statSync } from 'node:fs';
+import { basename, extname, resolve } from 'node:path';
+import { MnemosError } from '../../domain/errors.ts';
+import { contentHash } from '../../domain/hash.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { normalizeIso } from '../../domain/time.ts';
+import type { WriteOp, WriteResult } from '../../ports/store.ts';
+import { buildMemory } from '../build-memory.ts';
+import type { ServiceContext } from '../context.ts';
+import { rememberSchema, type RememberInput } from '../inputs.ts';
+import { parseInput } from '../validate.ts';
+import { markdownInputs } from './markdown.ts';
+import { isMemoryRecord, memoryRecordSchema } from './memory-records.ts';
+import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transcript.ts';
+
+export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl'] as const;
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+export interface ImportProgress {
+  file: string;
+  phase: 'parsing' | 'writing' | 'done';
+  done: number;
+  total: number;
+}
+
+export interface ImportOptions {
+  format?: ImportFormat;
+  /** Session id for transcripts whose messages carry none (default: the file name). */
+  sessionId?: string;
+  onProgress?: (p: ImportProgress) => void;
+}
+
+export interface FileImportResult {
+  path: string;
+  format: ImportFormat;
+  created: number;
+  unchanged: number;
+  superseded: number;
+  retired: number;
+}
+
+export function detectFormat(path: string, text: string): ImportFormat {
+  const ext = extname(path).toLowerCase();
+  if (ext === '.md' || ext === '.markdown') return 'markdown';
+  if (ext === '.json') return 'transcript';
+  if (ext === '.jsonl' || ext === '.ndjson') {
+    const first = text.split(/\r?\n/).find((l) => l.trim() !== '');
+    if (!first) return 'jsonl';
+    try {
+      return looksLikeTranscript(JSON.parse(first)) ? 'transcript-jsonl' : 'jsonl';
+    } catch {
+      return 'jsonl';
+    }
+  }
+  throw new MnemosError('validation_failed', `cannot tell the format of ${path}; pass --format ${IMPORT_FORMATS.join('|')}`, { field: 'format' });
+}
+
+/**
+ * Imports one file: parses and validates all of it first (a bad line stops
+ * with its line number and nothing from the file is written), then writes it
+ * in one transaction. Idempotent through source keys: unchanged chunks and
+ * turns are skipped, changed ones become new versions, and Markdown chunks
+ * that vanished from the file are retired.
+ */
+export async function importFile(ctx: ServiceContext, p: Principal, path: string, opts: ImportOptions = {}): Promise<FileImportResult> {
+  const abs = resolve(path);
+  let text: string;
+  try {
+    if (!statSync(abs).isFile()) throw new Error('not a regular file');
+    text = readFileSync(abs, 'utf8');
+  } catch (err) {
+    throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
+  }
+  const format = opts.format ?? detectFormat(abs, text);
+  const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
+  progress('parsing', 0, 1);
+  const now = ctx.now();
+  const ops: WriteOp[] = [];
+  if (format === 'jsonl') {
+    ops.push(...jsonlOps(p, text, path, now));
+  } else {
+    const inputs: RememberInput[] =
+      format === 'markdown'
+        ? markdownInputs(abs, text)
+        : transcriptInputs(parseTranscript(text, format === 'transcript' ? 'json' : 'jsonl', opts.sessionId ?? basename(abs).replace(/\.[^.]+$/, ''), path), abs);
+    inputs.forEach((input, i) => {
+      const parsed = parseInput(rememberSchema, input, `${path} item ${i + 1}`);
+      ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
+    });
+    if (format === 'markdown') ops.push(...(await staleChunkOps(ctx, p, abs, ops)));
+  }
+  progress('writing', 0, ops.length);
+  const results = ops.length ? await ctx.store.apply(p, ops) : [];
+  progress('done', ops.length, ops.length);
+  return summarise(abs, format, results);
+}
+
+function jsonlOps(p: Principal, text: string, path: string, now: number): WriteOp[] {
+  const ops: WriteOp[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return;
+    const where = `${path}:${i + 1}`;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (err) {
+      throw new MnemosError('validation_failed', `${where}: not valid JSON (${(err as Error).message})`, { line: i + 1 });
+    }
+    if (isMemoryRecord(value)) {
+      const record = parseInput(memoryRecordSchema, value, `memory record at ${where}`);
+      if (contentHash(record.text) !== record.contentHash) throw new MnemosError('validation_failed', `${where}: contentHash does not match text`, { line: i + 1, field: 'contentHash' });
+      const memory = { ...record, namespace: p.namespace };
+      for (const k of ['validFrom', 'recordedAt'] as const) memory[k] = normalizeIso(memory[k]);
+      ops.push({ kind: 'insert', memory, onExistingSource: 'conflict' });
+    } else {
+      const parsed = parseInput(rememberSchema, value, `memory at ${where}`);
+      ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'skip_if_same' });
+    }
+  });
+  return ops;
+}
+
+async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[]): Promise<WriteOp[]> {
+  const prefix = `file:${abs}#`;
+  const fresh = new Set(ops.map((o) => (o.kind === 'insert' ? o.memory.sourceKey : null)));
+  const existing = await ctx.store.list(p, { sourceKeyPrefix: prefix, lifecycles: ['generated', 'activated', 'consolidated', 'archived', 'frozen'] }, { limit: 100_000 });
+  return existing.filter((m) => !fresh.has(m.sourceKey)).map((m) => ({ kind: 'retire', id: m.id, reason: 'no longer in the source file' }) as WriteOp);
+}
+
+function summarise(path: string, format: ImportFormat, results: WriteResult[]): FileImportResult {
+  const r: FileImportResult = { path, format, created: 0, unchanged: 0, superseded: 0, retired: 0 };
+  for (const x of results) {
+    if (x.kind === 'insert') r[x.status]++;
+    else if (x.kind === 'retire') r.retired++;
+  }
+  return r;
+}

@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { MnemosError } from '../../domain/errors.ts';
+import type { RememberInput } from '../inputs.ts';
+import { isoTime } from '../validate.ts';
+
+/**
+ * Conversation transcripts: JSON (an array of messages, or {sessionId,
+ * messages}) or JSONL (one message per line). Each turn becomes an episode
+ * whose text is the message content exactly, keyed by session + turn so a
+ * re-import adds nothing.
+ */
+const messageSchema = z
+  .object({
+    role: z.string().min(1),
+    content: z.string(),
+    name: z.string().optional(),
+    timestamp: isoTime.optional(),
+    sessionId: z.string().min(1).optional(),
+    session_id: z.string().min(1).optional(),
+    turn: z.number().int().min(1).optional(),
+  })
+  .passthrough();
+
+type Message = z.infer<typeof messageSchema>;
+
+export interface TranscriptTurn {
+  sessionId: string;
+  turn: number;
+  message: Message;
+  line: number;
+}
+
+function parseMessage(value: unknown, where: string): Message {
+  const r = messageSchema.safeParse(value);
+  if (!r.success) {
+    const i = r.error.issues[0]!;
+    throw new MnemosError('validation_failed', `${where}: ${i.path.join('.') || 'message'}: ${i.message} (a message needs role and content)`, { field: i.path.join('.') });
+  }
+  return r.data;
+}
+
+export function parseTranscript(source: string, format: 'json' | 'jsonl', fallbackSession: string, file: string): TranscriptTurn[] {
+  const raw: { value: unknown; line: number }[] = [];
+  let fileSession: string | undefined;
+  if (format === 'jsonl') {
+    source.split(/\r?\n/).forEach((text, i) => {
+      if (text.trim() === '') return;
+      try {
+        raw.push({ value: JSON.parse(text), line: i + 1 });
+      } catch (err) {
+        throw new MnemosError('validation_failed', `${file}:${i + 1}: not valid JSON (${(err as Error).message})`, { line: i + 1 });
+      }
+    });
+  } else {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(source);
+    } catch (err) {
+      throw new MnemosError('validation_failed', `${file}: not valid JSON (${(err as Error).message})`);
+    }
+    const obj = doc as { messages?: unknown; sessionId?: unknown; session_id?: unknown };
+    const messages = Array.isArray(doc) ? doc : obj?.messages;
+    if (!Array.isArray(messages)) throw new MnemosError('validation_failed', `${file}: expected an array of messages or {"sessionId", "messages": [...]}`);
+    fileSession = typeof obj.sessionId === 'string' ? obj.sessionId : typeof obj.session_id === 'string' ? obj.session_id : undefined;
+    messages.forEach((value, i) => raw.push({ value, line: i + 1 }));
+  }
+  const counters = new Map<string, number>();
+  return raw.map(({ value, line }) => {
+    const message = parseMessage(value, format === 'jsonl' ? `${file}:${line}` : `${file}: message ${line}`);
+    const sessionId = message.sessionId ?? message.session_id ?? fileSession ?? fallbackSession;
+    const turn = message.turn ?? (counters.get(sessionId) ?? 0) + 1;
+    counters.set(sessionId, turn);
+    return { sessionId, turn, message, line };
+  });
+}
+
+export function transcriptInputs(turns: TranscriptTurn[], file: string): RememberInput[] {
+  return turns.map(({ sessionId, turn, message }) => ({
+    text: message.content,
+    type: 'episode',
+    origin: 'transcript',
+    sessionId,
+    source: { sessionId, turnStart: turn, turnEnd: turn, path: file },
+    key: `transcript:${sessionId}#${turn}`,
+    ...(message.timestamp ? { validFrom: message.timestamp } : {}),
+    metadata: { role: message.role, ...(message.name ? { name: message.name } : {}) },
+  }));
+}
+
+/** True when a JSONL file's first record looks like a chat message rather than a memory. */
+export function looksLikeTranscript(firstRecord: unknown): boolean {
+  const r = firstRecord as Record<string, unknown> | null;
+  return !!r && typeof r === 'object' && typeof r.role === 'string' && typeof r.content === 'string' && !('text' in r);
+}

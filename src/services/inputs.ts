@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { LIFECYCLES, MEMORY_TYPES, ORIGINS, VISIBILITIES } from '../domain/memory.ts';
+import { isoTime } from './validate.ts';
+
+/** Input schemas of the library API. Surfaces reuse them (MCP tools, HTTP routes, OpenAPI). */
+
+export const MAX_TEXT_CHARS = 200_000;
+
+export const sourceRefSchema = z
+  .object({
+    path: z.string().min(1).optional(),
+    lineStart: z.number().int().min(1).optional(),
+    lineEnd: z.number().int().min(1).optional(),
+    sessionId: z.string().min(1).optional(),
+    turnStart: z.number().int().min(0).optional(),
+    turnEnd: z.number().int().min(0).optional(),
+    key: z.string().min(1).optional(),
+    uri: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((s) => s.lineStart === undefined || s.lineEnd === undefined || s.lineEnd >= s.lineStart, { message: 'lineEnd must not be before lineStart' })
+  .refine((s) => s.turnStart === undefined || s.turnEnd === undefined || s.turnEnd >= s.turnStart, { message: 'turnEnd must not be before turnStart' });
+
+const unit = z.number().min(0).max(1);
+
+export const rememberSchema = z
+  .object({
+    text: z.string().min(1, 'text must not be empty').max(MAX_TEXT_CHARS, `text is limited to ${MAX_TEXT_CHARS} characters`),
+    type: z.enum(MEMORY_TYPES).default('general').describe('semantic type of the memory'),
+    importance: unit.default(0.5).describe('base strength 0..1'),
+    emotionalValence: z.number().min(-1).max(1).default(0),
+    salience: unit.default(0),
+    validFrom: isoTime.optional().describe('when it became true in the world (default: now)'),
+    validTo: isoTime.nullable().optional(),
+    origin: z.enum(ORIGINS).default('user_input'),
+    source: sourceRefSchema.default({}),
+    key: z.string().min(1).max(512).optional().describe('idempotency key: the identity of the source (file+lines, session+turn, a client key)'),
+    sessionId: z.string().min(1).max(256).optional(),
+    agentId: z.string().min(1).max(256).optional(),
+    visibility: z.enum(VISIBILITIES).optional(),
+    tags: z.array(z.string().min(1).max(128)).max(64).default([]),
+    labels: z.array(z.string().min(1).max(64)).max(16).default([]),
+    readOnly: z.boolean().default(false),
+    metadata: z.record(z.string(), z.unknown()).default({}),
+    expiresAt: isoTime.nullable().optional(),
+  })
+  .strict()
+  .refine((m) => !m.validTo || !m.validFrom || Date.parse(m.validTo) >= Date.parse(m.validFrom), { message: 'validTo must not be before validFrom', path: ['validTo'] });
+
+export type RememberInput = z.input<typeof rememberSchema>;
+export type RememberParsed = z.output<typeof rememberSchema>;
+
+export const patchSchema = z
+  .object({
+    text: z.string().min(1).max(MAX_TEXT_CHARS).optional(),
+    type: z.enum(MEMORY_TYPES).optional(),
+    importance: unit.optional(),
+    emotionalValence: z.number().min(-1).max(1).optional(),
+    validFrom: isoTime.optional(),
+    validTo: isoTime.nullable().optional(),
+    visibility: z.enum(VISIBILITIES).optional(),
+    tags: z.array(z.string().min(1).max(128)).max(64).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    expiresAt: isoTime.nullable().optional(),
+  })
+  .strict()
+  .refine((p) => Object.keys(p).length > 0, { message: 'nothing to change: give at least one field' });
+export type MemoryPatch = z.input<typeof patchSchema>;
+
+export const filterSchema = z
+  .object({
+    types: z.array(z.enum(MEMORY_TYPES)).optional(),
+    tags: z.array(z.string()).optional(),
+    labels: z.array(z.string()).optional(),
+    lifecycles: z.array(z.enum(LIFECYCLES)).optional(),
+    since: isoTime.optional().describe('event time lower bound (inclusive)'),
+    until: isoTime.optional().describe('event time upper bound (exclusive)'),
+    recordedSince: isoTime.optional(),
+    recordedUntil: isoTime.optional(),
+    asOf: isoTime.optional().describe('valid-time: what was true at this time'),
+    knownAt: isoTime.optional().describe('transaction time: what the store knew at this time'),
+    sessionId: z.string().optional(),
+    agentId: z.string().optional(),
+    minSalience: unit.optional(),
+  })
+  .strict();
+export type FilterInput = z.input<typeof filterSchema>;
+
+export const MAX_RESULTS = 200;
+
+export const searchSchema = z
+  .object({
+    query: z.string().min(1, 'query must not be empty').max(4000),
+    limit: z.number().int().min(1).max(MAX_RESULTS).default(10),
+    offset: z.number().int().min(0).max(10_000).default(0),
+    minScore: z.number().min(0).optional(),
+    filter: filterSchema.default({}),
+    /** Reference "now" for relative time expressions in the query. */
+    referenceTime: isoTime.optional(),
+  })
+  .strict();
+export type SearchInput = z.input<typeof searchSchema>;
+
+export const listSchema = z
+  .object({
+    limit: z.number().int().min(1).max(1000).default(20),
+    offset: z.number().int().min(0).default(0),
+    order: z.enum(['recorded_desc', 'recorded_asc', 'valid_desc', 'valid_asc', 'salience_desc']).default('recorded_desc'),
+    filter: filterSchema.default({}),
+  })
+  .strict();
+export type ListInput = z.input<typeof listSchema>;

@@ -1,0 +1,51 @@
+import { MnemosError } from '../domain/errors.ts';
+import type { Memory } from '../domain/memory.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { WriteOp, WriteResult } from '../ports/store.ts';
+import { buildMemory, toStoreFilter } from './build-memory.ts';
+import type { ServiceContext } from './context.ts';
+import { listSchema, rememberSchema, type ListInput, type RememberInput } from './inputs.ts';
+import { parseInput } from './validate.ts';
+
+export interface RememberResult {
+  id: string;
+  status: 'created' | 'unchanged' | 'superseded';
+  previousId?: string;
+}
+
+export type SourcePolicy = 'skip_if_same' | 'supersede' | 'conflict';
+
+/**
+ * Validates every input before anything is written, then stores the whole
+ * batch in one transaction: either all are stored or none.
+ */
+export async function remember(ctx: ServiceContext, p: Principal, inputs: RememberInput[], policy: SourcePolicy = 'conflict'): Promise<RememberResult[]> {
+  if (inputs.length === 0) return [];
+  const now = ctx.now();
+  const parsed = inputs.map((input, i) => parseInput(rememberSchema, input, inputs.length > 1 ? `memory #${i + 1}` : 'memory'));
+  const ops: WriteOp[] = parsed.map((input) => ({ kind: 'insert', memory: buildMemory(p, input, now), onExistingSource: policy }));
+  return toRememberResults(await ctx.store.apply(p, ops));
+}
+
+export function toRememberResults(results: WriteResult[]): RememberResult[] {
+  return results.map((r) => {
+    if (r.kind !== 'insert') throw new MnemosError('internal', `unexpected write result ${r.kind}`);
+    return r.previousId ? { id: r.id, status: r.status, previousId: r.previousId } : { id: r.id, status: r.status };
+  });
+}
+
+/** A memory the caller can see, or a clear not_found / forgotten error. */
+export async function getMemory(ctx: ServiceContext, p: Principal, id: string): Promise<Memory> {
+  const m = await ctx.store.get(p, id);
+  if (m) return m;
+  const t = await ctx.store.tombstone(p, id);
+  if (t) throw new MnemosError('forgotten', `memory ${id} was forgotten at ${t.forgottenAt} by ${t.actor} (${t.reason})`, { id, lineageId: t.lineageId, forgottenAt: t.forgottenAt });
+  throw new MnemosError('not_found', `no memory with id ${id} is visible to you`, { id });
+}
+
+export async function listMemories(ctx: ServiceContext, p: Principal, input: ListInput): Promise<{ items: Memory[]; total: number; offset: number; limit: number }> {
+  const q = parseInput(listSchema, input, 'list request');
+  const filter = toStoreFilter(q.filter);
+  const [items, total] = await Promise.all([ctx.store.list(p, filter, { limit: q.limit, offset: q.offset }, q.order), ctx.store.count(p, filter)]);
+  return { items, total, offset: q.offset, limit: q.limit };
+}

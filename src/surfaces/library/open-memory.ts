@@ -1,0 +1,131 @@
+import { openStore, DEFAULT_DB_PATH } from '../../adapters/open-store.ts';
+import { localOwner, assertPrincipal, type Principal } from '../../domain/principal.ts';
+import type { MemoryStore } from '../../ports/store.ts';
+import { analyze, analyzeQuery } from '../../retrieval/text/analyze.ts';
+import { verifyAudit } from '../../services/audit-verify.ts';
+import { DEFAULT_CONFIG, type EngineConfig, type ServiceContext } from '../../services/context.ts';
+import { applyEdit, confirmEdit, previewEdit } from '../../services/edit.ts';
+import { exportJsonl } from '../../services/export.ts';
+import { confirmForget, previewForget } from '../../services/forget.ts';
+import { history } from '../../services/history.ts';
+import { importFile, type ImportOptions } from '../../services/import/import-file.ts';
+import type { ListInput, MemoryPatch, RememberInput, SearchInput } from '../../services/inputs.ts';
+import { getMemory, listMemories, remember, type SourcePolicy } from '../../services/memories.ts';
+import { searchMemories } from '../../services/search.ts';
+import { status } from '../../services/status.ts';
+
+export interface OpenMemoryOptions {
+  /** SQLite file path (default ./.mnemos/memory.db) or a postgres:// URL. */
+  db?: string;
+  /** The principal this handle acts as (default: the local owner of namespace "default"). */
+  principal?: Principal;
+  config?: Partial<EngineConfig>;
+  /** Clock override for tests. */
+  now?: () => number;
+}
+
+/**
+ * The library facade: a thin object over the services, bound to one
+ * principal. `as(principal)` gives a handle for another caller on the same
+ * store; surfaces (CLI, MCP, HTTP) use it per request.
+ */
+export class Mnemos {
+  private constructor(
+    private readonly ctx: ServiceContext,
+    readonly principal: Principal,
+    private readonly owned: boolean,
+  ) {}
+
+  static async open(opts: OpenMemoryOptions = {}): Promise<Mnemos> {
+    const principal = opts.principal ?? localOwner();
+    assertPrincipal(principal);
+    const store = await openStore(opts.db ?? DEFAULT_DB_PATH, { analyze });
+    const ctx: ServiceContext = { store, now: opts.now ?? Date.now, analyzeQuery, config: { ...DEFAULT_CONFIG, ...opts.config } };
+    return new Mnemos(ctx, principal, true);
+  }
+
+  as(principal: Principal): Mnemos {
+    assertPrincipal(principal);
+    return new Mnemos(this.ctx, principal, false);
+  }
+
+  get store(): MemoryStore {
+    return this.ctx.store;
+  }
+
+  get context(): ServiceContext {
+    return this.ctx;
+  }
+
+  async remember(input: RememberInput, policy?: SourcePolicy) {
+    const [r] = await remember(this.ctx, this.principal, [input], policy);
+    return r!;
+  }
+
+  rememberMany(inputs: RememberInput[], policy?: SourcePolicy) {
+    return remember(this.ctx, this.principal, inputs, policy);
+  }
+
+  get(id: string) {
+    return getMemory(this.ctx, this.principal, id);
+  }
+
+  list(input: ListInput = {}) {
+    return listMemories(this.ctx, this.principal, input);
+  }
+
+  search(input: SearchInput | string) {
+    return searchMemories(this.ctx, this.principal, typeof input === 'string' ? { query: input } : input);
+  }
+
+  /** Applies an edit at once as a new version. Use previewUpdate/confirmUpdate for the two-step form. */
+  update(id: string, patch: MemoryPatch) {
+    return applyEdit(this.ctx, this.principal, id, patch);
+  }
+
+  previewUpdate(id: string, patch: MemoryPatch) {
+    return previewEdit(this.ctx, this.principal, id, patch);
+  }
+
+  confirmUpdate(token: string) {
+    return confirmEdit(this.ctx, this.principal, token);
+  }
+
+  /** Step one of forgetting: what would be removed, and the token that confirms it. */
+  forget(id: string, reason?: string) {
+    return previewForget(this.ctx, this.principal, id, reason);
+  }
+
+  confirmForget(token: string) {
+    return confirmForget(this.ctx, this.principal, token);
+  }
+
+  history(id: string) {
+    return history(this.ctx, this.principal, id);
+  }
+
+  import(path: string, opts?: ImportOptions) {
+    return importFile(this.ctx, this.principal, path, opts);
+  }
+
+  export(write: (line: string) => void | Promise<void>) {
+    return exportJsonl(this.ctx, this.principal, write);
+  }
+
+  status() {
+    return status(this.ctx, this.principal);
+  }
+
+  verifyAudit() {
+    return verifyAudit(this.ctx, this.principal);
+  }
+
+  /** Closes the store; only the handle that opened it may. */
+  async close(): Promise<void> {
+    if (this.owned) await this.ctx.store.close();
+  }
+}
+
+export function openMemory(opts?: OpenMemoryOptions): Promise<Mnemos> {
+  return Mnemos.open(opts);
+}
