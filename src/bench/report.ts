@@ -1,0 +1,28 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import os from 'node:os';
+
+/**
+ * Keeps docs/BENCHMARKS.md up to date: each benchmark owns one section,
+ * delimited by markers, and rewrites only that section with its latest run.
+ */
+export function writeBenchSection(file: string, name: string, title: string, body: string): void {
+  const start = `<!-- bench:${name} -->`;
+  const end = `<!-- /bench:${name} -->`;
+  const section = `${start}\n## ${title}\n\n${body.trim()}\n${end}`;
+  let doc = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : '# Benchmarks\n\nFigures written by `mnemos bench ...`; each section is replaced by the latest run of its command. Machine notes are in each section.\n';
+  const re = new RegExp(`${escape(start)}[\\s\\S]*?${escape(end)}`);
+  doc = re.test(doc) ? doc.replace(re, section) : `${doc.trimEnd()}\n\n${section}\n`;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, doc);
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export function machineNote(): string {
+  return `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
+}

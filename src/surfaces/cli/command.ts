@@ -1,0 +1,34 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { Mnemos } from '../library/open-memory.ts';
+
+/**
+ * One CLI command = one small module exporting a Command. The CLI parses the
+ * options declared here, opens the store when `needsStore`, and prints what
+ * `run` returns: as one JSON object with --json, or through `human`.
+ */
+export interface CommandContext {
+  args: string[];
+  values: Record<string, string | boolean | string[] | undefined>;
+  json: boolean;
+  /** Opened lazily so commands that don't touch the store stay fast. */
+  open(): Promise<Mnemos>;
+  /** Resolved database location (--db, MNEMOS_DB, or the default). */
+  db: string;
+  namespace: string;
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+  isTTY: boolean;
+}
+
+export interface Command {
+  name: string;
+  /** e.g. `add <text>`; shown in help. */
+  usage: string;
+  summary: string;
+  options?: ParseArgsConfig['options'];
+  run(ctx: CommandContext): Promise<unknown>;
+  /** Human rendering of the result; JSON is printed when absent. */
+  human?(result: any, ctx: CommandContext): string;
+  /** Commands with sub-commands (`audit verify`) register them here. */
+  subcommands?: Command[];
+}

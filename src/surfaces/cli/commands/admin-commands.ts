@@ -1,0 +1,44 @@
+import type { AuditReport } from '../../../services/audit-verify.ts';
+import type { Status } from '../../../services/status.ts';
+import type { Command } from '../command.ts';
+
+export const statusCmd: Command = {
+  name: 'status',
+  usage: 'status',
+  summary: 'counts by type and lifecycle, store size, schema version',
+  async run(ctx) {
+    return (await ctx.open()).status();
+  },
+  human: (s: Status) =>
+    [
+      `store      ${s.backend} ${s.location} (schema v${s.schemaVersion}, ${s.memories.bytes === null ? '?' : (s.memories.bytes / 1024).toFixed(0) + ' KiB'})`,
+      `namespace  ${s.namespace}`,
+      `memories   ${s.memories.total} current, ${s.memories.superseded} superseded versions, ${s.memories.auditEntries} audit entries`,
+      `by type    ${Object.entries(s.memories.byType).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`,
+      `lifecycle  ${Object.entries(s.memories.byLifecycle).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`,
+    ].join('\n'),
+};
+
+const verify: Command = {
+  name: 'verify',
+  usage: 'verify',
+  summary: 'check the audit hash chain and every memory against it',
+  async run(ctx) {
+    const report = await (await ctx.open()).verifyAudit();
+    return { ...report, exitCode: report.ok ? 0 : 8 };
+  },
+  human: (r: AuditReport) =>
+    r.ok
+      ? `audit log intact: ${r.entries} entries, ${r.memoriesChecked} memories checked, head ${r.head?.hash ?? '-'}`
+      : ['AUDIT CHECK FAILED', ...r.chainProblems.map((p) => `  chain: ${p.message}`), ...r.memoryProblems.map((p) => `  memory: ${p.message}`)].join('\n'),
+};
+
+export const audit: Command = {
+  name: 'audit',
+  usage: 'audit verify',
+  summary: 'audit log tools',
+  subcommands: [verify],
+  async run() {
+    return undefined;
+  },
+};

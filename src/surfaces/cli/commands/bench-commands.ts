@@ -1,0 +1,58 @@
+import { benchIngest, type IngestBenchResult } from '../../../bench/ingest.ts';
+import { machineNote, writeBenchSection } from '../../../bench/report.ts';
+import type { Command, CommandContext } from '../command.ts';
+import { num, str } from './options.ts';
+
+export const BENCH_FILE = 'docs/BENCHMARKS.md';
+
+function progress(ctx: CommandContext, label: string) {
+  if (!ctx.isTTY || ctx.json) return undefined;
+  return (done: number, total: number) => ctx.stderr(`\r${label} ${done}/${total}${done === total ? '\n' : ''}`);
+}
+
+const ingest: Command = {
+  name: 'ingest',
+  usage: 'ingest [--n 100000] [--batch 1000] [--db path] [--no-write]',
+  summary: 'ingest rate, keyword search latency, size and RSS on synthetic text',
+  options: { n: { type: 'string' }, batch: { type: 'string' }, queries: { type: 'string' }, 'no-write': { type: 'boolean' } },
+  async run(ctx) {
+    const n = num(ctx, 'n') ?? 100_000;
+    const r = await benchIngest({
+      n,
+      ...(num(ctx, 'batch') ? { batch: num(ctx, 'batch')! } : {}),
+      ...(num(ctx, 'queries') ? { queries: num(ctx, 'queries')! } : {}),
+      ...(str(ctx, 'db') && ctx.values.db ? { db: ctx.db } : {}),
+      ...(progress(ctx, 'ingest') ? { onProgress: progress(ctx, 'ingest')! } : {}),
+    });
+    if (!ctx.values['no-write']) {
+      writeBenchSection(
+        BENCH_FILE,
+        'ingest',
+        'Ingest and keyword search (SQLite)',
+        [
+          `Command: \`mnemos bench ingest --n ${n}\` on ${machineNote()}.`,
+          '',
+          '| figure | measured | target |',
+          '|---|---|---|',
+          `| ingest, batches of ${r.batchSize} | ${r.ingestPerSecond.toLocaleString('en')} memories/s | >= 20,000/s |`,
+          `| keyword search p50 / p95 / p99 at ${n.toLocaleString('en')} | ${r.keywordSearchMs.p50} / ${r.keywordSearchMs.p95} / ${r.keywordSearchMs.p99} ms | p95 <= 5 ms |`,
+          `| database size | ${r.dbBytes === null ? '?' : (r.dbBytes / 2 ** 20).toFixed(1) + ' MiB'} | |`,
+          `| peak RSS | ${r.peakRssMiB} MiB | |`,
+        ].join('\n'),
+      );
+    }
+    return r;
+  },
+  human: (r: IngestBenchResult) =>
+    `ingested ${r.memories} in ${r.ingestSeconds}s (${r.ingestPerSecond}/s); keyword search p50 ${r.keywordSearchMs.p50} ms, p95 ${r.keywordSearchMs.p95} ms, p99 ${r.keywordSearchMs.p99} ms; db ${r.dbBytes} bytes; peak RSS ${r.peakRssMiB} MiB`,
+};
+
+export const bench: Command = {
+  name: 'bench',
+  usage: 'bench <ingest|...>',
+  summary: 'benchmarks: print figures and update docs/BENCHMARKS.md',
+  subcommands: [ingest],
+  async run() {
+    return undefined;
+  },
+};

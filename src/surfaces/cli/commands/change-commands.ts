@@ -1,0 +1,75 @@
+import type { History } from '../../../services/history.ts';
+import type { Command } from '../command.ts';
+import { json, list, num, oneLine, positional, shortTime, str } from './options.ts';
+
+export const update: Command = {
+  name: 'update',
+  usage: 'update <id> [--text t] [...] (--dry-run | --yes)',
+  summary: 'change a memory as a new version; preview first',
+  options: {
+    text: { type: 'string' },
+    type: { type: 'string' },
+    importance: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    'valid-from': { type: 'string' },
+    'valid-to': { type: 'string' },
+    visibility: { type: 'string' },
+    metadata: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    yes: { type: 'boolean', short: 'y' },
+  },
+  async run(ctx) {
+    const m = await ctx.open();
+    const id = positional(ctx, 0, 'id');
+    const patch: Record<string, unknown> = {};
+    for (const [opt, key] of [['text', 'text'], ['type', 'type'], ['valid-from', 'validFrom'], ['valid-to', 'validTo'], ['visibility', 'visibility']] as const) if (str(ctx, opt) !== undefined) patch[key] = str(ctx, opt);
+    if (num(ctx, 'importance') !== undefined) patch.importance = num(ctx, 'importance');
+    if (list(ctx, 'tag')) patch.tags = list(ctx, 'tag');
+    if (json(ctx, 'metadata')) patch.metadata = json(ctx, 'metadata');
+    const preview = await m.previewUpdate(id, patch as never);
+    if (!ctx.values.yes) return { applied: false, preview, hint: 'nothing changed; run again with --yes to apply' };
+    return { applied: true, preview, result: await m.confirmUpdate(preview.token) };
+  },
+  human: (r) =>
+    [
+      `${r.applied ? 'updated' : 'would update'} ${r.preview.memoryId} (v${r.preview.fromVersion} -> v${r.preview.toVersion}):`,
+      ...r.preview.changes.map((c: { field: string; from: unknown; to: unknown }) => `  ${c.field}: ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`),
+      r.applied ? `new version ${r.result.id}` : r.hint,
+    ].join('\n'),
+};
+
+export const forget: Command = {
+  name: 'forget',
+  usage: 'forget <id> (--dry-run | --yes) [--reason r]',
+  summary: 'remove a memory from every place it lives; preview first',
+  options: { reason: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
+  async run(ctx) {
+    const m = await ctx.open();
+    const preview = await m.forget(positional(ctx, 0, 'id'), str(ctx, 'reason') ?? 'requested from the CLI');
+    if (!ctx.values.yes) return { applied: false, preview, hint: 'nothing changed; run again with --yes to forget' };
+    return { applied: true, preview, result: await m.confirmForget(preview.token) };
+  },
+  human: (r) =>
+    [
+      `${r.applied ? 'forgot' : 'would forget'} ${r.preview.lineageId} (${r.preview.versions} version${r.preview.versions === 1 ? '' : 's'}): "${oneLine(r.preview.text, 70)}"`,
+      `  removes: ${Object.entries(r.preview.removes as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `  keeps: ${r.preview.keeps}`,
+      ...(r.applied ? [] : [r.hint]),
+    ].join('\n'),
+};
+
+export const historyCmd: Command = {
+  name: 'history',
+  usage: 'history <id>',
+  summary: 'all versions of a memory and its audit entries',
+  async run(ctx) {
+    return (await ctx.open()).history(positional(ctx, 0, 'id'));
+  },
+  human: (h: History) =>
+    [
+      `memory ${h.lineageId}${h.tombstone ? ` (forgotten ${shortTime(h.tombstone.forgottenAt)} by ${h.tombstone.actor}: ${h.tombstone.reason})` : ''}`,
+      ...h.versions.map((v) => `  v${v.version} ${v.id}  recorded ${shortTime(v.recordedAt)}${v.supersededAt ? `  superseded ${shortTime(v.supersededAt)}` : '  current'}\n     ${oneLine(v.text, 90)}`),
+      'audit:',
+      ...h.audit.map((a) => `  #${a.seq} ${shortTime(a.at)} ${a.action.padEnd(9)} ${a.actor}  ${a.memoryId ?? ''}`),
+    ].join('\n'),
+};

@@ -1,0 +1,64 @@
+import { createWriteStream } from 'node:fs';
+import { MnemosError } from '../../../domain/errors.ts';
+import { IMPORT_FORMATS, type FileImportResult, type ImportFormat, type ImportProgress } from '../../../services/import/import-file.ts';
+import type { Command, CommandContext } from '../command.ts';
+import { str } from './options.ts';
+
+function progressBar(ctx: CommandContext): ((p: ImportProgress) => void) | undefined {
+  if (!ctx.isTTY || ctx.json) return undefined;
+  return (p) => {
+    const width = 24;
+    const frac = p.total ? p.done / p.total : 0;
+    const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
+    ctx.stderr(`\r${p.phase.padEnd(8)} [${bar}] ${p.done}/${p.total} ${p.file}`.slice(0, 100).padEnd(100) + (p.phase === 'done' ? '\n' : ''));
+  };
+}
+
+export const importCmd: Command = {
+  name: 'import',
+  usage: 'import <file...> [--format f] [--session id]',
+  summary: 'import Markdown, memory JSONL or conversation transcripts (idempotent)',
+  options: { format: { type: 'string' }, session: { type: 'string' } },
+  async run(ctx) {
+    if (ctx.args.length === 0) throw new MnemosError('validation_failed', 'give at least one file to import', { field: 'file' });
+    const format = str(ctx, 'format');
+    if (format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(format)) {
+      throw new MnemosError('validation_failed', `--format must be one of ${IMPORT_FORMATS.join(', ')}`, { field: 'format' });
+    }
+    const m = await ctx.open();
+    const files: FileImportResult[] = [];
+    const onProgress = progressBar(ctx);
+    for (const file of ctx.args) {
+      files.push(await m.import(file, { ...(format ? { format: format as ImportFormat } : {}), ...(str(ctx, 'session') ? { sessionId: str(ctx, 'session')! } : {}), ...(onProgress ? { onProgress } : {}) }));
+    }
+    const total = { created: 0, unchanged: 0, superseded: 0, retired: 0 };
+    for (const f of files) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += f[k];
+    return { files, total };
+  },
+  human: (r) => r.files.map((f: FileImportResult) => `${f.path} (${f.format}): ${f.created} new, ${f.unchanged} unchanged, ${f.superseded} updated, ${f.retired} retired`).join('\n'),
+};
+
+export const exportCmd: Command = {
+  name: 'export',
+  usage: 'export [--format jsonl] [--out file]',
+  summary: 'lossless export of every memory version (JSONL)',
+  options: { format: { type: 'string' }, out: { type: 'string' } },
+  async run(ctx) {
+    const format = str(ctx, 'format') ?? 'jsonl';
+    if (format !== 'jsonl') throw new MnemosError('validation_failed', `unknown export format "${format}"; supported: jsonl`, { field: 'format' });
+    const m = await ctx.open();
+    const out = str(ctx, 'out');
+    if (!out) {
+      if (ctx.json) throw new MnemosError('validation_failed', 'with --json, give --out <file> (stdout carries the JSON summary)', { field: 'out' });
+      await m.export((line) => void ctx.stdout(line));
+      return undefined;
+    }
+    const stream = createWriteStream(out);
+    const count = await m.export((line) => {
+      if (!stream.write(line)) return new Promise<void>((r) => stream.once('drain', () => r()));
+    });
+    await new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    return { format, out, memories: count };
+  },
+  human: (r) => `exported ${r.memories} memory versions to ${r.out}`,
+};

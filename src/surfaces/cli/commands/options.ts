@@ -1,0 +1,76 @@
+import { MnemosError } from '../../../domain/errors.ts';
+import type { CommandContext } from '../command.ts';
+
+/** Small parsers for option values, each failing with a message that names the option. */
+export function str(ctx: CommandContext, name: string): string | undefined {
+  const v = ctx.values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function num(ctx: CommandContext, name: string): number | undefined {
+  const v = str(ctx, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new MnemosError('validation_failed', `--${name} must be a number, got "${v}"`, { field: name });
+  return n;
+}
+
+export function list(ctx: CommandContext, name: string): string[] | undefined {
+  const v = ctx.values[name];
+  if (v === undefined) return undefined;
+  const items = (Array.isArray(v) ? v : [String(v)]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  return items.length ? items : undefined;
+}
+
+export function positional(ctx: CommandContext, index: number, what: string): string {
+  const v = ctx.args[index];
+  if (v === undefined) throw new MnemosError('validation_failed', `missing ${what}; see --help`, { field: what });
+  return v;
+}
+
+export function json(ctx: CommandContext, name: string): Record<string, unknown> | undefined {
+  const v = str(ctx, name);
+  if (v === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(v);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed;
+  } catch {
+    // fall through to the error below
+  }
+  throw new MnemosError('validation_failed', `--${name} must be a JSON object such as '{"k":"v"}'`, { field: name });
+}
+
+export const FILTER_OPTIONS = {
+  type: { type: 'string', multiple: true },
+  tag: { type: 'string', multiple: true },
+  lifecycle: { type: 'string', multiple: true },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  'as-of': { type: 'string' },
+  'known-at': { type: 'string' },
+  session: { type: 'string' },
+} as const;
+
+export function filterFrom(ctx: CommandContext): Record<string, unknown> {
+  const f: Record<string, unknown> = {};
+  const types = list(ctx, 'type');
+  if (types) f.types = types;
+  const tags = list(ctx, 'tag');
+  if (tags) f.tags = tags;
+  const lc = list(ctx, 'lifecycle');
+  if (lc) f.lifecycles = lc;
+  for (const [opt, key] of [['since', 'since'], ['until', 'until'], ['as-of', 'asOf'], ['known-at', 'knownAt'], ['session', 'sessionId']] as const) {
+    const v = str(ctx, opt);
+    if (v !== undefined) f[key] = v;
+  }
+  return f;
+}
+
+export function shortTime(iso: string | null): string {
+  return iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-';
+}
+
+export function oneLine(text: string, max = 100): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

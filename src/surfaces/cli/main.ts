@@ -1,0 +1,115 @@
+import { parseArgs } from 'node:util';
+import { DEFAULT_DB_PATH } from '../../adapters/open-store.ts';
+import { MnemosError, toMnemosError } from '../../domain/errors.ts';
+import { localOwner } from '../../domain/principal.ts';
+import { openMemory, type Mnemos } from '../library/open-memory.ts';
+import type { Command, CommandContext } from './command.ts';
+import { COMMANDS } from './commands/index.ts';
+import { EXIT_CODES } from './exit-codes.ts';
+
+const GLOBAL_OPTIONS = {
+  db: { type: 'string' },
+  namespace: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function helpText(cmds: Command[], prefix = ''): string {
+  const lines = cmds.map((c) => `  ${(prefix + c.usage).padEnd(44)} ${c.summary}`);
+  return [
+    'mnemos: persistent memory for AI agents',
+    '',
+    'Usage: mnemos <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Global options:',
+    `  --db <path|url>     store location (default ${DEFAULT_DB_PATH}, or $MNEMOS_DB)`,
+    '  --namespace <ns>    namespace (default "default", or $MNEMOS_NAMESPACE)',
+    '  --json              print one JSON object on stdout and nothing else',
+    '  -h, --help          help for a command',
+  ].join('\n');
+}
+
+function commandHelp(cmd: Command, path: string): string {
+  const opts = Object.entries(cmd.options ?? {}).map(([k, o]) => `  --${k}${o.type === 'string' ? ' <value>' : ''}`);
+  const subs = (cmd.subcommands ?? []).map((s) => `  ${path} ${s.usage.padEnd(30)} ${s.summary}`);
+  return [`Usage: mnemos ${cmd.usage}`, '', cmd.summary, ...(subs.length ? ['', 'Sub-commands:', ...subs] : []), ...(opts.length ? ['', 'Options:', ...opts] : [])].join('\n');
+}
+
+export async function runCli(argv: string[], io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s), env: process.env, isTTY: !!process.stderr.isTTY }): Promise<number> {
+  const wantsJson = argv.includes('--json');
+  let mnemos: Mnemos | undefined;
+  try {
+    const words = argv.filter((a) => !a.startsWith('-'));
+    let cmd = COMMANDS.find((c) => c.name === words[0]);
+    let path = words[0] ?? '';
+    if (!cmd) {
+      if (!words[0] || argv.includes('--help') || argv.includes('-h') || words[0] === 'help') {
+        io.stdout(helpText(COMMANDS) + '\n');
+        return 0;
+      }
+      throw new MnemosError('validation_failed', `unknown command "${words[0]}"; run mnemos --help for the list`);
+    }
+    let rest = argv.slice(argv.indexOf(words[0]!) + 1);
+    if (cmd.subcommands) {
+      const sub = cmd.subcommands.find((s) => s.name === rest.find((a) => !a.startsWith('-')));
+      if (!sub) {
+        if (argv.includes('--help') || argv.includes('-h')) {
+          io.stdout(commandHelp(cmd, path) + '\n');
+          return 0;
+        }
+        throw new MnemosError('validation_failed', `mnemos ${cmd.name} needs a sub-command: ${cmd.subcommands.map((s) => s.name).join(', ')}`);
+      }
+      rest = rest.filter((a, i) => i !== rest.indexOf(sub.name));
+      path = `${path} ${sub.name}`;
+      cmd = sub;
+    }
+    if (argv.includes('--help') || argv.includes('-h')) {
+      io.stdout(commandHelp(cmd, path) + '\n');
+      return 0;
+    }
+    let parsed;
+    try {
+      parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }, allowPositionals: true, strict: true });
+    } catch (err) {
+      throw new MnemosError('validation_failed', `${(err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, '')}; see mnemos ${path} --help`);
+    }
+    const values = parsed.values as CommandContext['values'];
+    const db = (values.db as string | undefined) ?? io.env.MNEMOS_DB ?? DEFAULT_DB_PATH;
+    const namespace = (values.namespace as string | undefined) ?? io.env.MNEMOS_NAMESPACE ?? 'default';
+    const ctx: CommandContext = {
+      args: parsed.positionals,
+      values,
+      json: !!values.json,
+      db,
+      namespace,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      isTTY: io.isTTY,
+      open: async () => (mnemos ??= await openMemory({ db, principal: localOwner(namespace) })),
+    };
+    const result = await cmd.run(ctx);
+    if (result !== undefined) {
+      if (ctx.json || !cmd.human) io.stdout(JSON.stringify(result, null, ctx.json ? 0 : 2) + '\n');
+      else {
+        const text = cmd.human(result, ctx);
+        if (text) io.stdout(text.endsWith('\n') ? text : text + '\n');
+      }
+    }
+    return (result as { exitCode?: number } | undefined)?.exitCode ?? 0;
+  } catch (err) {
+    const e = toMnemosError(err);
+    if (wantsJson) io.stdout(JSON.stringify({ error: e.toJSON() }) + '\n');
+    io.stderr(`mnemos: ${e.message}${e.code === 'internal' && io.env.MNEMOS_DEBUG ? `\n${(err as Error).stack}` : ''}\n`);
+    return EXIT_CODES[e.code];
+  } finally {
+    await mnemos?.close();
+  }
+}
+
+// Run only when executed as the entry point, never on import.
+if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+  process.exitCode = await runCli(process.argv.slice(2));
+}
