@@ -77,8 +77,8 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       throw new MnemosError('validation_failed', `${(err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, '')}; see mnemos ${path} --help`);
     }
     const values = parsed.values as CommandContext['values'];
-    const db = (values.db as string | undefined) ?? io.env.MNEMOS_DB ?? DEFAULT_DB_PATH;
-    const namespace = (values.namespace as string | undefined) ?? io.env.MNEMOS_NAMESPACE ?? 'default';
+    const db = (values.db as string | undefined) ?? (io.env.MNEMOS_DB || undefined) ?? DEFAULT_DB_PATH;
+    const namespace = (values.namespace as string | undefined) ?? (io.env.MNEMOS_NAMESPACE || undefined) ?? 'default';
     const ctx: CommandContext = {
       args: parsed.positionals,
       values,

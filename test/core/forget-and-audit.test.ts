@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openMemory } from '../../src/index.ts';
+import { tempDir } from '../helpers/temp.ts';
+
+const SECRET = 'zanzibarquokka';
+
+test('forget leaves no trace: table, full-text index, search, pending edits and the file bytes', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = join(dir, 'm.db');
+  try {
+    const m = await openMemory({ db });
+    const keep = await m.remember({ text: 'the weather in Lisbon was mild' });
+    const { id } = await m.remember({ text: `my bank pin hint is ${SECRET} and the ocean` });
+    const v2 = await m.update(id, { text: `my bank pin hint is ${SECRET} and the sea` });
+    await m.previewUpdate(v2.id, { text: `pending edit mentioning ${SECRET}` });
+    assert.equal((await m.search(SECRET)).hits.length, 1);
+
+    const preview = await m.forget(v2.id, 'user asked');
+    assert.equal(preview.versions, 2);
+    assert.deepEqual(preview.removes, { full_text_index: 2, pending_changes: 1, memories: 2 });
+    // The preview changes nothing.
+    assert.equal((await m.search(SECRET)).hits.length, 1);
+    await m.confirmForget(preview.token);
+    await assert.rejects(m.confirmForget(preview.token), { code: 'invalid_token' });
+
+    const res = await m.search(SECRET);
+    assert.equal(res.hits.length, 0);
+    assert.match(res.explain.message ?? '', /zanzibarquokka/);
+    await assert.rejects(m.get(id), { code: 'forgotten' });
+    const h = await m.history(id);
+    assert.equal(h.versions.length, 0);
+    assert.ok(h.tombstone);
+    assert.ok(h.audit.some((a) => a.action === 'forget'));
+    assert.equal((await m.get(keep.id)).text, 'the weather in Lisbon was mild');
+    await m.close();
+
+    const raw = new Database(db, { readonly: true });
+    assert.equal((raw.prepare('SELECT count(*) n FROM memories WHERE lineage_id = ?').get(id) as { n: number }).n, 0);
+    assert.equal((raw.prepare("SELECT count(*) n FROM memories_fts WHERE memories_fts MATCH 'zanzibarquokka'").get() as { n: number }).n, 0);
+    assert.equal((raw.prepare("SELECT count(*) n FROM memories_fts_vocab WHERE term = 'zanzibarquokka'").get() as { n: number }).n, 0);
+    assert.equal((raw.prepare('SELECT count(*) n FROM pending_changes').get() as { n: number }).n, 0);
+    assert.equal((raw.prepare("SELECT count(*) n FROM audit_log WHERE details LIKE '%zanzibar%'").get() as { n: number }).n, 0);
+    raw.close();
+    for (const f of readdirSync(dir)) {
+      assert.equal(readFileSync(join(dir, f)).includes(SECRET), false, `${f} still holds the forgotten text`);
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+test('audit verify detects tampering done directly in the database', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = join(dir, 'm.db');
+  try {
+    const m = await openMemory({ db });
+    const a = await m.remember({ text: 'first fact' });
+    await m.remember({ text: 'second fact' });
+    await m.update(a.id, { text: 'first fact, corrected' });
+    assert.equal((await m.verifyAudit()).ok, true);
+    await m.close();
+
+    // 1. Edit a memory's text behind the engine's back.
+    let raw = new Database(db);
+    raw.prepare("UPDATE memories SET text = 'second fact, forged' WHERE text = 'second fact'").run();
+    raw.close();
+    let m2 = await openMemory({ db });
+    let report = await m2.verifyAudit();
+    assert.equal(report.ok, false);
+    assert.equal(report.memoryProblems[0]?.problem, 'text_changed');
+    await m2.close();
+
+    // 2. Forge text and hash consistently: the audit log still disagrees.
+    raw = new Database(db);
+    const { createHash } = await import('node:crypto');
+    const h = createHash('sha256').update('second fact, forged').digest('hex');
+    raw.prepare("UPDATE memories SET content_hash = ? WHERE text = 'second fact, forged'").run(h);
+    raw.close();
+    m2 = await openMemory({ db });
+    report = await m2.verifyAudit();
+    assert.equal(report.memoryProblems[0]?.problem, 'hash_differs_from_audit');
+    await m2.close();
+
+    // 3. Rewrite an audit entry after dropping the append-only trigger.
+    raw = new Database(db);
+    raw.exec('DROP TRIGGER audit_log_no_update');
+    raw.prepare("UPDATE audit_log SET actor = 'owner:mallory' WHERE seq = 2").run();
+    raw.close();
+    m2 = await openMemory({ db });
+    report = await m2.verifyAudit();
+    assert.ok(report.chainProblems.some((p) => p.seq === 2 && p.problem === 'hash_mismatch'));
+    await m2.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('the audit log refuses updates and deletes through SQL', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const m = await openMemory({ db: join(dir, 'm.db') });
+    await m.remember({ text: 'x' });
+    await m.close();
+    const raw = new Database(join(dir, 'm.db'));
+    assert.throws(() => raw.prepare('DELETE FROM audit_log').run(), /append-only/);
+    assert.throws(() => raw.prepare("UPDATE audit_log SET actor = 'x'").run(), /append-only/);
+    raw.close();
+  } finally {
+    cleanup();
+  }
+});

@@ -1,0 +1,141 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openMemory } from '../../src/index.ts';
+import { chunkMarkdown } from '../../src/services/import/markdown.ts';
+import { tempDir } from '../helpers/temp.ts';
+
+const MD = `# Project Atlas
+
+Atlas ships the parser on Friday.
+The owner is Dana.
+
+## Risks
+
+The tokenizer is slow on huge files.
+
+\`\`\`ts
+const a = 1;
+
+const b = 2;
+\`\`\`
+
+## People
+Dana leads; Omar reviews.
+`;
+
+test('markdown chunks keep exact lines and never split code fences', () => {
+  const chunks = chunkMarkdown(MD, 10);
+  const lines = MD.split('\n');
+  for (const c of chunks) assert.equal(c.text, lines.slice(c.lineStart - 1, c.lineEnd).join('\n'));
+  const fence = chunks.find((c) => c.text.includes('const a'));
+  assert.ok(fence?.text.includes('const b'), 'a fenced block stays in one chunk');
+  assert.deepEqual(chunks.find((c) => c.text.includes('Omar'))?.headings, ['Project Atlas', 'People']);
+});
+
+test('markdown import is idempotent, updates changed chunks and retires vanished ones', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const file = join(dir, 'notes.md');
+    writeFileSync(file, MD);
+    const m = await openMemory({ db: join(dir, 'm.db') });
+    const first = await m.import(file);
+    assert.ok(first.created >= 3);
+    const again = await m.import(file);
+    assert.equal(again.created, 0);
+    assert.equal(again.unchanged, first.created);
+    const hit = (await m.search('Omar reviews')).hits[0]!;
+    assert.equal(hit.memory.source.path, file);
+    const lines = MD.split('\n');
+    assert.equal(hit.memory.text, lines.slice(hit.memory.source.lineStart! - 1, hit.memory.source.lineEnd).join('\n'));
+
+    writeFileSync(file, MD.replace('Omar reviews', 'Priya reviews').replace('## Risks\n\nThe tokenizer is slow on huge files.\n\n', ''));
+    const changed = await m.import(file);
+    assert.ok(changed.superseded + changed.created >= 1);
+    assert.ok(changed.retired >= 1);
+    assert.equal((await m.search('Omar')).hits.length, 0);
+    assert.equal((await m.search('Priya')).hits.length, 1);
+    assert.equal((await m.search('tokenizer')).hits.length, 0);
+    await m.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('transcripts: one episode per turn, idempotent by session + turn, same text in two sessions kept twice', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const file = join(dir, 'chat.jsonl');
+    writeFileSync(
+      file,
+      [
+        { role: 'user', content: 'haha', sessionId: 's1', timestamp: '2023-05-08T13:56:00Z' },
+        { role: 'assistant', content: 'glad you liked it', sessionId: 's1' },
+        { role: 'user', content: 'haha', sessionId: 's2' },
+      ]
+        .map((x) => JSON.stringify(x))
+        .join('\n'),
+    );
+    const m = await openMemory({ db: join(dir, 'm.db') });
+    const r = await m.import(file);
+    assert.equal(r.format, 'transcript-jsonl');
+    assert.equal(r.created, 3);
+    assert.equal((await m.import(file)).created, 0);
+    const hahas = await m.list({ filter: { types: ['episode'] }, limit: 10 });
+    assert.equal(hahas.items.filter((x) => x.text === 'haha').length, 2);
+    const first = hahas.items.find((x) => x.sessionId === 's1' && x.text === 'haha')!;
+    assert.equal(first.validFrom, '2023-05-08T13:56:00.000Z');
+    assert.deepEqual([first.source.turnStart, first.source.turnEnd], [1, 1]);
+    await m.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('a bad line stops the import with its line number and writes nothing from the file', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const file = join(dir, 'mem.jsonl');
+    writeFileSync(file, `${JSON.stringify({ text: 'good one' })}\n${JSON.stringify({ text: 'good two' })}\n{"text": 5}\n`);
+    const m = await openMemory({ db: join(dir, 'm.db') });
+    await assert.rejects(m.import(file), (err: Error & { code?: string }) => err.code === 'validation_failed' && /mem\.jsonl:3/.test(err.message) && /text/.test(err.message));
+    assert.equal((await m.status()).memories.total, 0);
+    writeFileSync(file, `${JSON.stringify({ text: 'good one' })}\nnot json\n`);
+    await assert.rejects(m.import(file), /mem\.jsonl:2: not valid JSON/);
+    assert.equal((await m.status()).memories.total, 0);
+    await m.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('export is lossless: export, import into an empty store, export again gives identical bytes', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const a = await openMemory({ db: join(dir, 'a.db') });
+    const x = await a.remember({ text: 'Dana moved to Porto', type: 'fact', tags: ['people'], validFrom: '2024-02-01T00:00:00Z', metadata: { confidence: 0.9, nested: { k: [1, 2] } } });
+    await a.update(x.id, { text: 'Dana moved to Lisbon', validFrom: '2024-06-01T00:00:00Z' });
+    await a.remember({ text: 'prefers tea', type: 'preference', emotionalValence: 0.4, expiresAt: '2099-01-01T00:00:00Z', key: 'client-1', sessionId: 's9' });
+    const lines: string[] = [];
+    await a.export((l) => void lines.push(l));
+    const out1 = join(dir, 'out1.jsonl');
+    writeFileSync(out1, lines.join(''));
+    await a.close();
+
+    const b = await openMemory({ db: join(dir, 'b.db') });
+    const r = await b.import(out1);
+    assert.equal(r.created, 3);
+    assert.equal((await b.import(out1)).created, 0, 're-importing an export adds nothing');
+    const lines2: string[] = [];
+    await b.export((l) => void lines2.push(l));
+    assert.equal(lines2.join(''), readFileSync(out1, 'utf8'));
+    // The restored store knows both versions, bi-temporally.
+    const now = await b.search('Dana');
+    assert.equal(now.hits.length, 1);
+    assert.equal(now.hits[0]!.memory.text, 'Dana moved to Lisbon');
+    await b.close();
+  } finally {
+    cleanup();
+  }
+});
