@@ -107,12 +107,30 @@ CREATE TABLE pending_changes (
 CREATE INDEX pending_subject ON pending_changes(subject_id);
 `,
   },
+  {
+    version: 2,
+    name: 'bearer tokens (hashes only)',
+    sql: `
+CREATE TABLE tokens (
+  id TEXT PRIMARY KEY,
+  hash TEXT NOT NULL UNIQUE,
+  role TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  principal_id TEXT NOT NULL,
+  agent_id TEXT,
+  label TEXT,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+);
+CREATE INDEX tokens_namespace ON tokens(namespace, created_at);
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {
   const run = db.transaction(() => {
     let current = db.pragma('user_version', { simple: true }) as number;
-    for (const m of MIGRATIONS) {
+    for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
       if (m.version <= current) continue;
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
@@ -123,4 +141,4 @@ export function migrate(db: Database.Database): number {
   return run.immediate();
 }
 
-export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
