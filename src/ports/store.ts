@@ -1,6 +1,6 @@
 import type { AuditDraft, AuditEntry } from '../domain/audit.ts';
 import type { Lifecycle, Memory, MemoryType } from '../domain/memory.ts';
-import type { Principal } from '../domain/principal.ts';
+import type { Principal, Role } from '../domain/principal.ts';
 
 /**
  * The store port. Every method takes the caller's Principal first; adapters
@@ -178,6 +178,7 @@ export interface MemoryStore {
 
   audit: AuditLog;
   pending: PendingChanges;
+  tokens: TokenStore;
 }
 
 export interface AuditLog {
@@ -192,4 +193,28 @@ export interface PendingChanges {
   put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>): Promise<void>;
   /** Removes and returns the change if the principal may use it and it has not expired. */
   take(p: Principal, token: string, kind: string): Promise<PendingChange | null>;
+}
+
+/** A bearer token as stored: never the secret, only its SHA-256 hash. */
+export interface TokenRecord {
+  id: string;
+  role: Role;
+  namespace: string;
+  /** Id of the principal the token acts as. */
+  principalId: string;
+  agentId: string | null;
+  label: string | null;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface TokenStore {
+  /** Owner only; appends a 'token' audit entry in the same transaction. */
+  create(p: Principal, token: TokenRecord & { hash: string }): Promise<TokenRecord>;
+  /** Tokens of the principal's namespace (owner only), newest first. */
+  list(p: Principal): Promise<TokenRecord[]>;
+  /** Owner only; appends a 'token' audit entry. Null when no such token in the namespace. */
+  revoke(p: Principal, id: string): Promise<TokenRecord | null>;
+  /** Authentication look-up, before any principal exists: the live (unrevoked) token with this hash. */
+  findByHash(hash: string): Promise<TokenRecord | null>;
 }

@@ -18,6 +18,7 @@ import type {
   PendingChange,
   PendingChanges,
   StoreCapabilities,
+  TokenStore,
   StoreStats,
   Tombstone,
   WriteOp,
@@ -28,6 +29,7 @@ import { openDatabase, withBusyRetry } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
 import { rowToMemory, type MemoryRow } from './rows.ts';
+import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
 
 export interface SqliteStoreOptions {
@@ -54,6 +56,7 @@ export class SqliteStore implements MemoryStore {
   readonly capabilities: StoreCapabilities = { multiProcess: true, keywordSearch: true, vectors: false, approximateVectorIndex: false, jobLeases: true };
   readonly audit: AuditLog;
   readonly pending: PendingChanges;
+  readonly tokens: TokenStore;
   private readonly writer: SqliteWriter;
   private readonly extraPlaces: DerivedPlace[] = [];
   private readonly places: DerivedPlace[];
@@ -70,6 +73,7 @@ export class SqliteStore implements MemoryStore {
     this.writer = new SqliteWriter(db, analyze, () => [...this.places, ...this.extraPlaces, memoriesPlace(db)]);
     this.audit = new SqliteAuditLog(db);
     this.pending = new SqlitePending(db);
+    this.tokens = new SqliteTokens(db, (p, draft) => this.writer.appendAudit(p, draft, Date.now()));
   }
 
   static open(opts: SqliteStoreOptions): SqliteStore {

@@ -13,6 +13,12 @@ import type { ListInput, MemoryPatch, RememberInput, SearchInput } from '../../s
 import { getMemory, listMemories, remember, type SourcePolicy } from '../../services/memories.ts';
 import { searchMemories } from '../../services/search.ts';
 import { status } from '../../services/status.ts';
+import { deepRecall, type DeepRecallInput } from '../../services/deep-recall.ts';
+import { ingestTranscript, type TranscriptInput } from '../../services/ingest-transcript.ts';
+import { recallRange, type RecallRangeInput } from '../../services/recall-range.ts';
+import { selfState, type SelfStateExtras } from '../../services/self-state.ts';
+import { readSourceLines, type SourceLinesInput } from '../../services/source-lines.ts';
+import { authenticate, createToken, listTokens, revokeToken, type CreateTokenInput } from '../../services/tokens.ts';
 
 export interface OpenMemoryOptions {
   /** SQLite file path (default ./.mnemos/memory.db) or a postgres:// URL. */
@@ -118,6 +124,46 @@ export class Mnemos {
 
   verifyAudit() {
     return verifyAudit(this.ctx, this.principal);
+  }
+
+  /** Exact lines of a file that is the recorded source of a memory this principal can see. */
+  sourceLines(input: SourceLinesInput) {
+    return readSourceLines(this.ctx, this.principal, input);
+  }
+
+  recallRange(input: RecallRangeInput) {
+    return recallRange(this.ctx, this.principal, input);
+  }
+
+  /** Owner only. */
+  deepRecall(input: DeepRecallInput) {
+    return deepRecall(this.ctx, this.principal, input);
+  }
+
+  ingestTranscript(input: TranscriptInput) {
+    return ingestTranscript(this.ctx, this.principal, input);
+  }
+
+  selfState(extras?: SelfStateExtras) {
+    return selfState(this.ctx, extras);
+  }
+
+  /** Owner only; returns the secret once. */
+  createToken(input: CreateTokenInput) {
+    return createToken(this.ctx, this.principal, input);
+  }
+
+  listTokens() {
+    return listTokens(this.ctx, this.principal);
+  }
+
+  revokeToken(id: string) {
+    return revokeToken(this.ctx, this.principal, id);
+  }
+
+  /** The principal a bearer secret stands for (throws `unauthorized` with the reason). */
+  authenticate(secret: string | undefined | null) {
+    return authenticate(this.ctx, secret);
   }
 
   /** Closes the store; only the handle that opened it may. */

@@ -4,6 +4,7 @@ import { bench } from './bench-commands.ts';
 import { forget, historyCmd, update } from './change-commands.ts';
 import { exportCmd, importCmd } from './io-commands.ts';
 import { add, get, listCmd, search } from './memory-commands.ts';
+import { token } from './token-commands.ts';
 
 /** Every CLI command, in help order. A new command is one module plus one entry here. */
-export const COMMANDS: Command[] = [add, get, search, listCmd, update, forget, historyCmd, importCmd, exportCmd, statusCmd, audit, bench];
+export const COMMANDS: Command[] = [add, get, search, listCmd, update, forget, historyCmd, importCmd, exportCmd, statusCmd, audit, token, bench];

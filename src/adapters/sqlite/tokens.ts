@@ -1,0 +1,81 @@
+import { timingSafeEqual } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { AuditDraft } from '../../domain/audit.ts';
+import { MnemosError } from '../../domain/errors.ts';
+import { readScope, type Principal, type Role } from '../../domain/principal.ts';
+import type { TokenRecord, TokenStore } from '../../ports/store.ts';
+import { withBusyRetry } from './connection.ts';
+
+interface TokenRow {
+  id: string;
+  hash: string;
+  role: string;
+  namespace: string;
+  principal_id: string;
+  agent_id: string | null;
+  label: string | null;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+function toRecord(r: TokenRow): TokenRecord {
+  return { id: r.id, role: r.role as Role, namespace: r.namespace, principalId: r.principal_id, agentId: r.agent_id, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at };
+}
+
+function assertOwner(p: Principal, what: string): void {
+  if (!readScope(p).all) throw new MnemosError('forbidden', `only an owner may ${what}`);
+}
+
+/**
+ * Bearer tokens in SQLite. Only SHA-256 hashes are stored; creation and
+ * revocation write their audit entry in the same transaction as the row.
+ */
+export class SqliteTokens implements TokenStore {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly appendAudit: (p: Principal, draft: AuditDraft) => void,
+  ) {}
+
+  async create(p: Principal, t: TokenRecord & { hash: string }): Promise<TokenRecord> {
+    assertOwner(p, 'create tokens');
+    if (t.namespace !== p.namespace) throw new MnemosError('forbidden', `an owner of namespace "${p.namespace}" cannot create tokens for "${t.namespace}"`);
+    const run = this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO tokens (id, hash, role, namespace, principal_id, agent_id, label, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)')
+        .run(t.id, t.hash, t.role, t.namespace, t.principalId, t.agentId, t.label, t.createdAt);
+      this.appendAudit(p, { action: 'token', memoryId: null, beforeHash: null, afterHash: null, details: { op: 'create', tokenId: t.id, role: t.role, principalId: t.principalId } });
+    });
+    withBusyRetry(() => run.immediate());
+    const { hash: _hash, ...record } = t;
+    return { ...record, revokedAt: null };
+  }
+
+  async list(p: Principal): Promise<TokenRecord[]> {
+    assertOwner(p, 'list tokens');
+    const rows = this.db.prepare('SELECT * FROM tokens WHERE namespace = ? ORDER BY created_at DESC, id DESC').all(p.namespace) as TokenRow[];
+    return rows.map(toRecord);
+  }
+
+  async revoke(p: Principal, id: string): Promise<TokenRecord | null> {
+    assertOwner(p, 'revoke tokens');
+    const run = this.db.transaction(() => {
+      const row = this.db.prepare('SELECT * FROM tokens WHERE id = ? AND namespace = ?').get(id, p.namespace) as TokenRow | undefined;
+      if (!row) return null;
+      if (row.revoked_at !== null) return toRecord(row);
+      const at = new Date().toISOString();
+      this.db.prepare('UPDATE tokens SET revoked_at = ? WHERE id = ?').run(at, id);
+      this.appendAudit(p, { action: 'token', memoryId: null, beforeHash: null, afterHash: null, details: { op: 'revoke', tokenId: id } });
+      return toRecord({ ...row, revoked_at: at });
+    });
+    return withBusyRetry(() => run.immediate());
+  }
+
+  async findByHash(hash: string): Promise<TokenRecord | null> {
+    const row = this.db.prepare('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL').get(hash) as TokenRow | undefined;
+    if (!row) return null;
+    // The index look-up narrows to one row; the final comparison is constant-time.
+    const a = Buffer.from(row.hash, 'hex');
+    const b = Buffer.from(hash, 'hex');
+    return a.length === b.length && timingSafeEqual(a, b) ? toRecord(row) : null;
+  }
+}

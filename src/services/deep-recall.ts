@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { MnemosError } from '../domain/errors.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { ServiceContext } from './context.ts';
+import { sessionTurns, turnOf } from './recall-range.ts';
+import { searchMemories } from './search.ts';
+import { parseInput } from './validate.ts';
+
+export const DEEP_RECALL_SCOPES = ['current_session', 'recent_sessions', 'all_sessions'] as const;
+/** How many sessions "recent" means, and how many recent episodes are scanned to find them. */
+const RECENT_SESSIONS = 5;
+const RECENT_SCAN = 5_000;
+const MAX_HITS = 30;
+
+export const deepRecallSchema = z
+  .object({
+    query: z.string().min(1).max(2000).describe('what to look for across conversation history'),
+    scope: z.enum(DEEP_RECALL_SCOPES).default('all_sessions').describe('current_session needs sessionId; recent_sessions = the 5 most recent conversations'),
+    sessionId: z.string().min(1).max(256).optional().describe('the current session (required for scope current_session)'),
+    maxResults: z.number().int().min(1).max(MAX_HITS).default(10),
+    context: z.number().int().min(0).max(3).default(1).describe('neighbouring turns to include around each hit'),
+  })
+  .strict();
+export type DeepRecallInput = z.input<typeof deepRecallSchema>;
+
+export interface DeepRecallHit {
+  sessionId: string;
+  turn: number;
+  id: string;
+  score: number;
+  text: string;
+  /** Neighbouring turns, exact text, in order. */
+  context: { turn: number; role: string | null; text: string }[];
+}
+
+/**
+ * A bounded search over whole conversation history, owner only. It runs our
+ * own keyword query over transcript episodes (never caller-supplied code),
+ * then reads a few neighbouring turns around each hit.
+ */
+export async function deepRecall(ctx: ServiceContext, p: Principal, input: DeepRecallInput) {
+  if (p.role !== 'owner') throw new MnemosError('forbidden', 'deep recall across conversations is for the owner only');
+  const q = parseInput(deepRecallSchema, input, 'deep_recall request');
+  if (q.scope === 'current_session' && !q.sessionId) throw new MnemosError('validation_failed', 'sessionId: required when scope is current_session', { field: 'sessionId' });
+  let sessions: (string | undefined)[];
+  if (q.scope === 'current_session') sessions = [q.sessionId];
+  else if (q.scope === 'recent_sessions') sessions = await recentSessions(ctx, p);
+  else sessions = [undefined];
+  const hits: DeepRecallHit[] = [];
+  for (const sessionId of sessions) {
+    const r = await searchMemories(ctx, p, { query: q.query, limit: q.maxResults, filter: { types: ['episode'], ...(sessionId ? { sessionId } : {}) } });
+    for (const h of r.hits) if (h.memory.sessionId) hits.push({ sessionId: h.memory.sessionId, turn: turnOf(h.memory), id: h.memory.id, score: h.score, text: h.memory.text, context: [] });
+  }
+  hits.sort((a, b) => b.score - a.score);
+  const top = hits.slice(0, q.maxResults);
+  if (q.context > 0) {
+    const cache = new Map<string, Awaited<ReturnType<typeof sessionTurns>>>();
+    for (const h of top) {
+      if (!cache.has(h.sessionId)) cache.set(h.sessionId, await sessionTurns(ctx, p, h.sessionId));
+      h.context = cache
+        .get(h.sessionId)!
+        .filter((m) => Math.abs(turnOf(m) - h.turn) <= q.context && turnOf(m) !== h.turn)
+        .map((m) => ({ turn: turnOf(m), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, text: m.text }));
+    }
+  }
+  const where = q.scope === 'all_sessions' ? 'all conversations' : `sessions ${sessions.map((s) => `"${s}"`).join(', ') || '(none found)'}`;
+  return { query: q.query, scope: q.scope, hits: top, searched: `transcript turns in ${where} for: ${q.query}${top.length === 0 ? ' (nothing matched)' : ''}` };
+}
+
+async function recentSessions(ctx: ServiceContext, p: Principal): Promise<string[]> {
+  const out: string[] = [];
+  const recent = await ctx.store.list(p, { types: ['episode'] }, { limit: RECENT_SCAN }, 'recorded_desc');
+  for (const m of recent) {
+    if (m.sessionId && !out.includes(m.sessionId)) out.push(m.sessionId);
+    if (out.length >= RECENT_SESSIONS) break;
+  }
+  return out;
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { MnemosError } from '../domain/errors.ts';
+import type { Memory } from '../domain/memory.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { ServiceContext } from './context.ts';
+import { parseInput } from './validate.ts';
+
+export const RECALL_DEFAULT_CHARS = 12_000;
+export const RECALL_MAX_CHARS = 60_000;
+/** A session longer than this is read in windows (give `turns`). */
+const MAX_TURNS_READ = 20_000;
+
+export const recallRangeSchema = z
+  .object({
+    sessionId: z.string().min(1).max(256).describe('the conversation (transcript session) to read from'),
+    turns: z
+      .string()
+      .regex(/^\d+(-\d+)?$/, 'turns must look like "7" or "3-7"')
+      .optional()
+      .describe('inclusive turn range such as "3-7" (turns are numbered from 1); default: the whole session'),
+    grep: z.string().min(1).max(200).optional().describe('keep only turns containing this text (case-insensitive, literal)'),
+    maxChars: z.number().int().min(1).max(RECALL_MAX_CHARS).default(RECALL_DEFAULT_CHARS).describe(`cap on returned text (default ${RECALL_DEFAULT_CHARS}, at most ${RECALL_MAX_CHARS})`),
+  })
+  .strict();
+export type RecallRangeInput = z.input<typeof recallRangeSchema>;
+
+export interface RecalledTurn {
+  turn: number;
+  role: string | null;
+  id: string;
+  at: string;
+  text: string;
+}
+
+export interface RecallRangeResult {
+  sessionId: string;
+  turns: RecalledTurn[];
+  /** True when maxChars cut the answer short; `nextTurn` continues it. */
+  truncated: boolean;
+  nextTurn: number | null;
+  searched: string;
+}
+
+export function turnOf(m: Memory): number {
+  return m.source.turnStart ?? 0;
+}
+
+/** Transcript turns of one session the principal can see, in turn order. */
+export async function sessionTurns(ctx: ServiceContext, p: Principal, sessionId: string): Promise<Memory[]> {
+  const items = await ctx.store.list(p, { sessionId, types: ['episode'] }, { limit: MAX_TURNS_READ }, 'valid_asc');
+  return items.filter((m) => m.source.turnStart !== undefined).sort((a, b) => turnOf(a) - turnOf(b));
+}
+
+/** The exact text of earlier turns: no ranking, no model, bounded by maxChars. */
+export async function recallRange(ctx: ServiceContext, p: Principal, input: RecallRangeInput): Promise<RecallRangeResult> {
+  const q = parseInput(recallRangeSchema, input, 'recall_range request');
+  let from = 1;
+  let to = Number.MAX_SAFE_INTEGER;
+  if (q.turns) {
+    const [a, b] = q.turns.split('-').map(Number);
+    from = a!;
+    to = b ?? a!;
+    if (to < from) throw new MnemosError('validation_failed', `turns: the range ${q.turns} ends before it starts`, { field: 'turns' });
+  }
+  const needle = q.grep?.toLowerCase();
+  const all = await sessionTurns(ctx, p, q.sessionId);
+  const picked = all.filter((m) => turnOf(m) >= from && turnOf(m) <= to && (!needle || m.text.toLowerCase().includes(needle)));
+  const turns: RecalledTurn[] = [];
+  let used = 0;
+  let truncated = false;
+  let nextTurn: number | null = null;
+  for (const m of picked) {
+    const room = q.maxChars - used;
+    if (room <= 0) {
+      truncated = true;
+      nextTurn = turnOf(m);
+      break;
+    }
+    const text = m.text.length > room ? m.text.slice(0, room) : m.text;
+    if (text.length < m.text.length) {
+      truncated = true;
+      nextTurn = turnOf(m);
+    }
+    turns.push({ turn: turnOf(m), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, id: m.id, at: m.validFrom, text });
+    used += text.length;
+    if (truncated) break;
+  }
+  const searched = `session "${q.sessionId}"${q.turns ? `, turns ${q.turns}` : ''}${q.grep ? `, containing "${q.grep}"` : ''}: ${all.length} turns visible to ${p.role} "${p.id}", ${picked.length} matched`;
+  return { sessionId: q.sessionId, turns, truncated, nextTurn, searched };
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { MnemosError } from '../domain/errors.ts';
+import type { Memory } from '../domain/memory.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { ServiceContext } from './context.ts';
+import { parseInput } from './validate.ts';
+
+export const MAX_SOURCE_LINES = 2_000;
+const MAX_SOURCE_CHARS = 60_000;
+
+export const sourceLinesSchema = z
+  .object({
+    path: z.string().min(1).max(4096).describe('a file path as cited by a search result (source.path)'),
+    from: z.number().int().min(1).default(1).describe('first line, 1-based'),
+    lines: z.number().int().min(1).max(MAX_SOURCE_LINES).default(200).describe(`how many lines (at most ${MAX_SOURCE_LINES})`),
+  })
+  .strict();
+export type SourceLinesInput = z.input<typeof sourceLinesSchema>;
+
+export interface SourceLines {
+  path: string;
+  from: number;
+  to: number;
+  /** Line number -> exact text, only for lines the caller may read. */
+  lines: { line: number; text: string }[];
+  /** Memories whose recorded source covers what was returned. */
+  memoryIds: string[];
+  note?: string;
+}
+
+/**
+ * Exact lines of a source file, for `memory_get {path}`. SECURITY: only a
+ * file that is the recorded source of a memory visible to the caller can be
+ * read, and only the lines inside the ranges of those visible memories, so a
+ * guest cannot read the owner's parts of a shared file or any other path on
+ * disk. When the file is gone or changed, the stored text is served instead.
+ */
+export async function readSourceLines(ctx: ServiceContext, p: Principal, input: SourceLinesInput): Promise<SourceLines> {
+  const q = parseInput(sourceLinesSchema, input, 'memory_get request');
+  const abs = resolve(q.path);
+  const chunks = (await ctx.store.list(p, { sourceKeyPrefix: `file:${abs}#` }, { limit: 10_000 }, 'recorded_asc')).filter(
+    (m) => m.source.path === abs && m.source.lineStart !== undefined,
+  );
+  if (chunks.length === 0) {
+    throw new MnemosError('not_found', `${q.path} is not the recorded source of any memory visible to you; memory_get reads only cited sources (use a path from a search result)`, {
+      field: 'path',
+    });
+  }
+  const to = q.from + q.lines - 1;
+  const allowed = (line: number) => chunks.find((m) => line >= m.source.lineStart! && line <= (m.source.lineEnd ?? m.source.lineStart!));
+  let fileLines: string[] | null = null;
+  try {
+    fileLines = readFileSync(abs, 'utf8').split(/\r?\n/);
+  } catch {
+    fileLines = null;
+  }
+  const out: SourceLines['lines'] = [];
+  const ids = new Set<string>();
+  let chars = 0;
+  let stale = false;
+  for (let line = q.from; line <= to && chars < MAX_SOURCE_CHARS; line++) {
+    const m = allowed(line);
+    if (!m) continue;
+    const text = fromFile(fileLines, m, line) ?? storedLine(m, line);
+    if (text === undefined) continue;
+    if (fileLines && fromFile(fileLines, m, line) === null) stale = true;
+    out.push({ line, text });
+    ids.add(m.id);
+    chars += text.length + 1;
+  }
+  const result: SourceLines = { path: abs, from: q.from, to, lines: out, memoryIds: [...ids] };
+  if (out.length === 0) result.note = `no lines of ${abs} between ${q.from} and ${to} belong to a memory visible to you`;
+  else if (!fileLines || stale) result.note = 'the file is missing or changed since it was imported; these lines are the stored text';
+  return result;
+}
+
+/** The line from the file on disk, or null when the file no longer matches the stored chunk. */
+function fromFile(fileLines: string[] | null, m: Memory, line: number): string | null {
+  if (!fileLines) return null;
+  const start = m.source.lineStart!;
+  const end = m.source.lineEnd ?? start;
+  const current = fileLines.slice(start - 1, end).join('\n');
+  return current === m.text ? (fileLines[line - 1] ?? null) : null;
+}
+
+function storedLine(m: Memory, line: number): string | undefined {
+  return m.text.split('\n')[line - m.source.lineStart!];
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { MnemosError } from '../domain/errors.ts';
+import { sha256Hex } from '../domain/hash.ts';
+import { newId } from '../domain/ids.ts';
+import { assertPrincipal, ROLES, type Principal } from '../domain/principal.ts';
+import { toIso } from '../domain/time.ts';
+import type { TokenRecord } from '../ports/store.ts';
+import type { ServiceContext } from './context.ts';
+import { parseInput } from './validate.ts';
+
+/** Prefix of every bearer secret, so a leaked one is recognisable in logs and scanners. */
+export const TOKEN_PREFIX = 'mnemos_';
+
+export const createTokenSchema = z
+  .object({
+    role: z.enum(ROLES).describe('owner sees everything in the namespace; agent and guest see only shared/public memories and their own'),
+    label: z.string().min(1).max(200).optional(),
+    agentId: z.string().min(1).max(256).optional().describe('the agent this token acts for (agents and their guests)'),
+    principalId: z.string().min(1).max(256).optional().describe('id the token acts as (default: "owner" for owners, else the token id)'),
+  })
+  .strict();
+export type CreateTokenInput = z.input<typeof createTokenSchema>;
+
+export interface CreatedToken {
+  /** The secret: shown once, never stored. */
+  token: string;
+  record: TokenRecord;
+}
+
+export async function createToken(ctx: ServiceContext, p: Principal, input: CreateTokenInput): Promise<CreatedToken> {
+  const q = parseInput(createTokenSchema, input, 'token request');
+  const id = `tok_${newId(ctx.now())}`;
+  const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const principalId = q.principalId ?? (q.role === 'owner' ? 'owner' : id);
+  const record = await ctx.store.tokens.create(p, {
+    id,
+    hash: sha256Hex(token),
+    role: q.role,
+    namespace: p.namespace,
+    principalId,
+    agentId: q.agentId ?? null,
+    label: q.label ?? null,
+    createdAt: toIso(ctx.now()),
+    revokedAt: null,
+  });
+  return { token, record };
+}
+
+export function listTokens(ctx: ServiceContext, p: Principal): Promise<TokenRecord[]> {
+  return ctx.store.tokens.list(p);
+}
+
+export async function revokeToken(ctx: ServiceContext, p: Principal, id: string): Promise<TokenRecord> {
+  const r = await ctx.store.tokens.revoke(p, id);
+  if (!r) throw new MnemosError('not_found', `no token with id ${id} in namespace "${p.namespace}"`, { id });
+  return r;
+}
+
+/** The principal a bearer secret stands for; `unauthorized` with the reason otherwise. */
+export async function authenticate(ctx: ServiceContext, secret: string | undefined | null): Promise<Principal> {
+  if (!secret) throw new MnemosError('unauthorized', 'missing bearer token: send "Authorization: Bearer <token>" (create one with `mnemos token create`)');
+  if (!secret.startsWith(TOKEN_PREFIX)) throw new MnemosError('unauthorized', `malformed token: Mnemos tokens start with "${TOKEN_PREFIX}"`);
+  const record = await ctx.store.tokens.findByHash(sha256Hex(secret));
+  if (!record) throw new MnemosError('unauthorized', 'unknown or revoked token');
+  const principal: Principal = { role: record.role, namespace: record.namespace, id: record.principalId, ...(record.agentId ? { agentId: record.agentId } : {}) };
+  assertPrincipal(principal);
+  return principal;
+}
