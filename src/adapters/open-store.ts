@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { MnemosError } from '../domain/errors.ts';
 import type { MemoryStore } from '../ports/store.ts';
 import { SqliteStore } from './sqlite/store.ts';
 
@@ -12,7 +11,9 @@ export interface OpenStoreOptions {
 /** Picks the adapter from the location's form: a postgres:// URL or a SQLite file path. */
 export async function openStore(location: string, opts: OpenStoreOptions): Promise<MemoryStore> {
   if (/^postgres(ql)?:\/\//.test(location)) {
-    throw new MnemosError('unsupported', 'PostgreSQL support is not installed in this build yet; use a SQLite path', { location });
+    // Loaded on demand so SQLite-only users never load the pg driver.
+    const { PgStore } = await import('./postgres/index.ts');
+    return PgStore.open({ url: location, analyze: opts.analyze });
   }
   const path = location === ':memory:' ? location : resolve(location);
   return SqliteStore.open({ path, analyze: opts.analyze });

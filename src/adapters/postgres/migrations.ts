@@ -1,0 +1,165 @@
+import type pg from 'pg';
+
+/**
+ * Numbered migrations for PostgreSQL, mirroring the SQLite ones. They run
+ * under a transaction-scoped advisory lock, so several servers starting at
+ * once apply each migration exactly once; DDL is transactional here, so a
+ * failed migration leaves no half-built schema. Never edit a released
+ * migration: add the next number.
+ */
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Any fixed 64-bit key; it only has to differ from other advisory-lock users of the database. */
+const MIGRATION_LOCK_KEY = 0x6d6e656d6f73; // "mnemos"
+
+export const PG_MIGRATIONS: PgMigration[] = [
+  {
+    version: 1,
+    name: 'memories with tsvector, audit log with chain head, tombstones, pending changes',
+    sql: `
+CREATE TABLE memories (
+  id TEXT COLLATE "C" PRIMARY KEY,
+  lineage_id TEXT COLLATE "C" NOT NULL,
+  version INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  type TEXT NOT NULL,
+  importance DOUBLE PRECISION NOT NULL,
+  access_count INTEGER NOT NULL DEFAULT 0,
+  last_accessed_at BIGINT,
+  emotional_valence DOUBLE PRECISION NOT NULL DEFAULT 0,
+  salience DOUBLE PRECISION NOT NULL DEFAULT 0,
+  lifecycle TEXT NOT NULL,
+  valid_from BIGINT NOT NULL,
+  valid_to BIGINT,
+  recorded_at BIGINT NOT NULL,
+  superseded_at BIGINT,
+  superseded_by TEXT,
+  origin TEXT NOT NULL,
+  source TEXT NOT NULL,
+  source_key TEXT COLLATE "C",
+  namespace TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  agent_id TEXT,
+  session_id TEXT,
+  visibility TEXT NOT NULL,
+  labels JSONB NOT NULL,
+  read_only INTEGER NOT NULL DEFAULT 0,
+  tags JSONB NOT NULL,
+  metadata TEXT NOT NULL,
+  expires_at BIGINT,
+  doc_len INTEGER NOT NULL DEFAULT 0,
+  -- The analysed terms (stemmed, stop words out) joined by spaces; 'simple' only splits and lower-cases them.
+  terms TEXT NOT NULL DEFAULT '',
+  tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED
+);
+CREATE UNIQUE INDEX memories_current_source ON memories(namespace, source_key) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
+CREATE INDEX memories_lineage ON memories(lineage_id, version);
+CREATE INDEX memories_recorded ON memories(namespace, recorded_at);
+CREATE INDEX memories_valid ON memories(namespace, valid_from);
+CREATE INDEX memories_session ON memories(namespace, session_id) WHERE session_id IS NOT NULL;
+CREATE INDEX memories_episodes ON memories(namespace, type, salience, valid_from);
+CREATE INDEX memories_tsv ON memories USING GIN (tsv);
+CREATE INDEX memories_tags ON memories USING GIN (tags);
+
+CREATE TABLE audit_log (
+  seq BIGINT PRIMARY KEY,
+  at TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  action TEXT NOT NULL,
+  memory_id TEXT,
+  before_hash TEXT,
+  after_hash TEXT,
+  details TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE INDEX audit_memory ON audit_log(memory_id);
+-- Writers lock this one row FOR UPDATE before appending, so concurrent processes never fork the chain.
+CREATE TABLE audit_head (
+  one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+  seq BIGINT NOT NULL DEFAULT 0,
+  hash TEXT
+);
+INSERT INTO audit_head (one, seq, hash) VALUES (true, 0, NULL);
+-- Defence in depth; the hash chain is what detects tampering that drops these.
+CREATE FUNCTION mnemos_audit_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION 'audit log is append-only'; END $$;
+CREATE TRIGGER audit_log_no_update BEFORE UPDATE OR DELETE ON audit_log FOR EACH ROW EXECUTE FUNCTION mnemos_audit_append_only();
+
+CREATE TABLE tombstones (
+  lineage_id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  agent_id TEXT,
+  visibility TEXT NOT NULL,
+  version_ids TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  forgotten_at TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  reason TEXT NOT NULL
+);
+CREATE TABLE tombstone_ids (id TEXT PRIMARY KEY, lineage_id TEXT NOT NULL REFERENCES tombstones(lineage_id));
+
+CREATE TABLE pending_changes (
+  token_hash TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  actor TEXT NOT NULL,
+  subject_id TEXT,
+  created_at TEXT NOT NULL,
+  expires_at TEXT NOT NULL,
+  payload TEXT NOT NULL
+);
+CREATE INDEX pending_subject ON pending_changes(subject_id);
+`,
+  },
+  {
+    version: 2,
+    name: 'bearer tokens (hashes only)',
+    sql: `
+CREATE TABLE tokens (
+  id TEXT PRIMARY KEY,
+  hash TEXT NOT NULL UNIQUE,
+  role TEXT NOT NULL,
+  namespace TEXT NOT NULL,
+  principal_id TEXT NOT NULL,
+  agent_id TEXT,
+  label TEXT,
+  created_at TEXT NOT NULL,
+  revoked_at TEXT
+);
+CREATE INDEX tokens_namespace ON tokens(namespace, created_at);
+`,
+  },
+];
+
+export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
+
+/** Applies pending migrations in one transaction; returns the schema version. */
+export async function migratePg(client: pg.PoolClient, schema: string | null): Promise<number> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    await client.query('CREATE TABLE IF NOT EXISTS mnemos_schema (version INTEGER NOT NULL, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    const r = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM mnemos_schema');
+    let current = r.rows[0]?.v ?? 0;
+    for (const m of PG_MIGRATIONS) {
+      if (m.version <= current) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO mnemos_schema (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      current = m.version;
+    }
+    await client.query('COMMIT');
+    return current;
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
+}

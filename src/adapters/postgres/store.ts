@@ -1,0 +1,297 @@
+import type { AuditEntry } from '../../domain/audit.ts';
+import { MnemosError } from '../../domain/errors.ts';
+import type { Memory } from '../../domain/memory.ts';
+import { readScope, type Principal } from '../../domain/principal.ts';
+import type {
+  AuditLog,
+  CorpusStats,
+  ForgetFootprint,
+  KeywordHit,
+  KeywordQuery,
+  ListOrder,
+  MemoryFilter,
+  MemoryStore,
+  Page,
+  PendingChanges,
+  StoreCapabilities,
+  StoreStats,
+  Tombstone,
+  TokenStore,
+  WriteOp,
+  WriteResult,
+} from '../../ports/store.ts';
+import { pgQuery, sql } from '../sql/placeholders.ts';
+import { MEMORY_COLUMNS, rowToMemory, type MemoryRow } from '../sql/rows.ts';
+import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
+import { rowToAudit } from '../sql/audit-rows.ts';
+import { createPool, inTransaction, rows, withRetry, type PgConnection } from './connection.ts';
+import { migratePg } from './migrations.ts';
+import { PgPending } from './pending.ts';
+import { corePgPlaces, memoriesPgPlace, type PgPlace } from './places.ts';
+import { PgTokens } from './tokens.ts';
+import { detectPgvector } from './vectors.ts';
+import { PgWriter } from './write.ts';
+
+export interface PgStoreOptions {
+  /** postgres://user:pass@host:port/db, optionally with `?schema=name`. */
+  url: string;
+  /** Text analysis for the full-text index; the same function must analyse queries. */
+  analyze: (text: string) => string[];
+  /** Pool size per process (default 10). */
+  poolSize?: number;
+}
+
+/** jsonb "contains any of": written without the `?|` operator so `?` stays a placeholder. */
+const jsonArrayAny: JsonArrayAny = (column, values) => ({
+  sql: `EXISTS (SELECT 1 FROM jsonb_array_elements_text(${column}) AS v(x) WHERE v.x IN (${values.map(() => '?').join(', ')}))`,
+  params: values,
+});
+
+const ORDER_SQL: Record<ListOrder, string> = {
+  recorded_desc: 'm.recorded_at DESC, m.id DESC',
+  recorded_asc: 'm.recorded_at ASC, m.id ASC',
+  valid_desc: 'm.valid_from DESC, m.id DESC',
+  valid_asc: 'm.valid_from ASC, m.id ASC',
+  salience_desc: 'm.salience DESC, m.valid_from DESC',
+};
+
+const COLS = MEMORY_COLUMNS.map((c) => `m.${c}`).join(', ');
+
+/**
+ * The PostgreSQL adapter of the store port. Same semantics as SqliteStore;
+ * differences are in how, not what: a pool instead of one handle, a row lock
+ * on the audit chain head instead of SQLite's single writer, a generated
+ * tsvector instead of FTS5.
+ */
+export class PgStore implements MemoryStore {
+  readonly backend = 'postgres';
+  readonly capabilities: StoreCapabilities;
+  readonly audit: AuditLog;
+  readonly pending: PendingChanges;
+  readonly tokens: TokenStore;
+  private readonly writer: PgWriter;
+  private readonly extraPlaces: PgPlace[] = [];
+  private closed = false;
+
+  private constructor(
+    private readonly conn: PgConnection,
+    private readonly version: number,
+    /** Whether the pgvector extension can be created in this database (reported by notes()). */
+    readonly pgvectorAvailable: boolean,
+    analyze: (text: string) => string[],
+  ) {
+    // Vectors are not stored by this adapter yet; pgvectorAvailable says what a vector index could use.
+    this.capabilities = { multiProcess: true, keywordSearch: true, vectors: false, approximateVectorIndex: false, jobLeases: true };
+    const places = corePgPlaces();
+    this.writer = new PgWriter(analyze, () => [...places, ...this.extraPlaces, memoriesPgPlace()]);
+    this.audit = new PgAuditLog(conn);
+    this.pending = new PgPending(conn);
+    this.tokens = new PgTokens(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
+  }
+
+  get location(): string {
+    return this.conn.location;
+  }
+
+  static async open(opts: PgStoreOptions): Promise<PgStore> {
+    const conn = createPool(opts.url, opts.poolSize);
+    try {
+      const client = await conn.pool.connect();
+      try {
+        const version = await migratePg(client, conn.schema);
+        const pgvector = await detectPgvector(client);
+        return new PgStore(conn, version, pgvector, opts.analyze);
+      } finally {
+        client.release();
+      }
+    } catch (err) {
+      await conn.pool.end().catch(() => {});
+      return withRetry(conn.location, () => Promise.reject(err));
+    }
+  }
+
+  /** Lets later parts of the adapter (vectors, graph) join forget. */
+  registerPlace(place: PgPlace): void {
+    this.extraPlaces.push(place);
+  }
+
+  /** Backend facts for self_state: what is available and what falls back. */
+  notes(): string[] {
+    return this.pgvectorAvailable
+      ? ['pgvector is available in this database: vectors can use an HNSW index']
+      : ['pgvector is not installed: vectors fall back to an exact scan over stored arrays'];
+  }
+
+  async schemaVersion(): Promise<number> {
+    return this.version;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.conn.pool.end();
+  }
+
+  async apply(p: Principal, ops: WriteOp[]): Promise<WriteResult[]> {
+    readScope(p); // validates the principal
+    if (ops.length === 0) return [];
+    const now = Date.now();
+    return inTransaction(this.conn, (c) => this.writer.applyAll(c, p, ops, now));
+  }
+
+  private where(p: Principal, filter: MemoryFilter | null): SqlPart {
+    const scope = scopeSql(readScope(p));
+    return filter ? andAll(scope, filterSql(filter, jsonArrayAny)) : scope;
+  }
+
+  private async q<T>(parts: (string | SqlPart)[]): Promise<T[]> {
+    const { text, values } = pgQuery(parts);
+    return withRetry(this.conn.location, () => rows<T>(this.conn.pool, text, values));
+  }
+
+  async get(p: Principal, id: string): Promise<Memory | null> {
+    const [row] = await this.q<MemoryRow>([`SELECT ${COLS} FROM memories m WHERE `, sql('m.id = ?', id), ' AND ', this.where(p, null)]);
+    return row ? rowToMemory(row) : null;
+  }
+
+  async getMany(p: Principal, ids: string[]): Promise<Memory[]> {
+    if (ids.length === 0) return [];
+    const found = await this.q<MemoryRow>([`SELECT ${COLS} FROM memories m WHERE `, sql('m.id = ANY(?::text[])', ids), ' AND ', this.where(p, null)]);
+    const order = new Map(ids.map((id, i) => [id, i]));
+    return found.map(rowToMemory).sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  }
+
+  async findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null> {
+    const [row] = await this.q<MemoryRow>([
+      `SELECT ${COLS} FROM memories m WHERE `,
+      sql('m.namespace = ? AND m.source_key = ? AND m.superseded_at IS NULL', p.namespace, sourceKey),
+      ' AND ',
+      this.where(p, null),
+    ]);
+    return row ? rowToMemory(row) : null;
+  }
+
+  async list(p: Principal, filter: MemoryFilter, page: Page, order: ListOrder = 'recorded_desc'): Promise<Memory[]> {
+    const found = await this.q<MemoryRow>([`SELECT ${COLS} FROM memories m WHERE `, this.where(p, filter), ` ORDER BY ${ORDER_SQL[order]} `, sql('LIMIT ? OFFSET ?', page.limit, page.offset ?? 0)]);
+    return found.map(rowToMemory);
+  }
+
+  async count(p: Principal, filter: MemoryFilter): Promise<number> {
+    const [r] = await this.q<{ n: number }>(['SELECT count(*) AS n FROM memories m WHERE ', this.where(p, filter)]);
+    return r?.n ?? 0;
+  }
+
+  async lineage(p: Principal, lineageId: string): Promise<Memory[]> {
+    const found = await this.q<MemoryRow>([`SELECT ${COLS} FROM memories m WHERE `, sql('m.lineage_id = ?', lineageId), ' AND ', this.where(p, null), ' ORDER BY m.version']);
+    return found.map(rowToMemory);
+  }
+
+  /**
+   * Candidates match any query term through the GIN index; they are ranked by
+   * ts_rank with normalisation 1 (term frequency damped by 1 + log(document
+   * length)). PostgreSQL has no IDF in its ranking, so we add it: each term's
+   * weight is the BM25 IDF from its document frequency, computed in the same
+   * query, and the score is the sum over matched terms of idf * rank. The
+   * domain can re-score exactly with termStats when it needs true BM25.
+   */
+  async keywordCandidates(p: Principal, q: KeywordQuery): Promise<KeywordHit[]> {
+    const terms = [...new Set(q.terms)].filter((t) => t.length > 0);
+    if (terms.length === 0) return [];
+    const w = this.where(p, q.filter);
+    const found = await this.q<{ id: string; score: number }>([
+      'WITH qt AS (SELECT t, plainto_tsquery(\'simple\', t) AS tq FROM unnest(',
+      sql('?::text[]', terms),
+      ') AS u(t)), n AS (SELECT count(*)::double precision AS total FROM memories WHERE superseded_at IS NULL), ',
+      'idf AS (SELECT qt.tq, ln(1 + (n.total - d.df + 0.5) / (d.df + 0.5)) AS w FROM qt, n, LATERAL (SELECT count(*)::double precision AS df FROM memories x WHERE x.superseded_at IS NULL AND x.tsv @@ qt.tq) d), ',
+      'cand AS (SELECT m.id, m.tsv FROM memories m WHERE m.tsv @@ (SELECT string_agg(\'(\' || tq::text || \')\', \' | \')::tsquery FROM qt WHERE tq::text <> \'\') AND ',
+      w,
+      ') SELECT cand.id, sum(idf.w * ts_rank(cand.tsv, idf.tq, 1)) AS score FROM cand JOIN idf ON cand.tsv @@ idf.tq GROUP BY cand.id ORDER BY score DESC, cand.id ',
+      sql('LIMIT ?', q.limit),
+    ]);
+    return found.map((r) => ({ id: r.id, score: Number(r.score) }));
+  }
+
+  async termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }> {
+    readScope(p);
+    // Counts over the whole index, like the SQLite adapter: cheap, text-free, and what BM25's IDF needs.
+    const [agg] = await this.q<{ n: number; avg: number }>(['SELECT count(*) AS n, coalesce(avg(doc_len), 0)::double precision AS avg FROM memories WHERE superseded_at IS NULL']);
+    const unique = [...new Set(terms)];
+    const df: Record<string, number> = Object.fromEntries(unique.map((t) => [t, 0]));
+    if (unique.length > 0) {
+      const found = await this.q<{ t: string; n: number }>([
+        'SELECT u.t, (SELECT count(*) FROM memories x WHERE x.superseded_at IS NULL AND x.tsv @@ plainto_tsquery(\'simple\', u.t)) AS n FROM unnest(',
+        sql('?::text[]', unique),
+        ') AS u(t)',
+      ]);
+      for (const r of found) df[r.t] = r.n;
+    }
+    return { stats: { documents: agg?.n ?? 0, averageLength: Number(agg?.avg ?? 0) }, df };
+  }
+
+  async forgetFootprint(p: Principal, lineageId: string): Promise<ForgetFootprint | null> {
+    const visible = await this.q<{ one: number }>(['SELECT 1 AS one FROM memories m WHERE ', sql('m.lineage_id = ?', lineageId), ' AND ', this.where(p, null), ' LIMIT 1']);
+    return visible.length > 0 ? withRetry(this.conn.location, () => this.writer.footprint(this.conn.pool, lineageId, p.namespace)) : null;
+  }
+
+  async scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]> {
+    const found = await this.q<MemoryRow>([`SELECT ${COLS} FROM memories m WHERE `, sql('m.id > ?', afterId ?? ''), ' AND ', this.where(p, null), ' ORDER BY m.id ', sql('LIMIT ?', limit)]);
+    return found.map(rowToMemory);
+  }
+
+  async tombstone(p: Principal, id: string): Promise<Tombstone | null> {
+    const [row] = await this.q<Record<string, string>>([
+      'SELECT t.* FROM tombstones t WHERE ',
+      sql('t.lineage_id = coalesce((SELECT lineage_id FROM tombstone_ids WHERE id = ?), ?)', id, id),
+      ' AND ',
+      scopeSql(readScope(p), 't'),
+    ]);
+    if (!row) return null;
+    return {
+      lineageId: row.lineage_id!,
+      versionIds: JSON.parse(row.version_ids!),
+      contentHash: row.content_hash!,
+      forgottenAt: row.forgotten_at!,
+      actor: row.actor!,
+      reason: row.reason!,
+    };
+  }
+
+  async stats(p: Principal): Promise<StoreStats> {
+    const w = this.where(p, null);
+    const byType = Object.fromEntries(
+      (await this.q<{ type: string; n: number }>(['SELECT m.type, count(*) AS n FROM memories m WHERE ', w, ' AND m.superseded_at IS NULL GROUP BY m.type'])).map((r) => [r.type, r.n]),
+    );
+    const byLifecycle = Object.fromEntries(
+      (await this.q<{ lifecycle: string; n: number }>(['SELECT m.lifecycle, count(*) AS n FROM memories m WHERE ', w, ' AND m.superseded_at IS NULL GROUP BY m.lifecycle'])).map((r) => [r.lifecycle, r.n]),
+    );
+    const total = Object.values(byType).reduce((a, b) => a + b, 0);
+    const [sup] = await this.q<{ n: number }>(['SELECT count(*) AS n FROM memories m WHERE ', w, ' AND m.superseded_at IS NOT NULL']);
+    const [size] = await this.q<{ bytes: number }>(["SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())"]);
+    const [audit] = await this.q<{ n: number }>(['SELECT count(*) AS n FROM audit_log']);
+    return { total, byType, byLifecycle, superseded: sup?.n ?? 0, bytes: size?.bytes ?? null, schemaVersion: this.version, auditEntries: audit?.n ?? 0 };
+  }
+}
+
+class PgAuditLog implements AuditLog {
+  constructor(private readonly conn: PgConnection) {}
+
+  async forMemories(p: Principal, ids: string[]): Promise<AuditEntry[]> {
+    readScope(p);
+    if (ids.length === 0) return [];
+    const found = await withRetry(this.conn.location, () =>
+      rows<Record<string, unknown>>(this.conn.pool, 'SELECT * FROM audit_log WHERE namespace = $1 AND memory_id = ANY($2::text[]) ORDER BY seq', [p.namespace, ids]),
+    );
+    return found.map(rowToAudit);
+  }
+
+  async range(p: Principal, afterSeq: number, limit: number): Promise<AuditEntry[]> {
+    if (readScope(p).all !== true) throw new MnemosError('forbidden', 'only an owner may read the whole audit log');
+    const found = await withRetry(this.conn.location, () => rows<Record<string, unknown>>(this.conn.pool, 'SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2', [afterSeq, limit]));
+    return found.map(rowToAudit);
+  }
+
+  async head(): Promise<{ seq: number; hash: string } | null> {
+    const [r] = await withRetry(this.conn.location, () => rows<{ seq: number; hash: string }>(this.conn.pool, 'SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1'));
+    return r ?? null;
+  }
+}

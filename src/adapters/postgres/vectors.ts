@@ -1,0 +1,30 @@
+import type pg from 'pg';
+
+/**
+ * pgvector: detection and the SQL a vector index issues. The statements are
+ * plain strings so the in-process pglite test runs exactly what the adapter
+ * would send to a server with the extension.
+ */
+export async function detectPgvector(c: Pick<pg.PoolClient, 'query'>): Promise<boolean> {
+  const r = await c.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** Table + HNSW index (cosine) for embeddings of one model and dimension. */
+export function vectorSchemaSql(dimensions: number): string[] {
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 16000) throw new RangeError(`bad vector dimension ${dimensions}`);
+  return [
+    'CREATE EXTENSION IF NOT EXISTS vector',
+    `CREATE TABLE IF NOT EXISTS memory_vectors (memory_id TEXT PRIMARY KEY, model TEXT NOT NULL, embedding vector(${dimensions}) NOT NULL)`,
+    'CREATE INDEX IF NOT EXISTS memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)',
+  ];
+}
+
+/** Nearest neighbours by cosine distance; $1 = query vector literal, $2 = model, $3 = k. */
+export const NEAREST_SQL =
+  'SELECT memory_id, 1 - (embedding <=> $1::vector) AS similarity FROM memory_vectors WHERE model = $2 ORDER BY embedding <=> $1::vector LIMIT $3';
+
+/** pgvector's text form of a vector: '[0.1,0.2,...]'. */
+export function toVectorLiteral(v: ArrayLike<number>): string {
+  return `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
+}

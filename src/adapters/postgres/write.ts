@@ -1,0 +1,219 @@
+import type pg from 'pg';
+import { actorOf, chainEntry, type AuditDraft, type AuditEntry } from '../../domain/audit.ts';
+import { MnemosError } from '../../domain/errors.ts';
+import type { Memory } from '../../domain/memory.ts';
+import { canWrite, type Principal } from '../../domain/principal.ts';
+import { toIso, toMs } from '../../domain/time.ts';
+import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
+import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql/rows.ts';
+import { rows } from './connection.ts';
+import type { PgPlace } from './places.ts';
+
+const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'];
+const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+const SELECT_COLUMNS = MEMORY_COLUMNS.join(', ');
+
+interface BatchContext {
+  c: pg.PoolClient;
+  p: Principal;
+  now: number;
+  at: string;
+  head: { seq: number; hash: string } | null;
+}
+
+/**
+ * Applies a batch of write operations on the caller's transaction client.
+ * The same rules as the SQLite writer; every change appends its audit entry
+ * in the same transaction. The chain head row is locked first (FOR UPDATE),
+ * which serialises writers across processes: no forked chain, and the
+ * source-key look-ups below always see the latest committed rows.
+ */
+export class PgWriter {
+  constructor(
+    private readonly analyze: (text: string) => string[],
+    private readonly places: () => PgPlace[],
+  ) {}
+
+  /** Must run inside a transaction. */
+  async applyAll(c: pg.PoolClient, p: Principal, ops: WriteOp[], now: number): Promise<WriteResult[]> {
+    const ctx: BatchContext = { c, p, now, at: toIso(now), head: null };
+    if (ops.some((op) => op.kind !== 'touch')) ctx.head = await lockHead(c);
+    const out: WriteResult[] = [];
+    for (const op of ops) out.push(await this.applyOne(ctx, op));
+    if (ops.some((op) => op.kind !== 'touch')) await saveHead(c, ctx.head);
+    return out;
+  }
+
+  /** For other parts of the adapter (tokens) that mutate and must log in the same chain. */
+  async appendAudit(c: pg.PoolClient, p: Principal, draft: AuditDraft, now: number): Promise<void> {
+    const ctx: BatchContext = { c, p, now, at: toIso(now), head: await lockHead(c) };
+    await this.audit(ctx, draft);
+    await saveHead(c, ctx.head);
+  }
+
+  private async applyOne(ctx: BatchContext, op: WriteOp): Promise<WriteResult> {
+    switch (op.kind) {
+      case 'insert':
+        return this.insert(ctx, op);
+      case 'update':
+        return this.update(ctx, op.previousId, op.next, op.action, op.reason);
+      case 'lifecycle':
+        return this.lifecycle(ctx, op);
+      case 'retire':
+        return this.retire(ctx, op.id, op.reason);
+      case 'forget':
+        return { kind: 'forget', lineageId: op.lineageId, removed: await this.forget(ctx, op.lineageId, op.reason) };
+      case 'touch':
+        return { kind: 'touch', count: await this.touch(ctx, op.ids, toMs(op.at)) };
+    }
+  }
+
+  private async byId(c: pg.PoolClient, id: string): Promise<MemoryRow | undefined> {
+    return (await rows<MemoryRow>(c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE id = $1`, [id]))[0];
+  }
+
+  private async insert(ctx: BatchContext, op: Extract<WriteOp, { kind: 'insert' }>): Promise<WriteResult> {
+    const m = op.memory;
+    this.assertWritable(ctx.p, m);
+    const sameId = await this.byId(ctx.c, m.id);
+    if (sameId) {
+      if (sameId.content_hash === m.contentHash && sameId.namespace === m.namespace) return { kind: 'insert', id: m.id, status: 'unchanged' };
+      throw new MnemosError('conflict', `a memory with id ${m.id} already exists with different content`, { id: m.id });
+    }
+    if (m.sourceKey !== null && m.supersededAt === null) {
+      const existing = (
+        await rows<MemoryRow>(ctx.c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE namespace = $1 AND source_key = $2 AND superseded_at IS NULL`, [m.namespace, m.sourceKey])
+      )[0];
+      if (existing) {
+        if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
+        if (op.onExistingSource === 'conflict') {
+          throw new MnemosError('conflict', `source key "${m.sourceKey}" was already used with different content; use a new key or update memory ${existing.id as string}`, {
+            sourceKey: m.sourceKey,
+            existingId: existing.id,
+          });
+        }
+        if (op.onExistingSource === 'supersede') {
+          const prev = rowToMemory(existing);
+          const next: Memory = { ...m, lineageId: prev.lineageId, version: prev.version + 1 };
+          await this.update(ctx, prev.id, next, 'supersede', 'source changed');
+          return { kind: 'insert', id: next.id, status: 'superseded', previousId: prev.id };
+        }
+        return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
+      }
+    }
+    await this.writeRow(ctx.c, m);
+    await this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } });
+    return { kind: 'insert', id: m.id, status: 'created' };
+  }
+
+  private async update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string): Promise<WriteResult> {
+    const row = await this.byId(ctx.c, previousId);
+    if (!row) throw new MnemosError('not_found', `memory ${previousId} does not exist`, { id: previousId });
+    const prev = rowToMemory(row);
+    this.assertWritable(ctx.p, prev);
+    if (prev.readOnly) throw new MnemosError('read_only', `memory ${prev.id} is read-only (${prev.labels.join(', ') || 'protected'}) and cannot be changed`, { id: prev.id });
+    if (prev.supersededAt !== null) {
+      throw new MnemosError('conflict', `memory ${prev.id} was already replaced by ${prev.supersededBy ?? 'a newer version'}; edit the current version`, { id: prev.id, supersededBy: prev.supersededBy });
+    }
+    if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
+    await ctx.c.query('UPDATE memories SET superseded_at = $1, superseded_by = $2 WHERE id = $3', [ctx.now, next.id, prev.id]);
+    await this.writeRow(ctx.c, next);
+    await this.audit(ctx, {
+      action,
+      memoryId: next.id,
+      beforeHash: prev.contentHash,
+      afterHash: next.contentHash,
+      details: { lineageId: prev.lineageId, previousId: prev.id, version: next.version, ...(reason ? { reason } : {}) },
+    });
+    return { kind: 'update', id: next.id, previousId: prev.id };
+  }
+
+  private async lifecycle(ctx: BatchContext, op: Extract<WriteOp, { kind: 'lifecycle' }>): Promise<WriteResult> {
+    const row = await this.byId(ctx.c, op.id);
+    if (!row) throw new MnemosError('not_found', `memory ${op.id} does not exist`, { id: op.id });
+    const m = rowToMemory(row);
+    this.assertWritable(ctx.p, m);
+    if (m.lifecycle !== op.from) throw new MnemosError('conflict', `memory ${op.id} is ${m.lifecycle}, not ${op.from}`, { id: op.id });
+    await ctx.c.query('UPDATE memories SET lifecycle = $1, importance = coalesce($2::double precision, importance) WHERE id = $3', [op.to, op.importance ?? null, op.id]);
+    await this.audit(ctx, { action: 'lifecycle', memoryId: op.id, beforeHash: m.contentHash, afterHash: m.contentHash, details: { from: op.from, to: op.to, reason: op.reason } });
+    return { kind: 'lifecycle', id: op.id };
+  }
+
+  private async retire(ctx: BatchContext, id: string, reason: string): Promise<WriteResult> {
+    const row = await this.byId(ctx.c, id);
+    if (!row) throw new MnemosError('not_found', `memory ${id} does not exist`, { id });
+    const m = rowToMemory(row);
+    this.assertWritable(ctx.p, m);
+    if (m.readOnly) throw new MnemosError('read_only', `memory ${id} is read-only and cannot be retired`, { id });
+    if (m.supersededAt !== null) return { kind: 'retire', id };
+    await ctx.c.query('UPDATE memories SET superseded_at = $1 WHERE id = $2', [ctx.now, id]);
+    await this.audit(ctx, { action: 'supersede', memoryId: id, beforeHash: m.contentHash, afterHash: null, details: { lineageId: m.lineageId, reason } });
+    return { kind: 'retire', id };
+  }
+
+  private async touch(ctx: BatchContext, ids: string[], at: number): Promise<number> {
+    // Access statistics are not content: they change no hash and write no audit entry.
+    if (ids.length === 0) return 0;
+    const r = await ctx.c.query('UPDATE memories SET access_count = access_count + 1, last_accessed_at = $1 WHERE id = ANY($2::text[]) AND namespace = $3', [at, ids, ctx.p.namespace]);
+    return r.rowCount ?? 0;
+  }
+
+  /** Counts what a forget would remove, place by place. */
+  async footprint(c: pg.Pool | pg.PoolClient, lineageId: string, namespace: string): Promise<ForgetFootprint | null> {
+    const found = await rows<{ id: string; content_hash: string }>(c, 'SELECT id, content_hash FROM memories WHERE lineage_id = $1 AND namespace = $2 ORDER BY version', [lineageId, namespace]);
+    if (found.length === 0) return null;
+    const ids = found.map((r) => r.id);
+    const places: Record<string, number> = {};
+    for (const place of this.places()) places[place.name] = await place.count(c, ids, lineageId);
+    return { lineageId, versionIds: ids, contentHashes: [...new Set(found.map((r) => r.content_hash))], places };
+  }
+
+  private async forget(ctx: BatchContext, lineageId: string, reason: string): Promise<ForgetFootprint> {
+    const fp = await this.footprint(ctx.c, lineageId, ctx.p.namespace);
+    if (!fp) throw new MnemosError('not_found', `memory ${lineageId} does not exist`, { id: lineageId });
+    const versions = (await rows<MemoryRow>(ctx.c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE lineage_id = $1 AND namespace = $2 ORDER BY version FOR UPDATE`, [lineageId, ctx.p.namespace])).map(rowToMemory);
+    const current = versions[versions.length - 1]!;
+    this.assertWritable(ctx.p, current);
+    if (versions.some((v) => v.readOnly)) throw new MnemosError('read_only', `memory ${lineageId} is read-only (${current.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id: lineageId });
+    for (const place of this.places()) await place.remove(ctx.c, fp.versionIds, lineageId);
+    const actor = actorOf(ctx.p);
+    await ctx.c.query(
+      'INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
+      [lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, JSON.stringify(fp.versionIds), current.contentHash, ctx.at, actor, reason],
+    );
+    await ctx.c.query('INSERT INTO tombstone_ids (id, lineage_id) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING', [fp.versionIds, lineageId]);
+    await this.audit(ctx, { action: 'forget', memoryId: lineageId, beforeHash: current.contentHash, afterHash: null, details: { reason, versionIds: fp.versionIds, contentHashes: fp.contentHashes, removed: fp.places } });
+    return fp;
+  }
+
+  private async writeRow(c: pg.PoolClient, m: Memory): Promise<void> {
+    const terms = this.analyze(m.text);
+    await c.query(INSERT_SQL, [...memoryToRow(m, terms.length), terms.join(' ')]);
+  }
+
+  private assertWritable(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId' | 'id'>): void {
+    if (!canWrite(p, m)) {
+      if (m.namespace !== p.namespace) throw new MnemosError('forbidden', `memory ${m.id} belongs to another namespace`, { id: m.id });
+      throw new MnemosError('forbidden', `a ${p.role} may only change memories it wrote; memory ${m.id} belongs to ${m.ownerId}`, { id: m.id });
+    }
+  }
+
+  private async audit(ctx: BatchContext, draft: AuditDraft): Promise<void> {
+    const e: AuditEntry = chainEntry(ctx.head, draft, { at: ctx.at, actor: actorOf(ctx.p), namespace: ctx.p.namespace });
+    await ctx.c.query(
+      'INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+      [e.seq, e.at, e.actor, e.namespace, e.action, e.memoryId, e.beforeHash, e.afterHash, JSON.stringify(e.details), e.prevHash, e.hash],
+    );
+    ctx.head = { seq: e.seq, hash: e.hash };
+  }
+}
+
+/** Locks the chain head for the rest of the transaction: the cross-process writer lock. */
+async function lockHead(c: pg.PoolClient): Promise<{ seq: number; hash: string } | null> {
+  const r = (await rows<{ seq: number; hash: string | null }>(c, 'SELECT seq, hash FROM audit_head WHERE one FOR UPDATE'))[0];
+  return r && r.seq > 0 && r.hash ? { seq: r.seq, hash: r.hash } : null;
+}
+
+async function saveHead(c: pg.PoolClient, head: { seq: number; hash: string } | null): Promise<void> {
+  if (head) await c.query('UPDATE audit_head SET seq = $1, hash = $2 WHERE one', [head.seq, head.hash]);
+}
