@@ -1,0 +1,309 @@
+/**
+ * The store contract: one suite every MemoryStore adapter must pass, run
+ * against a real database of each backend (a SQLite file, a PostgreSQL
+ * schema). Adapter files only say how to open a fresh store and how to count
+ * raw rows that hold a memory's text; everything else goes through the port.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { verifyChainSegment, type AuditEntry } from '../../src/domain/audit.ts';
+import { contentHash, sha256Hex } from '../../src/domain/hash.ts';
+import { newId } from '../../src/domain/ids.ts';
+import type { Memory } from '../../src/domain/memory.ts';
+import type { Principal } from '../../src/domain/principal.ts';
+import { toIso } from '../../src/domain/time.ts';
+import type { MemoryStore, WriteOp } from '../../src/ports/store.ts';
+import { analyze } from '../../src/retrieval/text/analyze.ts';
+import { buildMemory } from '../../src/services/build-memory.ts';
+import { rememberSchema, type RememberInput } from '../../src/services/inputs.ts';
+
+export interface ContractStore {
+  store: MemoryStore;
+  /** Raw rows, per place, that still hold a memory: its lineage's rows and full-text postings of a unique term, its pending changes. */
+  rawCounts(lineageId: string, uniqueTerm: string): Promise<{ memories: number; fullText: number; pending: number }>;
+  cleanup(): Promise<void>;
+}
+
+export type StoreFactory = () => Promise<ContractStore>;
+
+export const owner: Principal = { role: 'owner', namespace: 'contract', id: 'owner' };
+export const agent: Principal = { role: 'agent', namespace: 'contract', id: 'agent-1', agentId: 'a1' };
+export const guest: Principal = { role: 'guest', namespace: 'contract', id: 'guest-1', agentId: 'a1' };
+const otherNs: Principal = { role: 'owner', namespace: 'elsewhere', id: 'owner' };
+
+const HOUR = 3_600_000;
+
+export function mem(p: Principal, input: RememberInput, now = Date.now()): Memory {
+  return buildMemory(p, rememberSchema.parse(input), now);
+}
+
+function insert(m: Memory, onExistingSource: 'skip_if_same' | 'supersede' | 'conflict' = 'conflict'): WriteOp {
+  return { kind: 'insert', memory: m, onExistingSource };
+}
+
+function nextVersion(prev: Memory, text: string, now = Date.now()): Memory {
+  return { ...prev, id: newId(now), version: prev.version + 1, text, contentHash: contentHash(text), recordedAt: toIso(now), supersededAt: null, supersededBy: null };
+}
+
+async function wholeChain(s: MemoryStore): Promise<AuditEntry[]> {
+  const out: AuditEntry[] = [];
+  for (;;) {
+    const page = await s.audit.range(owner, out.length ? out[out.length - 1]!.seq : 0, 7);
+    if (page.length === 0) return out;
+    out.push(...page);
+  }
+}
+
+export function runStoreContract(name: string, factory: StoreFactory): void {
+  describe(`store contract: ${name}`, () => {
+    let cs: ContractStore;
+    let s: MemoryStore;
+    before(async () => {
+      cs = await factory();
+      s = cs.store;
+    });
+    after(async () => {
+      await cs?.cleanup();
+    });
+
+    test('declares capabilities and a schema version', async () => {
+      assert.equal(typeof s.capabilities.keywordSearch, 'boolean');
+      assert.equal(s.capabilities.multiProcess, true);
+      assert.ok((await s.schemaVersion()) >= 1);
+    });
+
+    test('insert, get, getMany, list and count with filters', async () => {
+      const t0 = Date.parse('2026-01-01T00:00:00Z');
+      const a = mem(owner, { text: 'alpha fact about rivers', type: 'fact', tags: ['geo', 'water'], validFrom: '2025-01-01T00:00:00Z', sessionId: 's1', salience: 0.9, key: 'file:a.md#1' }, t0);
+      const b = mem(owner, { text: 'beta preference for tea', type: 'preference', tags: ['food'], validFrom: '2025-06-01T00:00:00Z', validTo: '2025-07-01T00:00:00Z', salience: 0.1, key: 'file:b.md#1' }, t0 + HOUR);
+      const c = mem(owner, { text: 'gamma archived note', type: 'general', validFrom: '2025-09-01T00:00:00Z' }, t0 + 2 * HOUR);
+      const res = await s.apply(owner, [insert(a), insert(b), insert(c)]);
+      assert.deepEqual(res.map((r) => r.kind === 'insert' && r.status), ['created', 'created', 'created']);
+      await s.apply(owner, [{ kind: 'lifecycle', id: c.id, from: 'generated', to: 'archived', reason: 'owner' }]);
+
+      assert.deepEqual(await s.get(owner, a.id), a);
+      assert.deepEqual((await s.getMany(owner, [b.id, a.id, 'missing'])).map((m) => m.id), [b.id, a.id]);
+      const f = { sourceKeyPrefix: 'file:' };
+      assert.equal(await s.count(owner, f), 2);
+      assert.deepEqual((await s.list(owner, f, { limit: 10 }, 'recorded_asc')).map((m) => m.id), [a.id, b.id]);
+      assert.deepEqual((await s.list(owner, { ...f, types: ['preference'] }, { limit: 10 })).map((m) => m.id), [b.id]);
+      assert.deepEqual((await s.list(owner, { tags: ['water', 'nothing'] }, { limit: 10 })).map((m) => m.id), [a.id]);
+      assert.deepEqual((await s.list(owner, { ...f, minSalience: 0.5 }, { limit: 10 })).map((m) => m.id), [a.id]);
+      assert.deepEqual((await s.list(owner, { ...f, sessionId: 's1' }, { limit: 10 })).map((m) => m.id), [a.id]);
+      assert.deepEqual((await s.list(owner, { valid: { from: '2025-05-01T00:00:00Z', to: '2025-08-01T00:00:00Z' } }, { limit: 10 })).map((m) => m.id), [b.id]);
+      assert.deepEqual((await s.list(owner, { ...f, recorded: { from: toIso(t0 + 1) } }, { limit: 10 })).map((m) => m.id), [b.id]);
+      assert.deepEqual((await s.list(owner, { ...f, asOf: '2025-06-15T00:00:00Z' }, { limit: 10 }, 'valid_asc')).map((m) => m.id), [a.id, b.id]);
+      assert.deepEqual((await s.list(owner, { ...f, asOf: '2025-08-15T00:00:00Z' }, { limit: 10 })).map((m) => m.id), [a.id]);
+      assert.deepEqual((await s.list(owner, { lifecycles: ['archived'] }, { limit: 10 })).map((m) => m.id), [c.id]);
+      assert.deepEqual((await s.list(owner, f, { limit: 1, offset: 1 }, 'recorded_asc')).map((m) => m.id), [b.id]);
+      assert.deepEqual((await s.list(owner, f, { limit: 10 }, 'salience_desc')).map((m) => m.id), [a.id, b.id]);
+      assert.equal((await s.findBySourceKey(owner, 'file:b.md#1'))?.id, b.id);
+      assert.equal(await s.findBySourceKey(owner, 'file:none'), null);
+      assert.equal(await s.get(otherNs, a.id), null, 'another namespace sees nothing');
+    });
+
+    test('scope: guests never see owner-only memories; agents see their own and shared', async () => {
+      const priv = mem(owner, { text: 'owner secret scope', visibility: 'owner', key: 'scope:1' });
+      const shared = mem(owner, { text: 'shared for everyone scope', visibility: 'shared', key: 'scope:2' });
+      const sharedOther = mem(owner, { text: 'shared with agent a2 scope', visibility: 'shared', agentId: 'a2', key: 'scope:3' });
+      const pub = mem(owner, { text: 'public scope note', visibility: 'public', key: 'scope:4' });
+      const own = mem(agent, { text: 'agent private scope', visibility: 'owner', key: 'scope:5' });
+      await s.apply(owner, [insert(priv), insert(shared), insert(sharedOther), insert(pub)]);
+      await s.apply(agent, [insert(own)]);
+      const f = { sourceKeyPrefix: 'scope:' };
+      const ids = async (p: Principal) => new Set((await s.list(p, f, { limit: 50 })).map((m) => m.id));
+      assert.deepEqual(await ids(owner), new Set([priv.id, shared.id, sharedOther.id, pub.id, own.id]));
+      assert.deepEqual(await ids(agent), new Set([shared.id, pub.id, own.id]));
+      assert.deepEqual(await ids(guest), new Set([shared.id, pub.id]));
+      assert.equal(await s.get(guest, priv.id), null);
+      assert.equal(await s.count(guest, f), 2);
+      assert.deepEqual(await s.getMany(guest, [priv.id, own.id]), []);
+      assert.equal(await s.forgetFootprint(guest, priv.id), null);
+      const hits = await s.keywordCandidates(guest, { terms: analyze('scope'), filter: {}, limit: 50 });
+      assert.deepEqual(new Set(hits.map((h) => h.id)), new Set([shared.id, pub.id]));
+      await assert.rejects(s.apply(agent, [{ kind: 'retire', id: priv.id, reason: 'x' }]), { code: 'forbidden' });
+      await assert.rejects(s.audit.range(guest, 0, 10), { code: 'forbidden' });
+    });
+
+    test('idempotent source keys: skip_if_same, supersede, conflict', async () => {
+      const first = mem(owner, { text: 'idempotent v1', key: 'idem:1' });
+      const [r1] = await s.apply(owner, [insert(first)]);
+      assert.equal(r1?.kind === 'insert' && r1.status, 'created');
+      const same = mem(owner, { text: 'idempotent v1', key: 'idem:1' });
+      const [r2] = await s.apply(owner, [insert(same, 'skip_if_same')]);
+      assert.deepEqual(r2, { kind: 'insert', id: first.id, status: 'unchanged' });
+      const changed = mem(owner, { text: 'idempotent v2', key: 'idem:1' });
+      await assert.rejects(s.apply(owner, [insert(changed, 'conflict')]), { code: 'conflict' });
+      const [r3] = await s.apply(owner, [insert(changed, 'supersede')]);
+      assert.deepEqual(r3, { kind: 'insert', id: changed.id, status: 'superseded', previousId: first.id });
+      const cur = await s.findBySourceKey(owner, 'idem:1');
+      assert.equal(cur?.text, 'idempotent v2');
+      assert.equal(cur?.lineageId, first.id);
+      assert.equal(cur?.version, 2);
+      assert.equal((await s.lineage(owner, first.id)).length, 2);
+      // A failed batch leaves nothing behind: all or nothing.
+      const before = await s.audit.head();
+      await assert.rejects(s.apply(owner, [insert(mem(owner, { text: 'batch ok', key: 'idem:2' })), insert(mem(owner, { text: 'other', key: 'idem:1' }), 'conflict')]), { code: 'conflict' });
+      assert.equal(await s.findBySourceKey(owner, 'idem:2'), null);
+      assert.deepEqual(await s.audit.head(), before);
+    });
+
+    test('update keeps the old version (bi-temporal); knownAt returns it', async () => {
+      const t0 = Date.now() - 10_000;
+      const v1 = mem(owner, { text: 'bitemporal original', key: 'bt:1' }, t0);
+      await s.apply(owner, [insert(v1)]);
+      const v2 = nextVersion(v1, 'bitemporal edited');
+      const [r] = await s.apply(owner, [{ kind: 'update', previousId: v1.id, next: v2, action: 'update', reason: 'typo' }]);
+      assert.deepEqual(r, { kind: 'update', id: v2.id, previousId: v1.id });
+      const old = await s.get(owner, v1.id);
+      assert.ok(old?.supersededAt, 'the old version is kept and closed');
+      assert.equal(old?.supersededBy, v2.id);
+      const f = { sourceKeyPrefix: 'bt:' };
+      assert.deepEqual((await s.list(owner, f, { limit: 5 })).map((m) => m.id), [v2.id]);
+      assert.deepEqual((await s.list(owner, { ...f, knownAt: toIso(t0 + 1) }, { limit: 5 })).map((m) => m.id), [v1.id]);
+      assert.deepEqual((await s.lineage(owner, v1.id)).map((m) => m.version), [1, 2]);
+      await assert.rejects(s.apply(owner, [{ kind: 'update', previousId: v1.id, next: nextVersion(v1, 'stale edit'), action: 'update' }]), { code: 'conflict' });
+      const ro = mem(owner, { text: 'read only fact', readOnly: true, labels: ['SafetyAudit'] });
+      await s.apply(owner, [insert(ro)]);
+      await assert.rejects(s.apply(owner, [{ kind: 'update', previousId: ro.id, next: nextVersion(ro, 'x'), action: 'update' }]), { code: 'read_only' });
+    });
+
+    test('lifecycle, retire and touch', async () => {
+      const m = mem(owner, { text: 'lifecycle subject', key: 'lc:1' });
+      await s.apply(owner, [insert(m)]);
+      await s.apply(owner, [{ kind: 'lifecycle', id: m.id, from: 'generated', to: 'activated', reason: 'recall', importance: 0.8 }]);
+      const got = await s.get(owner, m.id);
+      assert.equal(got?.lifecycle, 'activated');
+      assert.equal(got?.importance, 0.8);
+      await assert.rejects(s.apply(owner, [{ kind: 'lifecycle', id: m.id, from: 'generated', to: 'archived', reason: 'x' }]), { code: 'conflict' });
+      const at = '2026-03-01T10:00:00.000Z';
+      const [t] = await s.apply(owner, [{ kind: 'touch', ids: [m.id, 'missing'], at }]);
+      assert.deepEqual(t, { kind: 'touch', count: 1 });
+      const touched = await s.get(owner, m.id);
+      assert.equal(touched?.accessCount, 1);
+      assert.equal(touched?.lastAccessedAt, at);
+      await s.apply(owner, [{ kind: 'retire', id: m.id, reason: 'source removed' }]);
+      assert.equal(await s.findBySourceKey(owner, 'lc:1'), null);
+      assert.ok((await s.get(owner, m.id))?.supersededAt);
+      await assert.rejects(s.apply(owner, [{ kind: 'retire', id: 'nope', reason: 'x' }]), { code: 'not_found' });
+    });
+
+    test('forget removes every place and leaves a tombstone', async () => {
+      const v1 = mem(owner, { text: 'forgettable zqxjkv secret', key: 'fg:1' });
+      await s.apply(owner, [insert(v1)]);
+      const v2 = nextVersion(v1, 'forgettable zqxjkv secret edited');
+      await s.apply(owner, [{ kind: 'update', previousId: v1.id, next: v2, action: 'update' }]);
+      await s.pending.put(owner, { token: 'tok-forget', kind: 'edit', expiresAt: toIso(Date.now() + HOUR), payload: { lineageId: v1.id, text: 'zqxjkv proposed' } });
+      const fp = await s.forgetFootprint(owner, v1.id);
+      assert.deepEqual(fp?.versionIds, [v1.id, v2.id]);
+      assert.equal(fp?.places.memories, 2);
+      assert.equal(fp?.places.pending_changes, 1);
+      assert.equal(fp?.places.full_text_index, 2);
+      const raw = await cs.rawCounts(v1.id, 'zqxjkv');
+      assert.deepEqual(raw, { memories: 2, fullText: 2, pending: 1 });
+      const [r] = await s.apply(owner, [{ kind: 'forget', lineageId: v1.id, reason: 'user asked' }]);
+      assert.equal(r?.kind, 'forget');
+      assert.deepEqual(await cs.rawCounts(v1.id, 'zqxjkv'), { memories: 0, fullText: 0, pending: 0 });
+      assert.equal(await s.get(owner, v1.id), null);
+      assert.equal(await s.get(owner, v2.id), null);
+      assert.equal(await s.forgetFootprint(owner, v1.id), null);
+      const tomb = await s.tombstone(owner, v2.id);
+      assert.deepEqual(tomb?.versionIds, [v1.id, v2.id]);
+      assert.equal(tomb?.reason, 'user asked');
+      assert.equal(tomb?.contentHash, v2.contentHash);
+      assert.deepEqual(await s.keywordCandidates(owner, { terms: ['zqxjkv'], filter: {}, limit: 5 }), []);
+      const ro = mem(owner, { text: 'cannot forget me', readOnly: true });
+      await s.apply(owner, [insert(ro)]);
+      await assert.rejects(s.apply(owner, [{ kind: 'forget', lineageId: ro.id, reason: 'x' }]), { code: 'read_only' });
+    });
+
+    test('audit chain is continuous and verifies; forMemories and head agree', async () => {
+      const chain = await wholeChain(s);
+      assert.ok(chain.length > 10);
+      assert.deepEqual(verifyChainSegment(null, chain), []);
+      const last = chain[chain.length - 1]!;
+      assert.deepEqual(await s.audit.head(), { seq: last.seq, hash: last.hash });
+      const m = mem(owner, { text: 'audited thing' });
+      await s.apply(owner, [insert(m), { kind: 'lifecycle', id: m.id, from: 'generated', to: 'activated', reason: 'recall' }]);
+      const about = await s.audit.forMemories(owner, [m.id]);
+      assert.deepEqual(about.map((e) => e.action), ['create', 'lifecycle']);
+      assert.equal(about[0]?.afterHash, m.contentHash);
+      assert.equal(JSON.stringify(about).includes('audited thing'), false, 'the log never holds text');
+      assert.deepEqual(verifyChainSegment({ seq: last.seq, hash: last.hash }, await s.audit.range(owner, last.seq, 100)), []);
+    });
+
+    test('pending changes: taken once, not after expiry, not by another principal', async () => {
+      const exp = toIso(Date.now() + HOUR);
+      await s.pending.put(owner, { token: 't-1', kind: 'edit', expiresAt: exp, payload: { a: 1 } });
+      assert.equal(await s.pending.take(agent, 't-1', 'edit'), null, 'another principal cannot use it');
+      assert.equal(await s.pending.take(owner, 't-1', 'forget'), null, 'wrong kind');
+      const got = await s.pending.take(owner, 't-1', 'edit');
+      assert.deepEqual(got?.payload, { a: 1 });
+      assert.equal(got?.actor, 'owner:owner');
+      assert.equal(await s.pending.take(owner, 't-1', 'edit'), null, 'only once');
+      await s.pending.put(owner, { token: 't-2', kind: 'edit', expiresAt: toIso(Date.now() - 1000), payload: {} });
+      assert.equal(await s.pending.take(owner, 't-2', 'edit'), null, 'expired');
+    });
+
+    test('keyword candidates rank the matching memory first and respect filters', async () => {
+      const target = mem(owner, { text: 'The lighthouse keeper polished the brass lantern every evening', type: 'fact', tags: ['sea'], key: 'kw:1' });
+      const partial = mem(owner, { text: 'A keeper of bees sold honey at the market', type: 'fact', key: 'kw:2' });
+      const noise = mem(owner, { text: 'Completely unrelated sentence about trains', type: 'fact', key: 'kw:3' });
+      const other = mem(owner, { text: 'lighthouse lantern brass keeper as a preference', type: 'preference', key: 'kw:4' });
+      await s.apply(owner, [insert(target), insert(partial), insert(noise), insert(other)]);
+      const terms = analyze('lighthouse lantern brass keeper');
+      const hits = await s.keywordCandidates(owner, { terms, filter: { types: ['fact'] }, limit: 10 });
+      assert.equal(hits[0]?.id, target.id);
+      assert.ok(hits.some((h) => h.id === partial.id));
+      assert.ok(!hits.some((h) => h.id === noise.id || h.id === other.id));
+      assert.ok(hits[0]!.score > hits[hits.length - 1]!.score);
+      assert.deepEqual((await s.keywordCandidates(owner, { terms, filter: { tags: ['sea'] }, limit: 10 })).map((h) => h.id), [target.id]);
+      assert.equal((await s.keywordCandidates(owner, { terms, filter: {}, limit: 1 })).length, 1);
+      assert.deepEqual(await s.keywordCandidates(owner, { terms: [], filter: {}, limit: 10 }), []);
+      const ts = await s.termStats(owner, ['lighthous', 'keeper', 'zzznone']);
+      assert.ok(ts.stats.documents > 0 && ts.stats.averageLength > 0);
+      assert.equal(ts.df.lighthous, 2);
+      assert.equal(ts.df.zzznone, 0);
+    });
+
+    test('scan pages through every version in id order; stats count them', async () => {
+      const seen: Memory[] = [];
+      let afterId: string | null = null;
+      for (;;) {
+        const page: Memory[] = await s.scan(owner, afterId, 3);
+        if (page.length === 0) break;
+        seen.push(...page);
+        afterId = page[page.length - 1]!.id;
+      }
+      const ids = seen.map((m) => m.id);
+      assert.deepEqual(ids, [...ids].sort());
+      assert.ok(seen.some((m) => m.supersededAt !== null), 'superseded versions too');
+      assert.ok(seen.some((m) => m.lifecycle === 'archived'), 'any lifecycle');
+      assert.equal(new Set(ids).size, ids.length);
+      const st = await s.stats(owner);
+      assert.equal(st.total + st.superseded, seen.length);
+      assert.equal(st.schemaVersion, await s.schemaVersion());
+      assert.ok(st.auditEntries > 0);
+      assert.ok((await s.scan(guest, null, 1000)).length < seen.length, 'scan respects scope');
+    });
+
+    test('tokens: create, find by hash, list, revoke, all audited', async () => {
+      if (!s.tokens) return;
+      const secret = 'mnemos_test_secret';
+      const hash = sha256Hex(secret);
+      const rec = { id: newId(), role: 'agent' as const, namespace: owner.namespace, principalId: 'agent-9', agentId: 'a9', label: 'ci', createdAt: toIso(Date.now()), revokedAt: null };
+      await assert.rejects(s.tokens.create(agent, { ...rec, hash }), { code: 'forbidden' });
+      const made = await s.tokens.create(owner, { ...rec, hash });
+      assert.deepEqual(made, rec);
+      assert.deepEqual(await s.tokens.findByHash(hash), rec);
+      assert.deepEqual((await s.tokens.list(owner)).map((t) => t.id), [rec.id]);
+      const revoked = await s.tokens.revoke(owner, rec.id);
+      assert.ok(revoked?.revokedAt);
+      assert.equal(await s.tokens.findByHash(hash), null);
+      assert.equal(await s.tokens.revoke(owner, 'nope'), null);
+      const chain = await wholeChain(s);
+      assert.deepEqual(chain.filter((e) => e.action === 'token').map((e) => e.details.op), ['create', 'revoke']);
+      assert.deepEqual(verifyChainSegment(null, chain), []);
+    });
+  });
+}
