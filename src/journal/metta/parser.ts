@@ -1,0 +1,173 @@
+import { MnemosError, type ErrorCode } from '../../domain/errors.ts';
+import { NUMBER_RE, isDelimiter, isWhitespace, mayBeNumber, type MettaAtom } from './ast.ts';
+
+/**
+ * MeTTa S-expression reader. It is iterative (an explicit stack instead of
+ * recursion) and caps nesting depth, so hostile input such as 100k open
+ * parentheses ends in a MnemosError instead of a stack overflow. The only
+ * things it throws are MnemosErrors whose details carry line and column.
+ */
+
+export interface ParseOptions {
+  /** Deepest allowed expression nesting. */
+  maxDepth?: number;
+  /** Longest accepted input, in UTF-16 code units. */
+  maxInputChars?: number;
+  /** Added to reported line numbers, for text cut out of a larger file. */
+  lineOffset?: number;
+}
+
+export const DEFAULT_MAX_DEPTH = 512;
+export const DEFAULT_MAX_INPUT_CHARS = 64 * 1024 * 1024;
+
+const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
+
+export function parseMetta(src: string, options: ParseOptions = {}): MettaAtom[] {
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const maxChars = options.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
+  const fail = (code: ErrorCode, offset: number, what: string): never => {
+    throw positionedError(code, src, offset, options.lineOffset ?? 0, what);
+  };
+  if (src.length > maxChars) fail('limit_exceeded', maxChars, `input is ${src.length} characters, over the limit of ${maxChars}`);
+
+  const top: MettaAtom[] = [];
+  const stack: MettaAtom[][] = [];
+  const opens: number[] = [];
+  let current = top;
+  const n = src.length;
+  let i = 0;
+  while (i < n) {
+    const c = src.charCodeAt(i);
+    if (isWhitespace(c)) {
+      i++;
+    } else if (c === 59) {
+      // ';' comment runs to the end of the line
+      const nl = src.indexOf('\n', i);
+      i = nl < 0 ? n : nl + 1;
+    } else if (c === 40) {
+      if (stack.length >= maxDepth) fail('limit_exceeded', i, `expressions nest deeper than ${maxDepth} levels`);
+      stack.push(current);
+      opens.push(i);
+      current = [];
+      i++;
+    } else if (c === 41) {
+      if (stack.length === 0) fail('validation_failed', i, `unexpected ")" with no open expression`);
+      const items = current;
+      current = stack.pop()!;
+      opens.pop();
+      current.push({ kind: 'expr', items });
+      i++;
+    } else if (c === 34) {
+      const [value, end] = readString(src, i, fail);
+      current.push({ kind: 'string', value });
+      i = end;
+    } else {
+      let j = i + 1;
+      while (j < n && !isDelimiter(src.charCodeAt(j))) j++;
+      current.push(tokenAtom(src.slice(i, j), i, fail));
+      i = j;
+    }
+  }
+  if (stack.length > 0) fail('validation_failed', opens[opens.length - 1]!, `"(" is never closed`);
+  return top;
+}
+
+/** Decodes bytes as strict UTF-8 first; invalid bytes are an error, never replaced. */
+export function parseMettaBytes(bytes: Uint8Array, options: ParseOptions = {}): MettaAtom[] {
+  return parseMetta(decodeUtf8Strict(bytes), options);
+}
+
+export function decodeUtf8Strict(bytes: Uint8Array, what = 'input'): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch (err) {
+    throw new MnemosError('validation_failed', `${what} is not valid UTF-8; re-encode it as UTF-8`, { bytes: bytes.length }, { cause: err });
+  }
+}
+
+/** Exactly one atom, e.g. one journal line. */
+export function parseOneAtom(src: string, options: ParseOptions = {}): MettaAtom {
+  const atoms = parseMetta(src, options);
+  if (atoms.length !== 1) {
+    throw new MnemosError('validation_failed', `line ${1 + (options.lineOffset ?? 0)}: expected exactly one atom, found ${atoms.length}`, {
+      line: 1 + (options.lineOffset ?? 0),
+      column: 1,
+      found: atoms.length,
+    });
+  }
+  return atoms[0]!;
+}
+
+type Fail = (code: ErrorCode, offset: number, what: string) => never;
+
+function readString(src: string, start: number, fail: Fail): [string, number] {
+  const parts: string[] = [];
+  let i = start + 1;
+  let runStart = i;
+  const n = src.length;
+  while (i < n) {
+    const c = src.charCodeAt(i);
+    if (c === 34) {
+      parts.push(src.slice(runStart, i));
+      return [parts.join(''), i + 1];
+    }
+    if (c !== 92) {
+      i++;
+      continue;
+    }
+    parts.push(src.slice(runStart, i));
+    const e = src[i + 1];
+    if (e === undefined) break;
+    if (e === 'u') {
+      const hex = src.slice(i + 2, i + 6);
+      if (!/^[0-9A-Fa-f]{4}$/.test(hex)) fail('validation_failed', i, `"\\u" must be followed by 4 hex digits`);
+      parts.push(String.fromCharCode(parseInt(hex, 16)));
+      i += 6;
+    } else {
+      const mapped = ESCAPES[e];
+      if (mapped === undefined) fail('validation_failed', i, `unknown escape "\\${e}" in string (use \\\\ for a backslash)`);
+      parts.push(mapped!);
+      i += 2;
+    }
+    runStart = i;
+  }
+  return fail('validation_failed', start, 'string is never terminated (missing closing ")');
+}
+
+function tokenAtom(token: string, offset: number, fail: Fail): MettaAtom {
+  if (token.charCodeAt(0) === 36) {
+    if (token.length === 1) fail('validation_failed', offset, 'a variable needs a name after "$"');
+    return { kind: 'variable', name: token.slice(1) };
+  }
+  if (mayBeNumber(token) && NUMBER_RE.test(token)) {
+    const value = Number(token);
+    if (!Number.isFinite(value)) fail('validation_failed', offset, `number ${token.slice(0, 40)} is out of range`);
+    return { kind: 'number', value: value === 0 ? 0 : value };
+  }
+  return { kind: 'symbol', name: token };
+}
+
+/** Line and column (1-based, in code points) of a UTF-16 offset. Computed only on error. */
+export function lineColumn(src: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, src.length);
+  for (let nl = src.indexOf('\n'); nl >= 0 && nl < end; nl = src.indexOf('\n', nl + 1)) {
+    line++;
+    lineStart = nl + 1;
+  }
+  let column = 1;
+  for (let k = lineStart; k < end; k++) {
+    // A low surrogate right after a high one is the second half of one code point.
+    const c = src.charCodeAt(k);
+    const pairTail = c >= 0xdc00 && c <= 0xdfff && k > lineStart && (src.charCodeAt(k - 1) & 0xfc00) === 0xd800;
+    if (!pairTail) column++;
+  }
+  return { line, column };
+}
+
+function positionedError(code: ErrorCode, src: string, offset: number, lineOffset: number, what: string): MnemosError {
+  const { line, column } = lineColumn(src, offset);
+  const at = line + lineOffset;
+  return new MnemosError(code, `line ${at}, column ${column}: ${what}`, { line: at, column });
+}
