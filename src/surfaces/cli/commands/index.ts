@@ -4,7 +4,9 @@ import { bench } from './bench-commands.ts';
 import { forget, historyCmd, update } from './change-commands.ts';
 import { exportCmd, importCmd } from './io-commands.ts';
 import { add, get, listCmd, search } from './memory-commands.ts';
+import { copy, migrate } from './store-commands.ts';
+import { mcpCmd, serveCmd } from './server-commands.ts';
 import { token } from './token-commands.ts';
 
 /** Every CLI command, in help order. A new command is one module plus one entry here. */
-export const COMMANDS: Command[] = [add, get, search, listCmd, update, forget, historyCmd, importCmd, exportCmd, statusCmd, audit, token, bench];
+export const COMMANDS: Command[] = [add, get, search, listCmd, update, forget, historyCmd, importCmd, exportCmd, statusCmd, audit, token, serveCmd, mcpCmd, migrate, copy, bench];

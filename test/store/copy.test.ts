@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCli } from '../../src/surfaces/cli/main.ts';
+import { openMemory } from '../../src/surfaces/library/open-memory.ts';
+import { tempDir } from '../helpers/temp.ts';
+import { dropSchema, freshSchema, pgSkip } from './pg-env.ts';
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { stdout: (s) => ((out += s), true), stderr: (s) => ((err += s), true), env: {}, isTTY: false });
+  return { code, out, err };
+}
+
+/** A store with every kind of row: edited (superseded versions), archived, touched, source-keyed, forgotten. */
+async function seed(db: string): Promise<void> {
+  const m = await openMemory({ db });
+  try {
+    const a = await m.remember({ text: 'Copy me: the first fact', type: 'fact', tags: ['x', 'y'], key: 'doc:1', metadata: { n: 1 } });
+    await m.remember({ text: 'A preference, shared', type: 'preference', visibility: 'shared', validFrom: '2025-01-01T00:00:00Z', validTo: '2025-12-31T00:00:00Z' });
+    await m.update(a.id, { text: 'Copy me: the first fact, edited' });
+    const b = await m.remember({ text: 'to be archived', expiresAt: '2099-01-01T00:00:00Z' });
+    await m.store.apply(m.principal, [{ kind: 'lifecycle', id: b.id, from: 'generated', to: 'archived', reason: 'owner' }, { kind: 'touch', ids: [b.id], at: '2026-01-02T03:04:05.006Z' }]);
+    const gone = await m.remember({ text: 'forgotten before the copy' });
+    const prev = await m.forget(gone.id);
+    await m.confirmForget(prev.token);
+  } finally {
+    await m.close();
+  }
+}
+
+async function exportOf(db: string): Promise<string> {
+  const r = await cli(['export', '--db', db]);
+  assert.equal(r.code, 0, r.err);
+  return r.out;
+}
+
+test('migrate prints the schema version of a SQLite store', async () => {
+  const tmp = tempDir();
+  try {
+    const r = await cli(['migrate', '--db', join(tmp.dir, 'm.db'), '--json']);
+    assert.equal(r.code, 0, r.err);
+    const out = JSON.parse(r.out);
+    assert.equal(out.backend, 'sqlite');
+    assert.ok(out.schemaVersion >= 1);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('copy SQLite -> PostgreSQL -> SQLite gives an identical export', { skip: pgSkip('copy SQLite <-> PostgreSQL test') }, async () => {
+  const tmp = tempDir();
+  const { schema, url } = freshSchema('copy');
+  try {
+    const src = join(tmp.dir, 'src.db');
+    const back = join(tmp.dir, 'back.db');
+    await seed(src);
+    const mig = await cli(['migrate', '--db', url, '--json']);
+    assert.equal(mig.code, 0, mig.err);
+    assert.equal(JSON.parse(mig.out).backend, 'postgres');
+    const password = new URL(url).password;
+    if (password) assert.ok(!JSON.parse(mig.out).location.includes(`:${password}@`), 'the location never shows the password');
+
+    const there = await cli(['copy', '--from', src, '--to', url, '--json']);
+    assert.equal(there.code, 0, there.err);
+    const r1 = JSON.parse(there.out);
+    assert.equal(r1.verified, true);
+    assert.equal(r1.copied, 4);
+    const again = JSON.parse((await cli(['copy', '--from', src, '--to', url, '--json'])).out);
+    assert.deepEqual([again.copied, again.unchanged, again.verified], [0, 4, true], 'a second copy is idempotent');
+
+    const home = await cli(['copy', '--from', url, '--to', back, '--json']);
+    assert.equal(home.code, 0, home.err);
+    const original = await exportOf(src);
+    assert.equal(original.trim().split('\n').length, 4);
+    assert.equal(await exportOf(url), original);
+    assert.equal(await exportOf(back), original);
+    const verify = await cli(['audit', 'verify', '--db', url, '--json']);
+    assert.equal(verify.code, 0, verify.out);
+  } finally {
+    tmp.cleanup();
+    await dropSchema(schema);
+  }
+});
