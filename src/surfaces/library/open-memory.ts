@@ -18,6 +18,7 @@ import { ingestTranscript, type TranscriptInput } from '../../services/ingest-tr
 import { recallRange, type RecallRangeInput } from '../../services/recall-range.ts';
 import { selfState, type SelfStateExtras } from '../../services/self-state.ts';
 import { readSourceLines, type SourceLinesInput } from '../../services/source-lines.ts';
+import { ensureOwnerToken } from '../../services/owner-token.ts';
 import { authenticate, createToken, listTokens, revokeToken, type CreateTokenInput } from '../../services/tokens.ts';
 
 export interface OpenMemoryOptions {
@@ -159,6 +160,11 @@ export class Mnemos {
 
   revokeToken(id: string) {
     return revokeToken(this.ctx, this.principal, id);
+  }
+
+  /** On a store without tokens, creates an owner token once and saves it to `file` (0600). */
+  ensureOwnerToken(file: string) {
+    return ensureOwnerToken(this.ctx, this.principal, file);
   }
 
   /** The principal a bearer secret stands for (throws `unauthorized` with the reason). */

@@ -1,0 +1,68 @@
+import { MnemosError } from '../../../domain/errors.ts';
+import { startServer } from '../../http/server.ts';
+import { serveStdio } from '../../mcp/stdio.ts';
+import type { Command, CommandContext } from '../command.ts';
+import { num, str } from './options.ts';
+
+const log = (ctx: CommandContext) => (line: string) => ctx.stderr(`${line}\n`);
+
+/** Resolves on the first SIGINT or SIGTERM. */
+function shutdownSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const on = (sig: string) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(sig);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+}
+
+export const serveCmd: Command = {
+  name: 'serve',
+  usage: 'serve [--port 7420] [--host 127.0.0.1] [--owner-token-file path]',
+  summary: 'HTTP JSON API (/v1), MCP over HTTP (/mcp), /healthz, /openapi.json',
+  options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' } },
+  async run(ctx) {
+    const port = num(ctx, 'port') ?? 7420;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MnemosError('validation_failed', '--port must be an integer 0-65535', { field: 'port' });
+    const host = str(ctx, 'host') ?? '127.0.0.1';
+    const memory = await ctx.open();
+    const say = log(ctx);
+    const tokenFile = str(ctx, 'owner-token-file');
+    const boot = tokenFile ? await memory.ensureOwnerToken(tokenFile) : null;
+    const server = await startServer({ memory, host, port, log: say });
+    say(`mnemos serve: ${server.url} (store ${ctx.db}, namespace ${ctx.namespace})`);
+    say(`  HTTP API ${server.url}/v1   MCP ${server.url}/mcp   OpenAPI ${server.url}/openapi.json`);
+    if (boot?.created) {
+      say('');
+      say('  First start: created an owner token (shown once here, saved for you):');
+      say(`    ${boot.token}`);
+      say(`  saved to ${boot.path} (mode 0600). Use it as:`);
+      say(`    curl -H "Authorization: Bearer $(cat ${boot.path})" ${server.url}/v1/status`);
+      say('  More tokens: mnemos token create --role guest|agent|owner');
+    } else if (boot) {
+      say(`  owner token: ${boot.token ? boot.path : `none saved at ${boot.path}; create one with mnemos token create --role owner`}`);
+    }
+    const sig = await shutdownSignal();
+    say(`mnemos serve: ${sig}, finishing in-flight requests`);
+    await server.close();
+    say('mnemos serve: stopped; closing the store');
+    return undefined;
+  },
+};
+
+export const mcpCmd: Command = {
+  name: 'mcp',
+  usage: 'mcp [--token t]',
+  summary: 'MCP over stdio (acts as --token / $MNEMOS_TOKEN, else the local owner)',
+  options: { token: { type: 'string' } },
+  async run(ctx) {
+    const root = await ctx.open();
+    const secret = str(ctx, 'token') ?? process.env.MNEMOS_TOKEN;
+    const memory = secret ? root.as(await root.authenticate(secret)) : root;
+    await serveStdio(memory, log(ctx));
+    return undefined;
+  },
+};

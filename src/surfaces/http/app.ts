@@ -1,0 +1,119 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { MnemosError, toMnemosError } from '../../domain/errors.ts';
+import { parseInput } from '../../services/validate.ts';
+import type { PartReport } from '../../services/self-state.ts';
+import type { Mnemos } from '../library/open-memory.ts';
+import { buildMcpServer } from '../mcp/mcp-server.ts';
+import { findTool, runTool } from '../tools/run-tool.ts';
+import type { Tool } from '../tools/tool.ts';
+import { HTTP_STATUS } from './error-status.ts';
+import { batchEnvelope } from './ingest.ts';
+import { DEFAULT_LIMITS, type HttpLimits } from './limits.ts';
+import { buildOpenApi } from './openapi.ts';
+import { TOOL_ROUTES } from './routes.ts';
+
+export interface AppOptions {
+  /** The facade opened on the store; each request acts through `memory.as(principal)`. */
+  memory: Mnemos;
+  tools: readonly Tool[];
+  limits?: Partial<HttpLimits>;
+  /** What self_state should report about this server (transports, address). */
+  surfaceParts?: PartReport[];
+  log: (line: string) => void;
+}
+
+type Env = { Variables: { memory: Mnemos } };
+
+/**
+ * The HTTP surface: JSON API under /v1, MCP at /mcp, /healthz and
+ * /openapi.json. Thin by design: authenticate, parse, call the facade or the
+ * tool registry, map errors through HTTP_STATUS.
+ */
+export function createApp(opts: AppOptions): Hono<Env> {
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const parts = opts.surfaceParts ?? [];
+  const app = new Hono<Env>();
+  let openApi: unknown;
+
+  app.onError((err, c) => {
+    const e = toMnemosError(err);
+    if (e.code === 'internal') opts.log(`http ${c.req.method} ${c.req.path} failed: ${(err as Error).stack ?? e.message}`);
+    if (e.code === 'unauthorized') c.header('WWW-Authenticate', 'Bearer realm="mnemos"');
+    return c.json({ error: e.toJSON() }, HTTP_STATUS[e.code]);
+  });
+  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see /openapi.json` } }, 404));
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: limits.maxBodyBytes,
+      onError: () => {
+        throw new MnemosError('limit_exceeded', `request body is larger than ${limits.maxBodyBytes} bytes; send smaller batches`, { maxBodyBytes: limits.maxBodyBytes });
+      },
+    }),
+  );
+
+  const auth: MiddlewareHandler<Env> = async (c, next) => {
+    const header = c.req.header('authorization');
+    const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+    if (header && !match) throw new MnemosError('unauthorized', 'malformed Authorization header: expected "Bearer <token>"');
+    const principal = await opts.memory.authenticate(match?.[1]);
+    c.set('memory', opts.memory.as(principal));
+    await next();
+  };
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/openapi.json', (c) => c.json((openApi ??= buildOpenApi(opts.tools, limits))));
+
+  app.use('/v1/*', auth);
+  app.use('/mcp', auth);
+
+  const call = (c: Context<Env>, name: string, input: unknown) => runTool(findTool(opts.tools, name), input, { memory: c.get('memory'), surfaceParts: parts });
+
+  app.post('/v1/tools/:name', async (c) => c.json((await call(c, c.req.param('name'), await readJson(c))) as object));
+
+  for (const r of TOOL_ROUTES) {
+    if (r.method === 'GET') app.get(r.path, async (c) => c.json((await call(c, r.tool, { ...c.req.query(), ...c.req.param() })) as object));
+    else app.post(r.path, async (c) => c.json((await call(c, r.tool, await readJson(c))) as object));
+  }
+
+  app.post('/v1/memories', async (c) => {
+    const body = await readJson(c);
+    const batch = typeof body === 'object' && body !== null && 'memories' in body;
+    const items = batch ? parseInput(batchEnvelope(limits.maxBatch), body, 'memories batch').memories : [body];
+    const results = await c.get('memory').rememberMany(items as never[]);
+    const created = results.some((r) => r.status !== 'unchanged');
+    return c.json(batch ? { results } : results[0]!, created ? 201 : 200);
+  });
+
+  app.post('/v1/transcripts', async (c) => {
+    const r = await c.get('memory').ingestTranscript((await readJson(c)) as never);
+    return c.json(r, r.results.some((x) => x.status !== 'unchanged') ? 201 : 200);
+  });
+
+  app.all('/mcp', async (c) => {
+    if (c.req.method !== 'POST') return c.json({ error: { code: 'unsupported', message: 'this MCP endpoint is stateless: POST JSON-RPC messages; no SSE stream' } }, 405);
+    const server = buildMcpServer(opts.tools, { memory: c.get('memory'), surfaceParts: parts }, opts.log);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(c.req.raw);
+    } finally {
+      void server.close();
+    }
+  });
+
+  return app;
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new MnemosError('validation_failed', `request body is not valid JSON: ${(err as Error).message}`, { field: '(body)' });
+  }
+}

@@ -1,0 +1,85 @@
+import { ERROR_CODES } from '../../domain/errors.ts';
+import { inputJsonSchema } from '../tools/json-schema.ts';
+import type { Tool } from '../tools/tool.ts';
+import { HTTP_STATUS } from './error-status.ts';
+import { memoriesBodySchema, transcriptSchema } from './ingest.ts';
+import type { HttpLimits } from './limits.ts';
+import { openApiPath, TOOL_ROUTES } from './routes.ts';
+
+const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'object', properties: { code: { type: 'string', enum: [...ERROR_CODES] }, message: { type: 'string' }, details: { type: 'object' } }, required: ['code', 'message'] } },
+};
+
+function errorResponses(): Record<string, unknown> {
+  const byStatus = new Map<number, string[]>();
+  for (const code of ERROR_CODES) byStatus.set(HTTP_STATUS[code], [...(byStatus.get(HTTP_STATUS[code]) ?? []), code]);
+  return Object.fromEntries([...byStatus].map(([status, codes]) => [String(status), { description: codes.join(', '), content: { 'application/json': { schema: errorSchema } } }]));
+}
+
+function jsonBody(schema: Record<string, unknown>) {
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+const ok = (description: string) => ({ description, content: { 'application/json': { schema: { type: 'object' } } } });
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. */
+export function buildOpenApi(tools: readonly Tool[], limits: HttpLimits): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const errors = errorResponses();
+  for (const t of tools) {
+    paths[`/v1/tools/${t.name}`] = {
+      post: {
+        operationId: t.name,
+        summary: t.description.split('. ')[0],
+        description: t.description + (t.ownerOnly ? ' (owner tokens only; others get 403)' : ''),
+        requestBody: jsonBody(inputJsonSchema(t.input)),
+        responses: { '200': ok('tool result'), ...errors },
+      },
+    };
+  }
+  for (const r of TOOL_ROUTES) {
+    const tool = tools.find((t) => t.name === r.tool);
+    if (!tool) continue;
+    const path = openApiPath(r.path);
+    const params = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    paths[path] = {
+      ...paths[path],
+      [r.method.toLowerCase()]: {
+        operationId: `${r.tool}_${r.method.toLowerCase()}_${path.replace(/\W+/g, '_')}`,
+        summary: r.summary,
+        ...(params.length ? { parameters: params } : {}),
+        ...(r.method === 'POST' ? { requestBody: jsonBody(inputJsonSchema(tool.input)) } : {}),
+        responses: { '200': ok(`same as ${r.tool}`), ...errors },
+      },
+    };
+  }
+  paths['/v1/memories'] = {
+    post: {
+      operationId: 'ingest_memories',
+      summary: 'store one memory, or a batch {memories: [...]} all-or-nothing; `key` makes it idempotent',
+      requestBody: jsonBody(inputJsonSchema(memoriesBodySchema(limits.maxBatch))),
+      responses: { '201': ok('created (status per memory)'), '200': ok('nothing new: every key was already stored with the same text'), ...errors },
+    },
+  };
+  paths['/v1/transcripts'] = {
+    post: {
+      operationId: 'ingest_transcript',
+      summary: 'store a conversation; each turn becomes an episode keyed by session + turn (idempotent)',
+      requestBody: jsonBody(inputJsonSchema(transcriptSchema)),
+      responses: { '201': ok('stored'), '200': ok('nothing new'), ...errors },
+    },
+  };
+  paths['/healthz'] = { get: { operationId: 'healthz', summary: 'liveness, no token needed', security: [], responses: { '200': ok('{ok: true}') } } };
+  paths['/mcp'] = {
+    post: { operationId: 'mcp', summary: 'MCP streamable HTTP transport (stateless, JSON responses); same tools as /v1/tools', requestBody: jsonBody({ type: 'object' }), responses: { '200': ok('JSON-RPC response'), ...errors } },
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Mnemos', version: '0.1.0', description: `Persistent memory for AI agents. Request bodies are limited to ${limits.maxBodyBytes} bytes.` },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    security: [{ bearer: [] }],
+    paths,
+  };
+}
+

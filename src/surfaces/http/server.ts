@@ -1,0 +1,54 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import type { Mnemos } from '../library/open-memory.ts';
+import { TOOLS } from '../tools/index.ts';
+import { createApp } from './app.ts';
+import type { HttpLimits } from './limits.ts';
+
+export interface ServeOptions {
+  memory: Mnemos;
+  host: string;
+  port: number;
+  limits?: Partial<HttpLimits>;
+  log: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  /** Stops accepting, lets in-flight requests finish (up to graceMs), then resolves. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const parts = [
+    { part: 'http_api', state: 'on' as const, why: `serving /v1 on ${opts.host}:${opts.port}`, setting: '--host, --port' },
+    { part: 'mcp_http', state: 'on' as const, why: 'MCP streamable HTTP at /mcp', setting: null },
+    { part: 'auth', state: 'on' as const, why: 'every /v1 and /mcp request needs a bearer token', setting: 'mnemos token create' },
+  ];
+  const app = createApp({ memory: opts.memory, tools: TOOLS, log: opts.log, surfaceParts: parts, ...(opts.limits ? { limits: opts.limits } : {}) });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: opts.host, port: opts.port }, () => resolve(s as Server)) as Server;
+    s.once('error', reject);
+  });
+  // A slow client cannot hold anything: bodies are read in full before the store is touched, and these bound the wait.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  const port = (server.address() as AddressInfo).port;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: (graceMs = 10_000) =>
+      new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      }),
+  };
+}

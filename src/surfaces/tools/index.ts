@@ -1,0 +1,14 @@
+import { deepRecall } from './deep-recall.ts';
+import { memoryEdit } from './memory-edit.ts';
+import { memoryForget } from './memory-forget.ts';
+import { memoryGet } from './memory-get.ts';
+import { memoryHistory } from './memory-history.ts';
+import { memorySearch } from './memory-search.ts';
+import { memoryStatus } from './memory-status.ts';
+import { recallRange } from './recall-range.ts';
+import { selfStateTool } from './self-state.ts';
+import type { Tool } from './tool.ts';
+import { workingMemoryNote } from './working-memory-note.ts';
+
+/** Every agent tool. A new tool is one module plus one entry here; MCP, HTTP and OpenAPI follow. */
+export const TOOLS: Tool[] = [memorySearch, memoryGet, workingMemoryNote, memoryForget, memoryEdit, memoryHistory, recallRange, deepRecall, memoryStatus, selfStateTool] as Tool[];

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { MAX_SOURCE_LINES } from '../../services/source-lines.ts';
+import { citation } from './citation.ts';
+import { defineTool } from './tool.ts';
+
+export const memoryGet = defineTool({
+  name: 'memory_get',
+  description:
+    'Read one memory by id ({id}), or the exact lines of a source file after a search ({path, from?, lines?}). Only files cited as the source of a memory you can see can be read, and only their cited lines.',
+  readOnly: true,
+  input: z
+    .object({
+      id: z.string().min(1).max(64).optional().describe('memory id from a search result'),
+      path: z.string().min(1).max(4096).optional().describe('source.path from a search result'),
+      from: z.number().int().min(1).optional().describe('first line to read, 1-based (default 1)'),
+      lines: z.number().int().min(1).max(MAX_SOURCE_LINES).optional().describe(`number of lines (default 200, at most ${MAX_SOURCE_LINES})`),
+    })
+    .strict()
+    .refine((v) => (v.id === undefined) !== (v.path === undefined), { message: 'give exactly one of id or path', path: ['id'] }),
+  async run(q, { memory }) {
+    if (q.id !== undefined) {
+      const m = await memory.get(q.id);
+      return { memory: m, source: citation(m) };
+    }
+    return memory.sourceLines({ path: q.path!, ...(q.from !== undefined ? { from: q.from } : {}), ...(q.lines !== undefined ? { lines: q.lines } : {}) });
+  },
+});

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { MEMORY_TYPES } from '../../domain/memory.ts';
+import { isoTime } from '../../services/validate.ts';
+import { citation } from './citation.ts';
+import { defineTool } from './tool.ts';
+
+export const MAX_SEARCH_RESULTS = 50;
+
+export const memorySearch = defineTool({
+  name: 'memory_search',
+  description:
+    'Search long-term memory for prior work, decisions, people, preferences and dates. Returns ranked results with id, text, score, a source citation (file lines or transcript turns) and why each matched. An empty result says exactly what was searched; that is not proof something never happened. Follow up with memory_get for exact source lines.',
+  readOnly: true,
+  input: z
+    .object({
+      query: z.string().min(1, 'query must not be empty').max(4000).describe('what to look for, in plain words'),
+      maxResults: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(10).describe(`how many results (default 10, at most ${MAX_SEARCH_RESULTS})`),
+      minScore: z.number().min(0).optional().describe('drop results scoring below this'),
+      types: z.array(z.enum(MEMORY_TYPES)).max(MEMORY_TYPES.length).optional().describe('only these memory types'),
+      since: isoTime.optional().describe('only memories valid from this ISO time on (inclusive)'),
+      until: isoTime.optional().describe('only memories valid before this ISO time (exclusive)'),
+    })
+    .strict(),
+  async run(q, { memory }) {
+    const r = await memory.search({
+      query: q.query,
+      limit: q.maxResults,
+      ...(q.minScore !== undefined ? { minScore: q.minScore } : {}),
+      filter: { ...(q.types ? { types: q.types } : {}), ...(q.since ? { since: q.since } : {}), ...(q.until ? { until: q.until } : {}) },
+    });
+    return {
+      query: r.query,
+      results: r.hits.map((h) => ({
+        id: h.memory.id,
+        text: h.memory.text,
+        score: h.score,
+        type: h.memory.type,
+        validFrom: h.memory.validFrom,
+        source: citation(h.memory),
+        why: h.why,
+      })),
+      searched: r.explain,
+      mode: 'keyword',
+      fallback: 'keyword only: no embedding model is configured (see self_state)',
+    };
+  },
+});
