@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { tempDir } from '../helpers/temp.ts';
+import { cli, createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
+
+/** Real HTTP requests against a spawned `mnemos serve`. */
+describe('HTTP API (mnemos serve)', () => {
+  const tmp = tempDir('mnemos-http-');
+  const db = join(tmp.dir, 'm.db');
+  const notes = join(tmp.dir, 'notes.md');
+  let server: SpawnedServer;
+  let owner: string;
+  let guest: string;
+  let agent: string;
+  let revoked: string;
+  let secretId: string;
+  let publicId: string;
+  const SECRET = 'The owner bank PIN is 4711 zebracorn';
+  const OWNER_SESSION = 'owner-chat-1';
+
+  const call = (method: string, path: string, token: string | null, body?: unknown) => request(server.url, method, path, token, body);
+  const tool = (name: string, token: string, body: unknown) => call('POST', `/v1/tools/${name}`, token, body);
+
+  before(async () => {
+    owner = (await createToken(db, 'owner')).token;
+    guest = (await createToken(db, 'guest', ['--label', 'a visitor'])).token;
+    agent = (await createToken(db, 'agent', ['--agent', 'helper'])).token;
+    const r = await createToken(db, 'guest');
+    revoked = r.token;
+    await cli(['token', 'revoke', r.id, '--db', db]);
+    writeFileSync(notes, '# Private\n\nzebracorn vault combination is 99-12\n\n# Other\n\nplain line about gardens\n');
+    await cli(['import', notes, '--db', db]);
+    server = await spawnServe(db);
+    secretId = (await call('POST', '/v1/memories', owner, { text: SECRET, type: 'fact' })).body.id;
+    publicId = (await call('POST', '/v1/memories', owner, { text: 'The office wifi is called zebracorn-guest', visibility: 'public' })).body.id;
+    await call('POST', '/v1/transcripts', owner, { sessionId: OWNER_SESSION, messages: [{ role: 'user', content: 'my zebracorn diary starts today' }, { role: 'assistant', content: 'noted' }] });
+  });
+
+  after(async () => {
+    await server?.stop();
+    tmp.cleanup();
+  });
+
+  describe('authentication', () => {
+    it('serves /healthz and /openapi.json without a token', async () => {
+      assert.deepEqual((await call('GET', '/healthz', null)).body, { ok: true });
+      const doc = (await call('GET', '/openapi.json', null)).body;
+      assert.equal(doc.openapi, '3.1.0');
+      for (const name of ['memory_search', 'memory_get', 'working_memory_note', 'memory_forget', 'memory_edit', 'memory_history', 'recall_range', 'deep_recall', 'memory_status', 'self_state']) {
+        assert.ok(doc.paths[`/v1/tools/${name}`], `openapi lists ${name}`);
+      }
+      assert.ok(doc.paths['/v1/memories'].post.requestBody);
+      const search = doc.paths['/v1/tools/memory_search'].post.requestBody.content['application/json'].schema;
+      assert.equal(search.properties.maxResults.maximum, 50, 'caps come from the validating schema');
+    });
+
+    it('401 without a token, with a malformed header, an unknown or a revoked token; the error says why', async () => {
+      const none = await call('GET', '/v1/status', null);
+      assert.equal(none.status, 401);
+      assert.equal(none.body.error.code, 'unauthorized');
+      assert.match(none.body.error.message, /missing bearer token/);
+      const res = await fetch(`${server.url}/v1/status`, { headers: { authorization: 'Token abc' } });
+      assert.equal(res.status, 401);
+      assert.match((await res.json()).error.message, /malformed Authorization header/);
+      assert.match((await call('GET', '/v1/status', 'mnemos_nope')).body.error.message, /unknown or revoked/);
+      const r = await call('GET', '/v1/status', revoked);
+      assert.equal(r.status, 401);
+      assert.match(r.body.error.message, /unknown or revoked/);
+      assert.equal((await call('POST', '/mcp', null, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status, 401);
+    });
+
+    it('403 for an owner-only tool with a guest or agent token', async () => {
+      for (const t of [guest, agent]) {
+        const r = await tool('deep_recall', t, { query: 'zebracorn' });
+        assert.equal(r.status, 403);
+        assert.match(r.body.error.message, /owner only/);
+      }
+    });
+  });
+
+  describe('validation', () => {
+    it('malformed input gets 400 naming the field and changes nothing', async () => {
+      const before = (await call('GET', '/v1/status', owner)).body.memories.total;
+      const bad = await call('POST', '/v1/memories', owner, { text: 'ok', importance: 7 });
+      assert.equal(bad.status, 400);
+      assert.equal(bad.body.error.code, 'validation_failed');
+      assert.equal(bad.body.error.details.field, 'importance');
+      const batch = await call('POST', '/v1/memories', owner, { memories: [{ text: 'first is fine' }, { text: '' }] });
+      assert.equal(batch.status, 400);
+      assert.match(batch.body.error.message, /memory #2: text/);
+      const note = await tool('working_memory_note', owner, { note: 'x', type: 'nonsense' });
+      assert.equal(note.status, 400);
+      assert.equal(note.body.error.details.field, 'type');
+      const search = await tool('memory_search', owner, { query: 'x', maxResults: 5000 });
+      assert.equal(search.status, 400);
+      assert.equal(search.body.error.details.field, 'maxResults');
+      const recall = await tool('recall_range', owner, { sessionId: OWNER_SESSION, maxChars: 60_001 });
+      assert.equal(recall.body.error.details.field, 'maxChars');
+      const json = await call('POST', '/v1/memories', owner, '{"text": ');
+      assert.equal(json.status, 400);
+      assert.match(json.body.error.message, /not valid JSON/);
+      assert.equal((await call('GET', '/v1/status', owner)).body.memories.total, before);
+    });
+
+    it('rejects a body over the size limit with 413', async () => {
+      const r = await call('POST', '/v1/memories', owner, { text: 'x'.repeat(5 * 1024 * 1024) });
+      assert.equal(r.status, 413);
+      assert.equal(r.body.error.code, 'limit_exceeded');
+    });
+
+    it('unknown tool is 404', async () => {
+      assert.equal((await tool('rm_rf', owner, {})).status, 404);
+    });
+  });
+
+  describe('ingest', () => {
+    it('POST /v1/memories is idempotent with a client key; a different text under the same key is 409', async () => {
+      const a = await call('POST', '/v1/memories', owner, { text: 'idempotent fact one', key: 'client-1' });
+      assert.equal(a.status, 201);
+      const b = await call('POST', '/v1/memories', owner, { text: 'idempotent fact one', key: 'client-1' });
+      assert.equal(b.status, 200);
+      assert.deepEqual(b.body, { id: a.body.id, status: 'unchanged' });
+      const c = await call('POST', '/v1/memories', owner, { text: 'something else', key: 'client-1' });
+      assert.equal(c.status, 409);
+    });
+
+    it('stores a batch all-or-nothing', async () => {
+      const r = await call('POST', '/v1/memories', owner, { memories: [{ text: 'batch a', key: 'b-a' }, { text: 'batch b', key: 'b-b' }] });
+      assert.equal(r.status, 201);
+      assert.equal(r.body.results.length, 2);
+    });
+
+    it('POST /v1/transcripts stores turns; posting again adds nothing; recall_range returns exact text', async () => {
+      const conv = { sessionId: 'sess-http', messages: [{ role: 'user', content: 'turn one text' }, { role: 'assistant', content: 'turn two text' }, { role: 'user', content: 'turn three text' }] };
+      assert.equal((await call('POST', '/v1/transcripts', owner, conv)).status, 201);
+      const again = await call('POST', '/v1/transcripts', owner, conv);
+      assert.equal(again.status, 200);
+      assert.ok(again.body.results.every((r: { status: string }) => r.status === 'unchanged'));
+      const r = await tool('recall_range', owner, { sessionId: 'sess-http', turns: '2-3' });
+      assert.deepEqual(r.body.turns.map((t: { turn: number; text: string }) => [t.turn, t.text]), [[2, 'turn two text'], [3, 'turn three text']]);
+      const cut = await tool('recall_range', owner, { sessionId: 'sess-http', maxChars: 20 });
+      assert.equal(cut.body.truncated, true);
+      assert.equal(cut.body.nextTurn, 2);
+    });
+  });
+
+  describe('tools and routes as owner', () => {
+    it('search ranks with id, text, score, source and why; an empty result says what was searched', async () => {
+      const r = await call('POST', '/v1/search', owner, { query: 'bank PIN' });
+      assert.equal(r.body.results[0].id, secretId);
+      assert.ok(r.body.results[0].score > 0);
+      assert.deepEqual(r.body.results[0].why.matchedTerms.sort(), ['bank', 'pin']);
+      const empty = await tool('memory_search', owner, { query: 'xylophone' });
+      assert.equal(empty.body.results.length, 0);
+      assert.match(empty.body.searched.message, /xylophon/);
+    });
+
+    it('memory_get by id and by path (only recorded sources)', async () => {
+      assert.equal((await call('GET', `/v1/memories/${secretId}`, owner)).body.memory.text, SECRET);
+      const lines = await tool('memory_get', owner, { path: notes, from: 3, lines: 1 });
+      assert.deepEqual(lines.body.lines, [{ line: 3, text: 'zebracorn vault combination is 99-12' }]);
+      const passwd = await tool('memory_get', owner, { path: '/etc/passwd' });
+      assert.equal(passwd.status, 404);
+      assert.match(passwd.body.error.message, /not the recorded source/);
+      const both = await tool('memory_get', owner, { id: secretId, path: notes });
+      assert.equal(both.status, 400);
+    });
+
+    it('note, two-step edit, history, two-step forget', async () => {
+      const note = await tool('working_memory_note', owner, { note: 'User prefers tea over coffee', type: 'directive' });
+      assert.equal(note.body.status, 'created');
+      assert.equal(note.body.type, 'preference');
+      assert.equal(note.body.importance, 0.7);
+      const preview = await tool('memory_edit', owner, { id: note.body.id, changes: { text: 'User prefers green tea' } });
+      assert.equal(preview.body.step, 'preview');
+      assert.equal((await call('GET', `/v1/memories/${note.body.id}`, owner)).body.memory.text, 'User prefers tea over coffee', 'nothing changed before confirm');
+      const done = await tool('memory_edit', owner, { token: preview.body.preview.token });
+      assert.equal(done.body.version, 2);
+      const hist = await call('GET', `/v1/memories/${done.body.id}/history`, owner);
+      assert.equal(hist.body.versions.length, 2);
+      const fp = await tool('memory_forget', owner, { id: done.body.id, reason: 'test' });
+      assert.equal(fp.body.preview.text, 'User prefers green tea');
+      assert.equal((await call('GET', `/v1/memories/${done.body.id}`, owner)).status, 200, 'nothing forgotten before confirm');
+      const reused = await tool('memory_forget', guest, { token: fp.body.preview.token });
+      assert.equal(reused.status, 409, 'another principal cannot confirm the preview');
+      assert.equal((await tool('memory_forget', owner, { token: fp.body.preview.token })).body.step, 'confirmed');
+      assert.equal((await call('GET', `/v1/memories/${done.body.id}`, owner)).status, 410);
+    });
+
+    it('deep_recall, memory_status and self_state', async () => {
+      const d = await tool('deep_recall', owner, { query: 'zebracorn diary', scope: 'all_sessions' });
+      assert.equal(d.body.hits[0].sessionId, OWNER_SESSION);
+      assert.equal(d.body.hits[0].context[0].text, 'noted');
+      const cur = await tool('deep_recall', owner, { query: 'diary', scope: 'current_session' });
+      assert.equal(cur.status, 400);
+      assert.equal(cur.body.error.details.field, 'sessionId');
+      const s = (await call('GET', '/v1/status', owner)).body;
+      assert.ok(s.memories.total > 0);
+      assert.equal(s.configured.embeddings, 'unavailable');
+      const self = (await call('GET', '/v1/self', owner)).body;
+      const emb = self.parts.find((p: { part: string }) => p.part === 'embeddings');
+      assert.equal(emb.state, 'unavailable');
+      assert.ok(emb.setting);
+      assert.equal(self.parts.find((p: { part: string }) => p.part === 'http_api').state, 'on');
+    });
+  });
+
+  describe('guest isolation through every tool and route', () => {
+    for (const [who, tok] of [['guest', () => guest], ['agent', () => agent]] as const) {
+      it(`${who} never gets owner-only memories`, async () => {
+        const t = tok();
+        const search = await tool('memory_search', t, { query: 'zebracorn bank PIN vault diary' });
+        const ids = search.body.results.map((r: { id: string }) => r.id);
+        assert.ok(ids.includes(publicId), 'the public memory is found');
+        // Besides it, only notes written by non-owners (shared by default) may appear, never owner-only text.
+        assert.ok(search.body.results.every((r: { id: string; text: string }) => r.id === publicId || r.text.includes('scratch note')));
+        assert.equal((await call('POST', '/v1/search', t, { query: 'PIN' })).body.results.length, 0);
+        assert.equal((await tool('memory_get', t, { id: secretId })).status, 404);
+        assert.equal((await call('GET', `/v1/memories/${secretId}`, t)).status, 404);
+        assert.equal((await tool('memory_get', t, { path: notes })).status, 404);
+        assert.equal((await tool('memory_history', t, { id: secretId })).status, 404);
+        assert.equal((await call('GET', `/v1/memories/${secretId}/history`, t)).status, 404);
+        assert.equal((await tool('memory_forget', t, { id: secretId })).status, 404);
+        assert.equal((await tool('memory_edit', t, { id: secretId, changes: { text: 'hijacked' } })).status, 404);
+        const recall = await tool('recall_range', t, { sessionId: OWNER_SESSION });
+        assert.deepEqual(recall.body.turns, []);
+        assert.match(recall.body.searched, /0 turns visible/);
+        assert.equal((await tool('deep_recall', t, { query: 'zebracorn' })).status, 403);
+        const status = (await call('GET', '/v1/status', t)).body;
+        const ownerTotal = (await call('GET', '/v1/status', owner)).body.memories.total;
+        assert.ok(status.memories.total <= 2 && status.memories.total < ownerTotal, 'counts cover only what the caller can see');
+        assert.equal((await tool('self_state', t, {})).status, 200);
+        assert.equal((await call('POST', '/v1/tools/memory_status', t, {})).body.memories.total, status.memories.total);
+        // Their own note is theirs; the owner's text is still never returned.
+        const mine = await tool('working_memory_note', t, { note: `${who} scratch note about zebracorn` });
+        assert.equal(mine.body.status, 'created');
+        const again = await tool('memory_search', t, { query: 'zebracorn' });
+        assert.ok(again.body.results.every((r: { text: string }) => !r.text.includes('PIN') && !r.text.includes('vault') && !r.text.includes('diary')));
+        // Ingest cannot overwrite the owner's transcript turns.
+        const over = await call('POST', '/v1/transcripts', t, { sessionId: OWNER_SESSION, messages: [{ role: 'user', content: 'overwritten' }] });
+        assert.equal(over.status, 403);
+      });
+    }
+    it('the owner memory is untouched after the guest attempts', async () => {
+      assert.equal((await call('GET', `/v1/memories/${secretId}`, owner)).body.memory.text, SECRET);
+      const r = await tool('recall_range', owner, { sessionId: OWNER_SESSION, turns: '1' });
+      assert.equal(r.body.turns[0].text, 'my zebracorn diary starts today');
+    });
+  });
+
+  it('shuts down cleanly on SIGTERM', async () => {
+    const code = await server.stop('SIGTERM');
+    assert.equal(code, 0);
+    assert.match(server.stderr(), /closing the store/);
+  });
+});

@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { runCli } from '../../src/surfaces/cli/main.ts';
+
+export const MNEMOS_BIN = join(import.meta.dirname, '../../bin/mnemos.js');
+
+/** Runs the CLI in-process with --json and returns the parsed stdout object. */
+export async function cli(args: string[]): Promise<any> {
+  let out = '';
+  let err = '';
+  const code = await runCli([...args, '--json'], { stdout: (s) => void (out += s), stderr: (s) => void (err += s), env: {}, isTTY: false });
+  if (code !== 0) throw new Error(`mnemos ${args.join(' ')} exited ${code}: ${err}`);
+  return out.trim() ? JSON.parse(out) : undefined;
+}
+
+export async function createToken(db: string, role: 'owner' | 'guest' | 'agent', extra: string[] = []): Promise<{ token: string; id: string }> {
+  const r = await cli(['token', 'create', '--role', role, '--db', db, ...extra]);
+  return { token: r.token, id: r.record.id };
+}
+
+export interface SpawnedServer {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Spawns `mnemos serve` on a free loopback port (port 0) and waits for its address line. */
+export async function spawnServe(db: string, extra: string[] = []): Promise<SpawnedServer> {
+  const child = spawn(process.execPath, [MNEMOS_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', db, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
+    child.stderr!.on('data', () => {
+      const m = /mnemos serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    url,
+    child,
+    stderr: () => err,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface Reply {
+  status: number;
+  body: any;
+}
+
+export async function request(url: string, method: string, path: string, token: string | null, body?: unknown): Promise<Reply> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
