@@ -1,0 +1,193 @@
+import { MnemosError } from '../domain/errors.ts';
+import { clusterText, declaredIds, type MemoryCluster } from './cluster.ts';
+import { withLock, type LockOptions } from './file-lock.ts';
+import { appendDurably, readFrom, statFile, truncateDurably, type FileState } from './journal-io.ts';
+import { scanJournalBytes } from './journal-scan.ts';
+import { parseClusters } from './parse-clusters.ts';
+import { DEFAULT_LIMITS, UNARY_PREDICATES, type JournalLimits } from './schema.ts';
+import { JournalSnapshot } from './snapshot.ts';
+import { clusterProblems, invalidCluster, type ValidationProblem } from './validate.ts';
+
+/**
+ * The append-only `.metta` journal file.
+ *
+ * Durability choice: append + fsync, with torn-tail detection on open,
+ * rather than writing a temporary copy and renaming it over the journal.
+ * Rename costs a full copy of the journal per append (10,000 appends to a
+ * 5 MB journal would rewrite gigabytes), while an append writes only the new
+ * record. Both are crash-safe here: a record only counts once its END line
+ * and final newline are on disk, appends happen only under the lock, and the
+ * next writer (or `open`) holding the lock truncates whatever a killed
+ * appender left after the last complete record, with a warning. Nothing but
+ * complete records is ever observed, and a rejected cluster is refused
+ * before the file is touched, so the file stays byte-identical.
+ */
+
+/** Runs on the canonical text of each cluster before it is written; throw to reject. */
+export type ParseCheckHook = (canonicalText: string, clusterId: string) => Promise<void> | void;
+
+export interface JournalOptions {
+  /** No lock, no repair: a torn or in-progress tail is skipped with a warning. Appends are refused. */
+  readOnly?: boolean;
+  limits?: Partial<JournalLimits>;
+  parseCheck?: ParseCheckHook;
+  lock?: LockOptions;
+}
+
+export interface AppendResult {
+  clusterIds: string[];
+  bytesWritten: number;
+  /** Repairs made while taking the lock (e.g. a torn tail left by a killed appender). */
+  warnings: string[];
+}
+
+export class Journal {
+  readonly path: string;
+  private readonly options: JournalOptions;
+  private readonly limits: JournalLimits;
+  private snapshot = new JournalSnapshot();
+  private knownBytes = 0;
+  private knownLines = 0;
+  private identity: FileState | null = null;
+  private readonly allWarnings: string[] = [];
+
+  private constructor(path: string, options: JournalOptions) {
+    this.path = path;
+    this.options = options;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+  }
+
+  /** Reads the journal (creating nothing) and repairs a torn tail under the lock unless read-only. */
+  static async open(path: string, options: JournalOptions = {}): Promise<Journal> {
+    const journal = new Journal(path, options);
+    if (options.readOnly) journal.load(false);
+    else await withLock(journal.lockPath, options.lock ?? {}, () => journal.load(true));
+    return journal;
+  }
+
+  get lockPath(): string {
+    return this.path + '.lock';
+  }
+
+  /** Every warning since open, oldest first. */
+  get warnings(): readonly string[] {
+    return this.allWarnings;
+  }
+
+  /** The clusters and indexes as of the last read or append. */
+  view(): JournalSnapshot {
+    return this.snapshot;
+  }
+
+  clusters(): readonly MemoryCluster[] {
+    return this.snapshot.clusters();
+  }
+
+  /** Picks up clusters appended by other processes since the last read (no lock, no repair). */
+  refresh(): string[] {
+    return this.load(false);
+  }
+
+  async append(input: MemoryCluster | string): Promise<AppendResult> {
+    return this.appendMany([input]);
+  }
+
+  /** Appends several clusters as one write: all of them or none. */
+  async appendMany(inputs: ReadonlyArray<MemoryCluster | string>): Promise<AppendResult> {
+    if (this.options.readOnly) throw new MnemosError('read_only', `journal ${this.path} was opened read-only; open it without readOnly to append`);
+    const clusters = inputs.flatMap((i) => (typeof i === 'string' ? parseClusters(i, { maxDepth: this.limits.maxDepth }) : [i]));
+    if (clusters.length === 0) throw new MnemosError('validation_failed', 'nothing to append: no MemoryCluster records given');
+    const texts = this.validateBatch(clusters);
+    if (this.options.parseCheck) {
+      for (let i = 0; i < clusters.length; i++) await runHook(this.options.parseCheck, texts[i]!, clusters[i]!.id);
+    }
+    return withLock(this.lockPath, this.options.lock ?? {}, () => {
+      const warnings = this.load(true);
+      this.rejectKnownIds(clusters);
+      const data = Buffer.from(texts.join(''), 'utf8');
+      const newSize = appendDurably(this.path, data, this.knownBytes);
+      let line = this.knownLines;
+      for (const c of clusters) {
+        const lines = c.atoms.map((_, i) => line + 2 + i);
+        this.snapshot.add({ id: c.id, atoms: [...c.atoms], lines });
+        line += c.atoms.length + 2;
+      }
+      this.knownBytes = newSize;
+      this.knownLines = line;
+      this.identity = statFile(this.path);
+      return { clusterIds: clusters.map((c) => c.id), bytesWritten: data.length, warnings };
+    });
+  }
+
+  private validateBatch(clusters: readonly MemoryCluster[]): string[] {
+    const batchIds = new Set<string>();
+    const problems: ValidationProblem[] = [];
+    for (const c of clusters) {
+      problems.push(...clusterProblems(c, { limits: this.limits, isKnownId: (id) => batchIds.has(id) }));
+      for (const id of declaredIds(c, UNARY_PREDICATES)) batchIds.add(id);
+    }
+    if (problems.length > 0) throw invalidCluster(clusters.length === 1 ? clusters[0]!.id : `batch of ${clusters.length}`, problems);
+    return clusters.map(clusterText);
+  }
+
+  private rejectKnownIds(clusters: readonly MemoryCluster[]): void {
+    const clashes: string[] = [];
+    for (const c of clusters) {
+      for (const id of declaredIds(c, UNARY_PREDICATES)) {
+        const at = this.snapshot.declaredIn(id);
+        if (at !== undefined) clashes.push(`${id} (already declared in cluster ${this.snapshot.at(at).id})`);
+      }
+    }
+    if (clashes.length > 0) {
+      throw new MnemosError('conflict', `ids already in journal ${this.path}: ${clashes.slice(0, 5).join(', ')}; choose new ids`, { ids: clashes });
+    }
+  }
+
+  /** Reads whatever was appended since the last read; with `repair`, truncates a torn tail. */
+  private load(repair: boolean): string[] {
+    const warnings: string[] = [];
+    const st = statFile(this.path);
+    const replaced = this.identity !== null && (st === null || st.dev !== this.identity.dev || st.ino !== this.identity.ino || st.size < this.knownBytes);
+    if (replaced) {
+      warnings.push(`journal ${this.path} was replaced or shortened outside this journal; reloaded from the start`);
+      this.snapshot = new JournalSnapshot();
+      this.knownBytes = 0;
+      this.knownLines = 0;
+    }
+    if (st !== null && st.size !== this.knownBytes) {
+      const { bytes } = readFrom(this.path, this.knownBytes);
+      const scan = scanJournalBytes(bytes, { firstLine: this.knownLines + 1, maxDepth: this.limits.maxDepth });
+      for (const c of scan.clusters) {
+        const problems = clusterProblems(c, { limits: this.limits, isKnownId: (id) => this.snapshot.declaredIn(id) !== undefined });
+        if (problems.length > 0) {
+          const first = problems[0]!;
+          throw new MnemosError('corrupt', `journal ${this.path}: stored cluster ${c.id} breaks the record rules: ${first.message}`, { clusterId: c.id, problems });
+        }
+        this.snapshot.add(c);
+      }
+      this.knownBytes += scan.completeBytes;
+      this.knownLines += scan.completeLines;
+      if (scan.torn) {
+        const what = `${scan.torn.bytes} bytes at line ${scan.torn.line}${scan.torn.recordId ? ` (record ${scan.torn.recordId}, never completed)` : ''}`;
+        if (repair) {
+          truncateDurably(this.path, this.knownBytes);
+          warnings.push(`journal ${this.path}: removed a torn tail of ${what}; an append was interrupted before it finished`);
+        } else {
+          warnings.push(`journal ${this.path}: skipped an incomplete tail of ${what}; an append is in progress or was interrupted`);
+        }
+      }
+    }
+    this.identity = statFile(this.path);
+    this.allWarnings.push(...warnings);
+    return warnings;
+  }
+}
+
+async function runHook(hook: ParseCheckHook, text: string, id: string): Promise<void> {
+  try {
+    await hook(text, id);
+  } catch (err) {
+    if (MnemosError.is(err)) throw err;
+    throw new MnemosError('validation_failed', `parse-check hook rejected cluster ${id}: ${(err as Error)?.message ?? String(err)}`, { clusterId: id }, { cause: err });
+  }
+}
