@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { tempDir } from '../helpers/temp.ts';
+import { MNEMOS_BIN, createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
+
+const TOOL_NAMES = ['deep_recall', 'memory_edit', 'memory_forget', 'memory_get', 'memory_history', 'memory_search', 'memory_status', 'recall_range', 'self_state', 'working_memory_note'];
+
+function parse(result: unknown): any {
+  const r = result as { content: { type: string; text: string }[]; isError?: boolean };
+  return { isError: !!r.isError, ...JSON.parse(r.content[0]!.text) };
+}
+
+function stdioClient(db: string, env: Record<string, string> = {}): { client: Client; transport: StdioClientTransport } {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [MNEMOS_BIN, 'mcp', '--db', db],
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stderr: 'pipe',
+  });
+  return { client: new Client({ name: 'mnemos-test', version: '1.0.0' }), transport };
+}
+
+describe('MCP over stdio (mnemos mcp)', () => {
+  const tmp = tempDir('mnemos-mcp-');
+  const db = join(tmp.dir, 'm.db');
+
+  after(() => tmp.cleanup());
+
+  it('lists the tool set and runs tools as the local owner through the real SDK client', async () => {
+    const { client, transport } = stdioClient(db);
+    await client.connect(transport);
+    try {
+      const tools = await client.listTools();
+      assert.deepEqual(tools.tools.map((t) => t.name).sort(), TOOL_NAMES);
+      const search = tools.tools.find((t) => t.name === 'memory_search')!;
+      assert.equal(search.inputSchema.type, 'object');
+      assert.ok((search.inputSchema.properties as Record<string, { description?: string }>).query!.description, 'inputs are described for the model');
+      const note = parse(await client.callTool({ name: 'working_memory_note', arguments: { note: 'The staging server is called heron' } }));
+      assert.equal(note.status, 'created');
+      const found = parse(await client.callTool({ name: 'memory_search', arguments: { query: 'staging server' } }));
+      assert.equal(found.results[0].id, note.id);
+      const bad = parse(await client.callTool({ name: 'memory_search', arguments: { query: 'x', maxResults: 0 } }));
+      assert.equal(bad.isError, true);
+      assert.equal(bad.error.code, 'validation_failed');
+      assert.equal(bad.error.details.field, 'maxResults');
+      const self = parse(await client.callTool({ name: 'self_state', arguments: {} }));
+      assert.equal(self.parts.find((p: { part: string }) => p.part === 'mcp_stdio').state, 'on');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('acts as the principal of MNEMOS_TOKEN: a guest token gets no owner memories and no deep_recall', async () => {
+    const guest = await createToken(db, 'guest');
+    const { client, transport } = stdioClient(db, { MNEMOS_TOKEN: guest.token });
+    await client.connect(transport);
+    try {
+      const tools = (await client.listTools()).tools.map((t) => t.name);
+      assert.ok(!tools.includes('deep_recall'), 'owner-only tools are not offered to guests');
+      const found = parse(await client.callTool({ name: 'memory_search', arguments: { query: 'staging server heron' } }));
+      assert.equal(found.results.length, 0);
+      assert.match(found.searched.message, /visible to guest/);
+      const denied = parse(await client.callTool({ name: 'deep_recall', arguments: { query: 'heron' } }));
+      assert.equal(denied.error.code, 'forbidden');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('writes nothing but JSON-RPC messages on stdout; logs go to stderr', async () => {
+    const child = spawn(process.execPath, [MNEMOS_BIN, 'mcp', '--db', db], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'memory_status', arguments: {} } });
+    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'memory_get', arguments: { id: 'NOPE' } } });
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no replies; stdout=${out} stderr=${err}`)), 20_000);
+      const check = () => {
+        if ((out.match(/\n/g) ?? []).length >= 4) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout.on('data', check);
+    });
+    child.stdin.end();
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const lines = out.split('\n').filter((l) => l !== '');
+    assert.equal(lines.length, 4, 'one line per reply, nothing else');
+    for (const line of lines) {
+      const msg = JSON.parse(line);
+      assert.equal(msg.jsonrpc, '2.0');
+      assert.ok('result' in msg || 'error' in msg);
+    }
+    assert.deepEqual(lines.map((l) => JSON.parse(l).id), [1, 2, 3, 4]);
+    assert.match(err, /serving on stdio/, 'the log line went to stderr');
+    assert.equal(code, 0, 'exits cleanly when stdin closes');
+  });
+});
+
+describe('MCP over streamable HTTP (mnemos serve /mcp)', () => {
+  const tmp = tempDir('mnemos-mcp-http-');
+  const db = join(tmp.dir, 'm.db');
+  let server: SpawnedServer;
+  let owner: string;
+  let guest: string;
+
+  before(async () => {
+    owner = (await createToken(db, 'owner')).token;
+    guest = (await createToken(db, 'guest')).token;
+    server = await spawnServe(db);
+  });
+  after(async () => {
+    await server?.stop();
+    tmp.cleanup();
+  });
+
+  const connect = async (token: string | null) => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {});
+    const client = new Client({ name: 'mnemos-test', version: '1.0.0' });
+    await client.connect(transport);
+    return client;
+  };
+
+  it('owner: lists and calls tools; the same operation over REST sees the same memory', async () => {
+    const client = await connect(owner);
+    try {
+      assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), TOOL_NAMES);
+      const note = parse(await client.callTool({ name: 'working_memory_note', arguments: { note: 'Owner secret: the safe code is 8812 kingfisher', type: 'world_fact' } }));
+      assert.equal(note.type, 'fact');
+      const rest = await request(server.url, 'GET', `/v1/memories/${note.id}`, owner);
+      assert.equal(rest.body.memory.text, 'Owner secret: the safe code is 8812 kingfisher');
+      const preview = parse(await client.callTool({ name: 'memory_forget', arguments: { id: note.id } }));
+      assert.equal(preview.step, 'preview');
+      assert.equal((await request(server.url, 'GET', `/v1/memories/${note.id}`, owner)).status, 200);
+      const note2 = parse(await client.callTool({ name: 'working_memory_note', arguments: { note: 'kingfisher owner diary' } }));
+      assert.equal(note2.status, 'created');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('guest over /mcp: no owner memories, no deep_recall', async () => {
+    const client = await connect(guest);
+    try {
+      assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'deep_recall'));
+      const r = parse(await client.callTool({ name: 'memory_search', arguments: { query: 'kingfisher safe code' } }));
+      assert.equal(r.results.length, 0);
+      const d = parse(await client.callTool({ name: 'deep_recall', arguments: { query: 'kingfisher' } }));
+      assert.equal(d.error.code, 'forbidden');
+      const h = parse(await client.callTool({ name: 'memory_history', arguments: { id: 'x' } }));
+      assert.equal(h.error.code, 'not_found');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses to connect without a token (401)', async () => {
+    await assert.rejects(() => connect(null), /401|nauthorized/);
+  });
+});
