@@ -1,0 +1,66 @@
+import { MnemosError } from '../domain/errors.ts';
+import type { MemoryCluster } from './cluster.ts';
+import { DEFAULT_LIMITS, DEFAULT_QUERY_LIMIT } from './schema.ts';
+import type { JournalSnapshot } from './snapshot.ts';
+
+/**
+ * Queries over a journal snapshot. Each returns whole clusters, in journal
+ * (append) order, at most `limit` of them (default 20).
+ *
+ * - id: clusters mentioning the identifier as an argument of any atom;
+ * - cluster: the cluster with that id;
+ * - type: clusters declaring something with that unary predicate (Commitment, DerivedBelief, ...);
+ * - about: clusters with an (About <subject> <entity>) atom;
+ * - status: clusters with a HasStatus/ClusterStatus of that value, or a
+ *   StatusEvent with that StatusValue which no event Supersedes;
+ * - role: clusters with an (EpistemicRole <subject> <role>) atom.
+ */
+
+export type JournalQueryKind = 'id' | 'cluster' | 'type' | 'about' | 'status' | 'role';
+export const QUERY_KINDS: readonly JournalQueryKind[] = ['id', 'cluster', 'type', 'about', 'status', 'role'];
+
+export interface JournalQuery {
+  kind: JournalQueryKind;
+  value: string;
+  limit?: number;
+}
+
+export interface QueryOptions {
+  maxQueryChars?: number;
+}
+
+export function queryClusters(snapshot: JournalSnapshot, query: JournalQuery, options: QueryOptions = {}): MemoryCluster[] {
+  const limit = query.limit ?? DEFAULT_QUERY_LIMIT;
+  if (!Number.isInteger(limit) || limit < 0) throw new MnemosError('validation_failed', `query limit must be a non-negative integer, got ${limit}`);
+  if (!QUERY_KINDS.includes(query.kind)) throw new MnemosError('validation_failed', `unknown query kind ${JSON.stringify(query.kind)}; use one of ${QUERY_KINDS.join(', ')}`);
+  const maxChars = options.maxQueryChars ?? DEFAULT_LIMITS.maxQueryChars;
+  if (typeof query.value !== 'string' || query.value.length === 0) throw new MnemosError('validation_failed', 'query value must be a non-empty string');
+  if (query.value.length > maxChars) throw new MnemosError('limit_exceeded', `query string is ${query.value.length} characters, over the limit of ${maxChars}`);
+  return matchingOrdinals(snapshot, query.kind, query.value)
+    .slice(0, limit)
+    .map((o) => snapshot.at(o));
+}
+
+/** Sorted, distinct cluster positions matching one query. */
+export function matchingOrdinals(snapshot: JournalSnapshot, kind: JournalQueryKind, value: string): number[] {
+  switch (kind) {
+    case 'id':
+      return snapshot.mentions.get(value) ?? [];
+    case 'cluster': {
+      const o = snapshot.ordinalOf(value);
+      return o === undefined ? [] : [o];
+    }
+    case 'type':
+      return snapshot.types.get(value) ?? [];
+    case 'about':
+      return snapshot.about.get(value) ?? [];
+    case 'role':
+      return snapshot.roles.get(value) ?? [];
+    case 'status':
+      return distinctSorted(snapshot.liveStatusMentions(value).map((m) => m.ordinal));
+  }
+}
+
+function distinctSorted(values: number[]): number[] {
+  return [...new Set(values)].sort((a, b) => a - b);
+}

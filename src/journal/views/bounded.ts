@@ -1,0 +1,27 @@
+import { MnemosError } from '../../domain/errors.ts';
+
+/**
+ * Joins whole units (atom lines or whole records) under a character budget.
+ * Each unit is newline-terminated; the join stops before the first unit
+ * that would pass the budget, so output never ends in half an atom. No
+ * budget means no bound.
+ */
+export function joinBounded(units: Iterable<string>, maxChars?: number): { text: string; included: number; truncated: boolean } {
+  checkBudget(maxChars);
+  let text = '';
+  let included = 0;
+  for (const unit of units) {
+    const piece = unit.endsWith('\n') ? unit : unit + '\n';
+    if (maxChars !== undefined && text.length + piece.length > maxChars) return { text, included, truncated: true };
+    text += piece;
+    included++;
+  }
+  return { text, included, truncated: false };
+}
+
+export function checkBudget(maxChars: number | undefined, name = 'maxChars'): void {
+  if (maxChars === undefined) return;
+  if (!Number.isInteger(maxChars) || maxChars < 0) {
+    throw new MnemosError('validation_failed', `${name} must be a non-negative integer, got ${maxChars}`, { [name]: maxChars });
+  }
+}

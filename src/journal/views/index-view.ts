@@ -1,0 +1,58 @@
+import { argOf, predicateOf, symbolArg, type MemoryCluster } from '../cluster.ts';
+import { sym, type MettaAtom } from '../metta/ast.ts';
+import { printAtom } from '../metta/printer.ts';
+import { STATUS_PREDICATES, UNARY_PREDICATES, isIdentifier } from '../schema.ts';
+import type { JournalSnapshot } from '../snapshot.ts';
+import { joinBounded } from './bounded.ts';
+
+/**
+ * The MM-index view: derived retrieval edges, never written back to the
+ * journal. Id edges cover every identifier argument, the same set the `id`
+ * query matches, so recall through the index equals direct query recall.
+ * Superseded status events get no status edge.
+ */
+export function indexAtoms(snapshot: JournalSnapshot, cluster: MemoryCluster): MettaAtom[] {
+  const c = sym(cluster.id);
+  const out: MettaAtom[] = [edge('MM-index', c)];
+  const ids = new Set<string>();
+  for (const atom of cluster.atoms) {
+    if (atom.kind !== 'expr' || predicateOf(atom) === undefined) continue;
+    for (let k = 1; k < atom.items.length; k++) {
+      const a = atom.items[k]!;
+      if (a.kind === 'symbol' && isIdentifier(a.name)) ids.add(a.name);
+    }
+  }
+  for (const id of ids) out.push(edge('MM-index-id', sym(id), c));
+
+  const eventSubject = new Map<string, MettaAtom>();
+  for (const atom of cluster.atoms) {
+    if (predicateOf(atom) === 'StatusSubject' && argOf(atom, 1)) eventSubject.set(symbolArg(atom, 0) ?? '', argOf(atom, 1)!);
+  }
+  for (const atom of cluster.atoms) {
+    const pred = predicateOf(atom);
+    const subject = argOf(atom, 0);
+    const object = argOf(atom, 1);
+    if (pred === undefined || subject?.kind !== 'symbol') continue;
+    if (UNARY_PREDICATES.has(pred) && object === undefined) out.push(edge('MM-index-type', sym(pred), subject, c));
+    if (object === undefined) continue;
+    if (pred === 'About') out.push(edge('MM-index-about', object, subject, c));
+    else if (pred === 'EpistemicRole') out.push(edge('MM-index-role', object, subject, c));
+    else if (STATUS_PREDICATES.has(pred)) out.push(edge('MM-index-status', object, subject, c));
+    else if (pred === 'StatusValue' && !snapshot.isSuperseded(subject.name)) {
+      out.push(edge('MM-index-status', object, eventSubject.get(subject.name) ?? subject, c));
+    }
+  }
+  return out;
+}
+
+export function indexView(snapshot: JournalSnapshot, options: { maxChars?: number; clusters?: Iterable<MemoryCluster> } = {}): string {
+  return joinBounded(indexLines(snapshot, options.clusters ?? snapshot.clusters()), options.maxChars).text;
+}
+
+function* indexLines(snapshot: JournalSnapshot, clusters: Iterable<MemoryCluster>): Iterable<string> {
+  for (const cluster of clusters) for (const atom of indexAtoms(snapshot, cluster)) yield printAtom(atom);
+}
+
+function edge(head: string, ...args: MettaAtom[]): MettaAtom {
+  return { kind: 'expr', items: [sym(head), ...args] };
+}

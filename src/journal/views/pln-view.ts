@@ -1,0 +1,39 @@
+import { predicateOf, symbolArg, textArg, type MemoryCluster } from '../cluster.ts';
+import { printAtom } from '../metta/printer.ts';
+import { collectBeliefs } from '../promotion.ts';
+import { PLN_UNSAFE_PREDICATES, QUOTED_UTTERANCE_ROLE } from '../schema.ts';
+import { joinBounded } from './bounded.ts';
+
+/**
+ * The PLN-safe view: what a reasoner may treat as premises. Raw speech and
+ * quoted claims are dropped, as is every atom mentioning a subject whose
+ * EpistemicRole is quoted-utterance or a DerivedBelief that is not promoted,
+ * so someone's words never become a belief by accident.
+ */
+export function plnSafeAtomLines(clusters: readonly MemoryCluster[]): string[] {
+  const excluded = new Set<string>();
+  for (const c of clusters) {
+    for (const atom of c.atoms) {
+      if (predicateOf(atom) === 'EpistemicRole' && textArg(atom, 1) === QUOTED_UTTERANCE_ROLE) {
+        const s = symbolArg(atom, 0);
+        if (s !== undefined) excluded.add(s);
+      }
+    }
+  }
+  for (const b of collectBeliefs(clusters).values()) if (!b.promoted) excluded.add(b.id);
+
+  const lines: string[] = [];
+  for (const c of clusters) {
+    for (const atom of c.atoms) {
+      const pred = predicateOf(atom);
+      if (pred === undefined || PLN_UNSAFE_PREDICATES.has(pred) || atom.kind !== 'expr') continue;
+      if (atom.items.some((a, k) => k > 0 && a.kind === 'symbol' && excluded.has(a.name))) continue;
+      lines.push(printAtom(atom));
+    }
+  }
+  return lines;
+}
+
+export function plnSafeView(clusters: readonly MemoryCluster[], options: { maxChars?: number } = {}): string {
+  return joinBounded(plnSafeAtomLines(clusters), options.maxChars).text;
+}
