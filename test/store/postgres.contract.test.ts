@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import pg from 'pg';
 import { test } from 'node:test';
 import { PgStore } from '../../src/adapters/postgres/index.ts';
@@ -32,3 +33,27 @@ if (skip) {
     };
   });
 }
+
+test('postgres: pgvector availability is detected and reported in notes()', { skip: pgSkip('PostgreSQL notes test') }, async () => {
+  const { schema, url } = freshSchema('notes');
+  const store = await PgStore.open({ url, analyze });
+  try {
+    const notes = store.notes();
+    assert.equal(notes.length, 1);
+    assert.match(notes[0]!, store.pgvectorAvailable ? /HNSW/ : /exact scan/);
+    assert.equal(store.capabilities.multiProcess, true);
+  } finally {
+    await store.close();
+    await dropSchema(schema);
+  }
+});
+
+test('postgres: an unreachable server is "unavailable" and the message hides the password', async () => {
+  await assert.rejects(PgStore.open({ url: 'postgres://someone:hunter2@127.0.0.1:1/nowhere', analyze }), (err: unknown) => {
+    const e = err as { code?: string; message: string };
+    assert.equal(e.code, 'unavailable');
+    assert.ok(!e.message.includes('hunter2'));
+    assert.match(e.message, /127\.0\.0\.1:1/);
+    return true;
+  });
+});

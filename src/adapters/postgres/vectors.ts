@@ -1,13 +1,11 @@
-import type pg from 'pg';
-
 /**
  * pgvector: detection and the SQL a vector index issues. The statements are
  * plain strings so the in-process pglite test runs exactly what the adapter
  * would send to a server with the extension.
  */
-export async function detectPgvector(c: Pick<pg.PoolClient, 'query'>): Promise<boolean> {
+export async function detectPgvector(c: { query(text: string): Promise<{ rows: unknown[] }> }): Promise<boolean> {
   const r = await c.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
-  return (r.rowCount ?? 0) > 0;
+  return r.rows.length > 0;
 }
 
 /** Table + HNSW index (cosine) for embeddings of one model and dimension. */
