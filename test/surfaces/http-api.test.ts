@@ -63,7 +63,7 @@ describe('HTTP API (mnemos serve)', () => {
       assert.match(none.body.error.message, /missing bearer token/);
       const res = await fetch(`${server.url}/v1/status`, { headers: { authorization: 'Token abc' } });
       assert.equal(res.status, 401);
-      assert.match((await res.json()).error.message, /malformed Authorization header/);
+      assert.match(((await res.json()) as { error: { message: string } }).error.message, /malformed Authorization header/);
       assert.match((await call('GET', '/v1/status', 'mnemos_nope')).body.error.message, /unknown or revoked/);
       const r = await call('GET', '/v1/status', revoked);
       assert.equal(r.status, 401);

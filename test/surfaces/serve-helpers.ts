@@ -8,7 +8,7 @@ export const MNEMOS_BIN = join(import.meta.dirname, '../../bin/mnemos.js');
 export async function cli(args: string[]): Promise<any> {
   let out = '';
   let err = '';
-  const code = await runCli([...args, '--json'], { stdout: (s) => void (out += s), stderr: (s) => void (err += s), env: {}, isTTY: false });
+  const code = await runCli([...args, '--json'], { stdout: (s: string) => ((out += s), true), stderr: (s: string) => ((err += s), true), env: {}, isTTY: false });
   if (code !== 0) throw new Error(`mnemos ${args.join(' ')} exited ${code}: ${err}`);
   return out.trim() ? JSON.parse(out) : undefined;
 }

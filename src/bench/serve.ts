@@ -1,0 +1,147 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openMemory } from '../surfaces/library/open-memory.ts';
+import { latencySummary, SyntheticText } from './synthetic.ts';
+
+export interface ServeBenchOptions {
+  n: number;
+  /** Seconds per phase (search, then writes). */
+  seconds: number;
+  /** Concurrent clients per phase. */
+  concurrency: number;
+  onProgress?: (line: string) => void;
+}
+
+export interface PhaseResult {
+  requests: number;
+  perSecond: number;
+  errors: number;
+  latencyMs: { p50: number; p95: number; p99: number; mean: number };
+}
+
+export interface ServeBenchResult {
+  memories: number;
+  seconds: number;
+  concurrency: number;
+  search: PhaseResult;
+  writes: PhaseResult;
+  serverPeakRssMiB: number | null;
+}
+
+const HOST = '127.0.0.1'; // loopback only, never another interface
+
+/**
+ * Load test of `mnemos serve`: fills a fresh store with n synthetic memories,
+ * starts the server as its own process (as in production), then runs
+ * `concurrency` keep-alive clients for a bounded time against POST /v1/search
+ * and then POST /v1/memories, counting every non-2xx reply as an error.
+ */
+export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'mnemos-bench-serve-'));
+  const db = join(dir, 'bench.db');
+  const say = opts.onProgress ?? (() => {});
+  let child: ChildProcess | undefined;
+  try {
+    const gen = new SyntheticText(11);
+    const mem = await openMemory({ db });
+    let token: string;
+    try {
+      for (let done = 0; done < opts.n; done += 1000) {
+        const size = Math.min(1000, opts.n - done);
+        await mem.rememberMany(Array.from({ length: size }, () => ({ text: gen.sentence(), type: 'fact' as const })));
+        if ((done + size) % 20_000 === 0 || done + size === opts.n) say(`filled ${done + size}/${opts.n}`);
+      }
+      token = (await mem.createToken({ role: 'owner', label: 'bench' })).token;
+    } finally {
+      await mem.close();
+    }
+    const bin = fileURLToPath(new URL('../../bin/mnemos.js', import.meta.url));
+    child = spawn(process.execPath, [bin, 'serve', '--host', HOST, '--port', '0', '--db', db], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const port = await serverPort(child);
+    say(`server on ${HOST}:${port}`);
+    const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency });
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const post = (path: string, body: string) => send(agent, port, path, headers, body);
+    // Warm-up: JIT, SQLite page cache.
+    await phase(2, opts.concurrency, () => post('/v1/search', JSON.stringify({ query: gen.query(), maxResults: 10 })));
+    const search = await phase(opts.seconds, opts.concurrency, () => post('/v1/search', JSON.stringify({ query: gen.query(2 + Math.floor(Math.random() * 3)), maxResults: 10 })));
+    say(`search: ${search.perSecond}/s, p99 ${search.latencyMs.p99} ms, ${search.errors} errors`);
+    const writes = await phase(opts.seconds, opts.concurrency, () => post('/v1/memories', JSON.stringify({ text: gen.sentence(), type: 'fact' })));
+    say(`writes: ${writes.perSecond}/s, p99 ${writes.latencyMs.p99} ms, ${writes.errors} errors`);
+    agent.destroy();
+    const rss = await serverRss(child.pid);
+    return { memories: opts.n, seconds: opts.seconds, concurrency: opts.concurrency, search, writes, serverPeakRssMiB: rss };
+  } finally {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child!.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function phase(seconds: number, concurrency: number, once: () => Promise<number>): Promise<PhaseResult> {
+  const samples: number[] = [];
+  let errors = 0;
+  const t0 = performance.now();
+  const deadline = t0 + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const s = performance.now();
+      try {
+        const status = await once();
+        if (status < 200 || status >= 300) errors++;
+      } catch {
+        errors++;
+      }
+      samples.push(performance.now() - s);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - t0) / 1000;
+  return { requests: samples.length, perSecond: Math.round(samples.length / elapsed), errors, latencyMs: latencySummary(samples) };
+}
+
+function send(agent: Agent, port: number, path: string, headers: Record<string, string>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: HOST, port, path, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function serverPort(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 60_000);
+    child.stderr!.on('data', (d) => {
+      err += d;
+      const m = /mnemos serve: http:\/\/127\.0\.0\.1:(\d+)/.exec(err);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
+  });
+}
+
+/** Peak RSS of the server process from /proc (Linux); null elsewhere. */
+async function serverRss(pid: number | undefined): Promise<number | null> {
+  if (!pid) return null;
+  try {
+    const { readFileSync } = await import('node:fs');
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Math.round(Number(m[1]) / 1024) : null;
+  } catch {
+    return null;
+  }
+}

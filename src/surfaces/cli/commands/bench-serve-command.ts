@@ -1,0 +1,47 @@
+import { machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { benchServe, type ServeBenchResult } from '../../../bench/serve.ts';
+import type { Command } from '../command.ts';
+import { num } from './options.ts';
+
+const BENCH_FILE = 'docs/BENCHMARKS.md';
+
+export const benchServeCmd: Command = {
+  name: 'serve',
+  usage: 'serve [--n 100000] [--seconds 10] [--concurrency 16] [--no-write]',
+  summary: 'requests/s and p50/p95/p99 of mnemos serve for searches and writes on loopback',
+  options: { n: { type: 'string' }, seconds: { type: 'string' }, concurrency: { type: 'string' }, 'no-write': { type: 'boolean' } },
+  async run(ctx) {
+    const n = num(ctx, 'n') ?? 100_000;
+    const seconds = num(ctx, 'seconds') ?? 10;
+    const concurrency = num(ctx, 'concurrency') ?? 16;
+    const r = await benchServe({ n, seconds, concurrency, ...(ctx.json ? {} : { onProgress: (l: string) => ctx.stderr(`${l}\n`) }) });
+    const ok = r.search.perSecond >= 1500 && r.search.latencyMs.p99 <= 50 && r.search.errors === 0 && r.writes.errors === 0;
+    if (!ctx.values['no-write']) {
+      const row = (what: string, p: ServeBenchResult['search'], target: string) =>
+        `| ${what} | ${p.perSecond.toLocaleString('en')}/s | ${p.latencyMs.p50} / ${p.latencyMs.p95} / ${p.latencyMs.p99} ms | ${p.errors} of ${p.requests.toLocaleString('en')} | ${target} |`;
+      writeBenchSection(
+        BENCH_FILE,
+        'serve',
+        'HTTP server (mnemos serve, SQLite)',
+        [
+          `Command: \`mnemos bench serve --n ${n} --seconds ${seconds} --concurrency ${concurrency}\` on ${machineNote()}.`,
+          `${n.toLocaleString('en')} memories; the server runs as its own process; ${concurrency} keep-alive clients on 127.0.0.1 for ${seconds} s per phase (client and server share the machine).`,
+          '',
+          '| phase | requests/s | p50 / p95 / p99 | errors | target |',
+          '|---|---|---|---|---|',
+          row('POST /v1/search (10 results)', r.search, '>= 1,500/s, p99 <= 50 ms, 0 errors'),
+          row('POST /v1/memories (one memory)', r.writes, '0 errors'),
+          '',
+          `Server peak RSS: ${r.serverPeakRssMiB ?? '?'} MiB. Targets ${ok ? 'met' : 'NOT met'}.`,
+        ].join('\n'),
+      );
+    }
+    return { ...r, targetsMet: ok };
+  },
+  human: (r: ServeBenchResult & { targetsMet: boolean }) =>
+    [
+      `search: ${r.search.perSecond}/s  p50 ${r.search.latencyMs.p50} ms  p95 ${r.search.latencyMs.p95} ms  p99 ${r.search.latencyMs.p99} ms  errors ${r.search.errors}/${r.search.requests}`,
+      `writes: ${r.writes.perSecond}/s  p50 ${r.writes.latencyMs.p50} ms  p95 ${r.writes.latencyMs.p95} ms  p99 ${r.writes.latencyMs.p99} ms  errors ${r.writes.errors}/${r.writes.requests}`,
+      `targets ${r.targetsMet ? 'met' : 'NOT met'} (>= 1,500 searches/s, p99 <= 50 ms, zero errors)`,
+    ].join('\n'),
+};
