@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, it } from 'node:test';
+import { tempDir } from '../helpers/temp.ts';
+import { request } from './serve-helpers.ts';
+
+const START = join(import.meta.dirname, '../../bin/start.ts');
+const TSX = pathToFileURL(join(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
+
+/** Runs `npm start`'s script in a fresh directory (as on a fresh clone) until it serves, then stops it. */
+async function startOnce(cwd: string): Promise<{ url: string; stderr: string; code: number | null }> {
+  const child = spawn(process.execPath, ['--import', TSX, START, '--port', '0'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`did not start: ${err}`)), 20_000);
+    child.stderr.on('data', () => {
+      const m = /mnemos serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
+      if (m && /owner token/.test(err)) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (c) => reject(new Error(`exited ${c}: ${err}`)));
+  });
+  const token = readFileSync(join(cwd, '.mnemos/owner-token'), 'utf8').trim();
+  const status = await request(url, 'GET', '/v1/status', token);
+  assert.equal(status.status, 200, 'the saved owner token works');
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.kill('SIGINT');
+  return { url, stderr: err, code: await exited };
+}
+
+describe('npm start (bin/start.ts)', () => {
+  it('on a fresh store creates an owner token once, saves it 0600, prints how to use it; a second start creates none', async () => {
+    const tmp = tempDir('mnemos-start-');
+    try {
+      const first = await startOnce(tmp.dir);
+      assert.match(first.stderr, /First start: created an owner token/);
+      assert.match(first.stderr, /curl -H "Authorization: Bearer/);
+      assert.equal(first.code, 0);
+      const file = join(tmp.dir, '.mnemos/owner-token');
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.ok(existsSync(join(tmp.dir, '.mnemos/memory.db')), 'serves the embedded default store');
+      const token = readFileSync(file, 'utf8');
+      const second = await startOnce(tmp.dir);
+      assert.doesNotMatch(second.stderr, /First start/);
+      assert.match(second.stderr, /owner token: .*owner-token/);
+      assert.equal(readFileSync(file, 'utf8'), token, 'the token was not replaced');
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
