@@ -1,0 +1,60 @@
+import type { Principal } from '../domain/principal.ts';
+import type { Blackboard } from './blackboard.ts';
+import type { Clock } from './blackboard-types.ts';
+import type { DurableEventLog } from './durable-log.ts';
+import type { EpisodeDraft, EpisodeSink, PersistedEpisode } from './episode.ts';
+import type { BlockedRecord, SafetyVerifier } from './safety.ts';
+import type { SalienceModel } from './salience.ts';
+
+export interface ConsolidatorConfig {
+  /** Blackboard entries examined per INTEGRATION (seed: 200). */
+  scanLimit?: number;
+  /** Ring buffer size (seed: 1000). */
+  bufferCapacity?: number;
+  /** TTL of the `memory.consolidation` summary and blocked report, seconds (seed: 3600). */
+  summaryTtl?: number;
+}
+
+export interface ConsolidatorDeps {
+  blackboard: Blackboard;
+  /** Whose memory the episodes become; every sink call is scoped to it. */
+  principal: Principal;
+  sink: EpisodeSink;
+  /** Default: the rule-based verifier with no rules (approves everything). */
+  verifier?: SafetyVerifier;
+  /** Default: a volatile log (safety events are lost on a crash). */
+  log?: DurableEventLog;
+  salience?: SalienceModel;
+  clock?: Clock;
+  config?: ConsolidatorConfig;
+}
+
+export interface IntegrateResult {
+  scanned: number;
+  buffered: number;
+  evicted: number;
+  bufferSize: number;
+}
+
+export interface FlushResult {
+  tick: number;
+  consolidated: number;
+  episodes: EpisodeDraft[];
+  persisted: PersistedEpisode[];
+  blocked: BlockedRecord[];
+  /** Events kept for the next sleep because their verifier failed. */
+  deferred: number;
+  bufferSize: number;
+  /** Non-fatal problems (verifier or log failures); the flush itself went through. */
+  errors: string[];
+}
+
+export interface ConsolidatorStats {
+  buffered: number;
+  consolidated: number;
+  blocked: number;
+  evicted: number;
+  recovered: number;
+  bufferSize: number;
+  safetyInBuffer: number;
+}

@@ -1,0 +1,259 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { Blackboard } from '../../src/cognition/blackboard.ts';
+import { MemoryConsolidator } from '../../src/cognition/consolidator.ts';
+import { VolatileEventLog } from '../../src/cognition/durable-log.ts';
+import { FileDurableEventLog } from '../../src/cognition/durable-log-file.ts';
+import { BLOCKED_KEY, CONSOLIDATION_KEY } from '../../src/cognition/keys.ts';
+import { RuleBasedSafetyVerifier } from '../../src/cognition/safety.ts';
+import { DEFAULT_SALIENCE_REGISTRY, SalienceModel } from '../../src/cognition/salience.ts';
+import { MnemosError } from '../../src/domain/errors.ts';
+import { manualClock, MemoryEpisodeStore, owner, tempDir } from './helpers.ts';
+
+function setup(opts: { capacity?: number; scanLimit?: number; verifier?: RuleBasedSafetyVerifier; salience?: SalienceModel } = {}) {
+  const clock = manualClock();
+  const blackboard = new Blackboard({ clock: clock.now });
+  const store = new MemoryEpisodeStore();
+  const log = new VolatileEventLog();
+  const consolidator = new MemoryConsolidator({
+    blackboard,
+    principal: owner,
+    sink: store,
+    log,
+    clock: clock.now,
+    ...(opts.verifier ? { verifier: opts.verifier } : {}),
+    ...(opts.salience ? { salience: opts.salience } : {}),
+    config: { ...(opts.capacity ? { bufferCapacity: opts.capacity } : {}), ...(opts.scanLimit ? { scanLimit: opts.scanLimit } : {}) },
+  });
+  blackboard.setTick(1);
+  return { clock, blackboard, store, log, consolidator };
+}
+
+test('salience threshold: only events at or above 0.7 (or safety) are buffered', async () => {
+  const { blackboard, consolidator } = setup();
+  for (const k of ['goal.achieved', 'stigmergy.handoff.h1', 'perception.seen', 'learning.new_association.x', 'stigmergy.coalition_accept.c', 'safety.tool_blocked']) {
+    blackboard.write(k, { k });
+  }
+  const r = await consolidator.integrate(1);
+  assert.equal(r.scanned, 6);
+  const keys = consolidator.buffer.snapshot().map((e) => e.blackboardKey);
+  assert.deepEqual(keys.sort(), ['goal.achieved', 'learning.new_association.x', 'safety.tool_blocked', 'stigmergy.coalition_accept.c']);
+  const safety = consolidator.buffer.snapshot().find((e) => e.blackboardKey === 'safety.tool_blocked')!;
+  assert.equal(safety.alwaysConsolidate, true);
+  assert.equal(safety.salience, 0.1, 'matches no registry pattern: always consolidated, score unchanged');
+});
+
+test('each write is scanned once; the cursor moves past what was seen', async () => {
+  const { blackboard, consolidator } = setup();
+  blackboard.write('goal.achieved', 1);
+  await consolidator.integrate(1);
+  await consolidator.integrate(1);
+  blackboard.write('goal.achieved', 2); // a new write of the same key is a new event
+  const r = await consolidator.integrate(1);
+  assert.equal(r.scanned, 1);
+  assert.deepEqual(consolidator.buffer.snapshot().map((e) => e.valueSnapshot), [1, 2]);
+});
+
+test('temporal decay: a write scanned ticks later is scored by its age', async () => {
+  const { blackboard, consolidator } = setup({ scanLimit: 1 });
+  blackboard.write('perception.x', 0);
+  blackboard.write('learning.new_association.late', 1);
+  await consolidator.integrate(1); // scans only perception.x
+  await consolidator.integrate(2); // age 1: 0.7 - 0.05 < 0.7
+  assert.equal(consolidator.buffer.size, 0);
+  blackboard.setTick(2);
+  blackboard.write('goal.achieved', 2);
+  await consolidator.integrate(4); // age 2: 0.9 - 0.1 = 0.8
+  assert.ok(Math.abs(consolidator.buffer.snapshot()[0]!.salience - 0.8) < 1e-9);
+});
+
+test('buffer overflow: the oldest ordinary events are dropped and counted', async () => {
+  const { blackboard, consolidator } = setup({ capacity: 3 });
+  for (let i = 0; i < 5; i++) blackboard.write(`learning.new_association.k${i}`, i);
+  const r = await consolidator.integrate(1);
+  assert.equal(r.buffered, 5);
+  assert.equal(r.evicted, 2);
+  assert.deepEqual(consolidator.buffer.snapshot().map((e) => e.valueSnapshot), [2, 3, 4]);
+  assert.equal(consolidator.stats().evicted, 2);
+});
+
+test('never-evict: every safety event is consolidated even under heavy buffer pressure', async () => {
+  const { blackboard, consolidator, store } = setup({ capacity: 2 });
+  for (let i = 0; i < 3; i++) blackboard.write(`safety.weight_update_blocked.n${i}`, i);
+  for (let i = 0; i < 50; i++) blackboard.write(`goal.achieved`, i);
+  await consolidator.integrate(1);
+  const r = await consolidator.flush(1);
+  const safety = r.episodes.filter((e) => e.readOnly).map((e) => e.blackboardKey);
+  assert.deepEqual(safety, ['safety.weight_update_blocked.n0', 'safety.weight_update_blocked.n1', 'safety.weight_update_blocked.n2']);
+  assert.equal(store.memories.filter((m) => m.labels.includes('SafetyAudit')).length, 3);
+  assert.equal(consolidator.stats().evicted, 50);
+});
+
+test('episode write: one batch, bi-temporal fields, safety labels, read-only, summary on the blackboard', async () => {
+  const { blackboard, consolidator, store, clock, log } = setup();
+  const g = blackboard.write('goal.achieved', { goal: 'ship', steps: 3 });
+  const s = blackboard.write('safety.verification_blocked', { rule: 'no-exfiltration' });
+  await consolidator.integrate(1);
+  clock.advance(60_000);
+  const r = await consolidator.flush(5);
+  assert.equal(store.batches, 1);
+  assert.equal(r.consolidated, 2);
+  const [ge, se] = r.episodes;
+  assert.deepEqual(
+    { ...ge!, tags: [...ge!.tags], labels: [...ge!.labels] },
+    {
+      eventId: g.id,
+      blackboardKey: 'goal.achieved',
+      valueSnapshot: { goal: 'ship', steps: 3 },
+      salience: 0.9,
+      tick: 1,
+      sourceModule: 'goal',
+      tags: [],
+      validFrom: new Date(g.createdAt).toISOString(),
+      transactionTime: new Date(g.createdAt + 60_000).toISOString(),
+      labels: ['Episode'],
+      readOnly: false,
+    },
+  );
+  assert.equal(se!.eventId, s.id);
+  assert.deepEqual(se!.labels, ['Episode', 'SafetyAudit']);
+  assert.equal(se!.readOnly, true);
+  const m = store.memories.find((x) => x.sourceKey === `cycle:${s.id}`)!;
+  assert.equal(m.type, 'episode');
+  assert.equal(m.readOnly, true);
+  assert.equal(m.text, 'safety.verification_blocked = {"rule":"no-exfiltration"}');
+  const summary = blackboard.read(CONSOLIDATION_KEY)!;
+  assert.deepEqual(summary.value, { consolidated: 2, tick: 5, buffer_size: 0 });
+  assert.equal(summary.ttlSeconds, 3600);
+  assert.equal((await log.pending()).length, 0);
+  assert.deepEqual(log.settled, [{ id: s.id, outcome: 'consolidated' }]);
+  assert.ok(ge!.transactionTime > ge!.validFrom);
+});
+
+test('safety block: a vetoed event is not consolidated and the block itself is recorded', async () => {
+  const verifier = new RuleBasedSafetyVerifier({ vetoGlobs: ['stigmergy.*'], alwaysBlock: ['*"secret":*'] });
+  const { blackboard, consolidator, store, log } = setup({ verifier });
+  blackboard.write('stigmergy.coalition_accept.c1', { with: 'agent-9' });
+  blackboard.write('goal.achieved', { secret: 'hunter2' });
+  const s = blackboard.write('safety.verification_blocked', { ok: true });
+  verifier.veto('safety.verification_*');
+  await consolidator.integrate(1);
+  const r = await consolidator.flush(1);
+  assert.equal(r.consolidated, 0);
+  assert.equal(store.memories.length, 0);
+  assert.deepEqual(r.blocked.map((b) => [b.blackboardKey, b.safety]), [
+    ['stigmergy.coalition_accept.c1', false],
+    ['goal.achieved', false],
+    ['safety.verification_blocked', true],
+  ]);
+  assert.match(r.blocked[0]!.reason, /veto glob "stigmergy\.\*"/);
+  assert.match(r.blocked[1]!.reason, /always-block pattern/);
+  assert.equal(store.blocked.length, 3);
+  assert.deepEqual((blackboard.read(BLOCKED_KEY)!.value as Array<{ eventId: string }>).map((b) => b.eventId).at(-1), s.id);
+  assert.deepEqual(log.settled, [{ id: s.id, outcome: 'blocked' }]);
+  assert.equal(consolidator.buffer.size, 0);
+  assert.equal(consolidator.stats().blocked, 3);
+});
+
+test('one transaction: when the sink fails nothing is settled and everything waits for the next sleep', async () => {
+  const { blackboard, consolidator, store, log } = setup();
+  blackboard.write('goal.achieved', 1);
+  blackboard.write('safety.verification_blocked', 2);
+  await consolidator.integrate(1);
+  store.failNext = new Error('disk full');
+  await assert.rejects(consolidator.flush(1), (e) => MnemosError.is(e, 'unavailable') && /stay buffered/.test(e.message));
+  assert.equal(store.memories.length, 0);
+  assert.equal(consolidator.buffer.size, 2);
+  assert.equal((await log.pending()).length, 1);
+  const r = await consolidator.flush(2);
+  assert.equal(r.consolidated, 2);
+  assert.equal(store.memories.length, 2);
+});
+
+test('a failing verifier defers its events instead of dropping or approving them', async () => {
+  const { blackboard, store } = setup();
+  let down = true;
+  const consolidator = new MemoryConsolidator({
+    blackboard,
+    principal: owner,
+    sink: store,
+    verifier: {
+      name: 'flaky',
+      verify: async () => {
+        if (down) throw new Error('verifier offline');
+        return { approved: true, reason: null, verifier: 'flaky' };
+      },
+    },
+  });
+  blackboard.write('goal.achieved', 1);
+  await consolidator.integrate(1);
+  const r1 = await consolidator.flush(1);
+  assert.equal(r1.deferred, 1);
+  assert.match(r1.errors[0]!, /verifier offline/);
+  assert.equal(store.memories.length, 0);
+  down = false;
+  assert.equal((await consolidator.flush(2)).consolidated, 1);
+});
+
+test('safety writes are captured and durable at write time: a retraction before INTEGRATION hides nothing', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'safety.jsonl');
+  const log = await FileDurableEventLog.open(path);
+  const blackboard = new Blackboard();
+  const store = new MemoryEpisodeStore();
+  const c = new MemoryConsolidator({ blackboard, principal: owner, sink: store, log });
+  const e = blackboard.write('safety.weight_update_blocked', { layer: 7 });
+  blackboard.retract('safety.weight_update_blocked');
+  // On disk already, before any tick: a second reader sees it.
+  const reader = await FileDurableEventLog.open(path);
+  assert.deepEqual((await reader.pending()).map((x) => x.eventId), [e.id]);
+  await reader.close();
+  await c.integrate(1);
+  assert.equal(c.buffer.size, 1, 'captured once, not again by the scan');
+  const r = await c.flush(1);
+  assert.equal(r.consolidated, 1);
+  assert.deepEqual(await log.pending(), []);
+  await log.close();
+});
+
+test('the consolidator never turns its own writes into episodes', async () => {
+  const salience = new SalienceModel({ registry: { ...DEFAULT_SALIENCE_REGISTRY, 'memory.*': 1 } });
+  const { blackboard, consolidator, store } = setup({ salience });
+  blackboard.write('goal.achieved', 1);
+  await consolidator.integrate(1);
+  await consolidator.flush(1); // writes memory.consolidation
+  await consolidator.integrate(2);
+  assert.equal(consolidator.buffer.size, 0);
+  blackboard.write('memory.user_note', 'x'); // written by someone else: fair game
+  await consolidator.integrate(2);
+  assert.equal(consolidator.buffer.size, 1);
+  assert.equal(store.memories.length, 1);
+});
+
+test('restart: pending safety events in the log are re-buffered and consolidated once', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'safety.jsonl');
+  const log1 = await FileDurableEventLog.open(path);
+  const bb1 = new Blackboard();
+  new MemoryConsolidator({ blackboard: bb1, principal: owner, sink: new MemoryEpisodeStore(), log: log1 });
+  // The first "process" captures two safety writes, then dies before any sleep.
+  bb1.write('safety.verification_blocked', 1);
+  bb1.write('safety.weight_update_blocked', 2);
+  await log1.close();
+
+  const store = new MemoryEpisodeStore();
+  const log2 = await FileDurableEventLog.open(path);
+  const c2 = new MemoryConsolidator({ blackboard: new Blackboard(), principal: owner, sink: store, log: log2 });
+  assert.equal(await c2.recover(), 2);
+  assert.equal(await c2.recover(), 2, 'idempotent');
+  const r = await c2.flush(1);
+  assert.equal(r.consolidated, 2);
+  assert.deepEqual(store.memories.map((m) => m.labels), [['Episode', 'SafetyAudit'], ['Episode', 'SafetyAudit']]);
+  await log2.close();
+  const log3 = await FileDurableEventLog.open(path);
+  assert.deepEqual(await log3.pending(), []);
+  await log3.close();
+});
