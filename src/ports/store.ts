@@ -1,6 +1,7 @@
 import type { AuditDraft, AuditEntry } from '../domain/audit.ts';
 import type { Lifecycle, Memory, MemoryType } from '../domain/memory.ts';
 import type { Principal, Role } from '../domain/principal.ts';
+import type { GraphStore, JobStore, LedgerStore } from './lifecycle.ts';
 
 /**
  * The store port. Every method takes the caller's Principal first; adapters
@@ -179,6 +180,10 @@ export interface MemoryStore {
   audit: AuditLog;
   pending: PendingChanges;
   tokens: TokenStore;
+  /** Memory lifecycle (ports/lifecycle.ts); absent on a backend that has not implemented them yet. */
+  graph?: GraphStore;
+  ledger?: LedgerStore;
+  jobs?: JobStore;
 }
 
 export interface AuditLog {

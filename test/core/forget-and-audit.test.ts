@@ -21,7 +21,7 @@ test('forget leaves no trace: table, full-text index, search, pending edits and 
 
     const preview = await m.forget(v2.id, 'user asked');
     assert.equal(preview.versions, 2);
-    assert.deepEqual(preview.removes, { full_text_index: 2, pending_changes: 1, memories: 2 });
+    assert.deepEqual(preview.removes, { full_text_index: 2, pending_changes: 1, knowledge_graph: 0, expiry_ledger: 0, memories: 2 });
     // The preview changes nothing.
     assert.equal((await m.search(SECRET)).hits.length, 1);
     await m.confirmForget(preview.token);

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { LIFECYCLE_SCHEMA_SQL } from './lifecycle-schema.ts';
 
 /**
  * Numbered migrations. Each runs once, in order, inside one IMMEDIATE
@@ -124,6 +125,11 @@ CREATE TABLE tokens (
 );
 CREATE INDEX tokens_namespace ON tokens(namespace, created_at);
 `,
+  },
+  {
+    version: 5,
+    name: 'memory lifecycle: knowledge graph, canonical ledger, jobs with leases, expiry ledger',
+    sql: LIFECYCLE_SCHEMA_SQL,
   },
 ];
 

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { AuditEntry } from '../../domain/audit.ts';
+import type { AuditDraft, AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { sha256Hex } from '../../domain/hash.ts';
 import type { Memory } from '../../domain/memory.ts';
@@ -31,6 +31,9 @@ import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
 import { rowToMemory, type MemoryRow } from './rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
+import { SqliteGraph, graphPlace } from './graph.ts';
+import { SqliteJobs, expiryPlace } from './jobs.ts';
+import { SqliteLedger } from './ledger.ts';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -57,6 +60,9 @@ export class SqliteStore implements MemoryStore {
   readonly audit: AuditLog;
   readonly pending: PendingChanges;
   readonly tokens: TokenStore;
+  readonly graph: SqliteGraph;
+  readonly ledger: SqliteLedger;
+  readonly jobs: SqliteJobs;
   private readonly writer: SqliteWriter;
   private readonly extraPlaces: DerivedPlace[] = [];
   private readonly places: DerivedPlace[];
@@ -74,6 +80,12 @@ export class SqliteStore implements MemoryStore {
     this.audit = new SqliteAuditLog(db);
     this.pending = new SqlitePending(db);
     this.tokens = new SqliteTokens(db, (p, draft) => this.writer.appendAudit(p, draft, Date.now()));
+    // Memory lifecycle (issue 7): graph links and the expiry ledger are derived from memories, so forget cleans them.
+    const appendAudit = (p: Principal, draft: AuditDraft) => this.writer.appendAudit(p, draft, Date.now());
+    this.graph = new SqliteGraph(db);
+    this.ledger = new SqliteLedger(db, appendAudit);
+    this.jobs = new SqliteJobs(db, appendAudit);
+    this.extraPlaces.push(graphPlace(db), expiryPlace(db));
   }
 
   static open(opts: SqliteStoreOptions): SqliteStore {

@@ -1,0 +1,194 @@
+import type Database from 'better-sqlite3';
+import { readScope, type Principal } from '../../domain/principal.ts';
+import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
+import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../../ports/lifecycle.ts';
+import { scopeSql } from '../sql/scope-sql.ts';
+import { withBusyRetry } from './connection.ts';
+import type { DerivedPlace } from './places.ts';
+
+/**
+ * The knowledge graph in SQLite. Entities and relations carry the scope of
+ * the memories that evidence them, so reads use the memories' read rule.
+ * Aliases are not stored: they are the distinct surface forms in the
+ * evidence, so forgetting a memory takes its aliases with it.
+ */
+type Row = Record<string, unknown>;
+
+export class SqliteGraph implements GraphStore {
+  constructor(private readonly db: Database.Database) {}
+
+  private entities(where: string, params: unknown[]): EntityRecord[] {
+    const rows = this.db.prepare(`SELECT e.* FROM graph_entities e WHERE ${where}`).all(...params) as Row[];
+    if (rows.length === 0) return [];
+    const aliasStmt = this.db.prepare('SELECT DISTINCT mention FROM graph_evidence WHERE entity_id = ? AND mention IS NOT NULL ORDER BY mention');
+    return rows.map((r) => {
+      const mentions = (aliasStmt.all(r.id) as { mention: string }[]).map((a) => a.mention).filter((m) => m !== r.name);
+      return rowToEntity(r, mentions);
+    });
+  }
+
+  async findEntities(p: Principal, norms: string[]): Promise<EntityRecord[]> {
+    if (norms.length === 0) return [];
+    const s = scopeSql(readScope(p), 'e');
+    const list = norms.map(() => '?').join(', ');
+    return this.entities(`(e.norm IN (${list}) OR e.id IN (SELECT entity_id FROM graph_evidence WHERE norm IN (${list}))) AND ${s.sql}`, [...norms, ...norms, ...s.params]);
+  }
+
+  async allEntities(p: Principal): Promise<EntityRecord[]> {
+    const s = scopeSql(readScope(p), 'e');
+    const rows = this.db.prepare(`SELECT e.* FROM graph_entities e WHERE ${s.sql}`).all(...s.params) as Row[];
+    // Alias norms in one pass: the resolver needs them for every entity.
+    const aliases = new Map<string, string[]>();
+    for (const a of this.db.prepare('SELECT DISTINCT entity_id, mention FROM graph_evidence WHERE entity_id IS NOT NULL AND mention IS NOT NULL').iterate() as Iterable<{ entity_id: string; mention: string }>) {
+      const list = aliases.get(a.entity_id);
+      if (list) list.push(a.mention);
+      else aliases.set(a.entity_id, [a.mention]);
+    }
+    return rows.map((r) => rowToEntity(r, (aliases.get(r.id as string) ?? []).filter((m) => m !== r.name)));
+  }
+
+  async entity(p: Principal, id: string): Promise<EntityRecord | null> {
+    const s = scopeSql(readScope(p), 'e');
+    return this.entities(`e.id = ? AND ${s.sql}`, [id, ...s.params])[0] ?? null;
+  }
+
+  async relationsOf(p: Principal, entityIds: string[]): Promise<RelationRecord[]> {
+    if (entityIds.length === 0) return [];
+    const s = scopeSql(readScope(p), 'r');
+    const list = entityIds.map(() => '?').join(', ');
+    const rows = this.db
+      .prepare(`SELECT r.* FROM graph_relations r WHERE (r.subject_id IN (${list}) OR r.object_id IN (${list})) AND ${s.sql} ORDER BY r.valid_from, r.id`)
+      .all(...entityIds, ...entityIds, ...s.params) as Row[];
+    return rows.map(rowToRelation);
+  }
+
+  async evidenceLineages(p: Principal, entityIds: string[], relationIds: string[] = []): Promise<string[]> {
+    readScope(p);
+    const out = new Set<string>();
+    const byEntity = this.db.prepare('SELECT DISTINCT lineage_id FROM graph_evidence WHERE entity_id = ?');
+    const byRelation = this.db.prepare('SELECT DISTINCT lineage_id FROM graph_evidence WHERE relation_id = ?');
+    for (const id of entityIds) for (const r of byEntity.all(id) as { lineage_id: string }[]) out.add(r.lineage_id);
+    for (const id of relationIds) for (const r of byRelation.all(id) as { lineage_id: string }[]) out.add(r.lineage_id);
+    return [...out];
+  }
+
+  async unindexed(p: Principal, limit: number): Promise<string[]> {
+    const s = scopeSql(readScope(p), 'm');
+    const rows = this.db
+      .prepare(
+        `SELECT m.id FROM memories m WHERE m.superseded_at IS NULL AND m.lifecycle NOT IN ('expired') AND ${s.sql} AND NOT EXISTS (SELECT 1 FROM graph_indexed g WHERE g.memory_id = m.id) ORDER BY m.rowid LIMIT ?`,
+      )
+      .all(...s.params, limit) as { id: string }[];
+    return rows.map((r) => r.id);
+  }
+
+  async write(p: Principal, w: GraphWrite): Promise<void> {
+    readScope(p);
+    const upsert = this.db.prepare(
+      `INSERT INTO graph_entities (id, namespace, owner_id, agent_id, visibility, name, norm, type, first_seen, last_seen, mentions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(id) DO UPDATE SET name = excluded.name, type = excluded.type, last_seen = max(last_seen, excluded.last_seen), first_seen = min(first_seen, excluded.first_seen), mentions = excluded.mentions`,
+    );
+    const rel = this.db.prepare(
+      'INSERT OR IGNORE INTO graph_relations (id, namespace, owner_id, agent_id, visibility, subject_id, predicate, object_id, valid_from, valid_to, recorded_at, superseded_by, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const close = this.db.prepare('UPDATE graph_relations SET valid_to = ?, superseded_by = ? WHERE id = ? AND valid_to IS NULL');
+    const ev = this.db.prepare('INSERT OR IGNORE INTO graph_evidence (entity_id, relation_id, lineage_id, memory_id, mention, norm) VALUES (?, ?, ?, ?, ?, ?)');
+    const idx = this.db.prepare('INSERT OR IGNORE INTO graph_indexed (memory_id, lineage_id) VALUES (?, ?)');
+    const namespaceOk = (ns: string) => ns === p.namespace;
+    const run = this.db.transaction(() => {
+      for (const e of w.upsertEntities) {
+        if (!namespaceOk(e.namespace)) continue;
+        upsert.run(e.id, e.namespace, e.ownerId, e.agentId, e.visibility, e.name, e.norm, e.type, toMs(e.firstSeen), toMs(e.lastSeen), e.mentions);
+      }
+      for (const r of w.insertRelations) {
+        if (!namespaceOk(r.namespace)) continue;
+        rel.run(r.id, r.namespace, r.ownerId, r.agentId, r.visibility, r.subjectId, r.predicate, r.objectId, toMs(r.validFrom), toMsOrNull(r.validTo), toMs(r.recordedAt), r.supersededBy, r.confidence);
+      }
+      for (const c of w.closeRelations) close.run(toMs(c.validTo), c.supersededBy, c.id);
+      for (const e of w.evidence) ev.run(e.entityId, e.relationId, e.lineageId, e.memoryId, e.mention, e.norm);
+      for (const i of w.indexed) idx.run(i.memoryId, i.lineageId);
+    });
+    withBusyRetry(() => run.immediate());
+  }
+}
+
+function rowToEntity(r: Row, aliases: string[]): EntityRecord {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    norm: r.norm as string,
+    type: r.type as string,
+    aliases,
+    firstSeen: toIso(r.first_seen as number),
+    lastSeen: toIso(r.last_seen as number),
+    mentions: r.mentions as number,
+    namespace: r.namespace as string,
+    ownerId: r.owner_id as string,
+    agentId: (r.agent_id as string | null) ?? null,
+    visibility: r.visibility as EntityRecord['visibility'],
+  };
+}
+
+function rowToRelation(r: Row): RelationRecord {
+  return {
+    id: r.id as string,
+    subjectId: r.subject_id as string,
+    predicate: r.predicate as string,
+    objectId: r.object_id as string,
+    validFrom: toIso(r.valid_from as number),
+    validTo: toIsoOrNull(r.valid_to as number | null),
+    recordedAt: toIso(r.recorded_at as number),
+    supersededBy: (r.superseded_by as string | null) ?? null,
+    confidence: r.confidence as number,
+    namespace: r.namespace as string,
+    ownerId: r.owner_id as string,
+    agentId: (r.agent_id as string | null) ?? null,
+    visibility: r.visibility as RelationRecord['visibility'],
+  };
+}
+
+/**
+ * Forget joins the graph here: the memory's evidence goes, then every
+ * relation and entity left without evidence, and surviving entities take
+ * their name and count from the evidence that remains.
+ */
+export function graphPlace(db: Database.Database): DerivedPlace {
+  const count = db.prepare('SELECT (SELECT count(*) FROM graph_evidence WHERE lineage_id = ?) + (SELECT count(*) FROM graph_indexed WHERE lineage_id = ?) AS n');
+  const touched = db.prepare('SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = ?');
+  const delEvidence = db.prepare('DELETE FROM graph_evidence WHERE lineage_id = ?');
+  const delIndexed = db.prepare('DELETE FROM graph_indexed WHERE lineage_id = ?');
+  const relLeft = db.prepare('SELECT count(*) AS n FROM graph_evidence WHERE relation_id = ?');
+  const entLeft = db.prepare('SELECT count(*) AS n FROM graph_evidence WHERE entity_id = ?');
+  const delRelation = db.prepare('DELETE FROM graph_relations WHERE id = ?');
+  const relationsOfEntity = db.prepare('SELECT id FROM graph_relations WHERE subject_id = ? OR object_id = ?');
+  const delEntity = db.prepare('DELETE FROM graph_entities WHERE id = ?');
+  const unlinkSuperseded = db.prepare('UPDATE graph_relations SET superseded_by = NULL WHERE superseded_by = ?');
+  const rename = db.prepare(
+    `UPDATE graph_entities SET mentions = (SELECT count(*) FROM graph_evidence WHERE entity_id = @id),
+       name = (SELECT mention FROM graph_evidence WHERE entity_id = @id AND mention IS NOT NULL GROUP BY mention ORDER BY count(*) DESC, mention LIMIT 1),
+       norm = (SELECT norm FROM graph_evidence WHERE entity_id = @id AND norm IS NOT NULL GROUP BY norm ORDER BY count(*) DESC, norm LIMIT 1)
+     WHERE id = @id`,
+  );
+  const dropRelation = (id: string) => {
+    db.prepare('DELETE FROM graph_evidence WHERE relation_id = ?').run(id);
+    unlinkSuperseded.run(id);
+    delRelation.run(id);
+  };
+  return {
+    name: 'knowledge_graph',
+    count: (_r, _ids, lineageId) => (count.get(lineageId, lineageId) as { n: number }).n,
+    remove: (_r, _ids, lineageId) => {
+      const hit = touched.all(lineageId) as { entity_id: string | null; relation_id: string | null }[];
+      delEvidence.run(lineageId);
+      delIndexed.run(lineageId);
+      for (const h of hit) if (h.relation_id && (relLeft.get(h.relation_id) as { n: number }).n === 0) dropRelation(h.relation_id);
+      for (const h of hit) {
+        if (!h.entity_id) continue;
+        if ((entLeft.get(h.entity_id) as { n: number }).n === 0) {
+          for (const r of relationsOfEntity.all(h.entity_id, h.entity_id) as { id: string }[]) dropRelation(r.id);
+          delEntity.run(h.entity_id);
+        } else rename.run({ id: h.entity_id });
+      }
+    },
+  };
+}

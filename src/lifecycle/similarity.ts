@@ -1,0 +1,126 @@
+/**
+ * Near-duplicate detection without embeddings: Jaccard similarity over
+ * shingles (the analysed terms plus adjacent term pairs, so word order counts
+ * a little), with MinHash locality-sensitive hashing to find candidate pairs
+ * without comparing every pair. 32 hashes in 8 bands of 4 rows find a pair
+ * at Jaccard 0.8 with probability ~0.985; every candidate is then checked
+ * exactly, so LSH can miss a pair but never invents one.
+ */
+
+export function shingles(terms: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (let i = 0; i < terms.length; i++) {
+    out.add(terms[i]!);
+    if (i + 1 < terms.length) out.add(`${terms[i]} ${terms[i + 1]}`);
+  }
+  return out;
+}
+
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 1;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let inter = 0;
+  for (const x of small) if (large.has(x)) inter++;
+  return inter / (a.size + b.size - inter);
+}
+
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+const HASHES = 32;
+const ROWS = 4;
+const BANDS = HASHES / ROWS;
+
+function fnv1a(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+// Fixed odd multipliers and offsets: the same text always gets the same signature.
+const MULT = Array.from({ length: HASHES }, (_, i) => (fnv1a(`m${i}`) | 1) >>> 0);
+const ADD = Array.from({ length: HASHES }, (_, i) => fnv1a(`a${i}`));
+
+export function minhash(set: ReadonlySet<string>): Uint32Array {
+  const sig = new Uint32Array(HASHES).fill(0xffffffff);
+  for (const s of set) {
+    const x = fnv1a(s);
+    for (let i = 0; i < HASHES; i++) {
+      const h = (Math.imul(x, MULT[i]!) + ADD[i]!) >>> 0;
+      if (h < sig[i]!) sig[i] = h;
+    }
+  }
+  return sig;
+}
+
+export interface SimilarityItem {
+  id: string;
+  /** Items are only ever compared within the same group (scope and type). */
+  group: string;
+  shingles: ReadonlySet<string>;
+  vector?: ArrayLike<number>;
+}
+
+export interface SimilarPair {
+  a: string;
+  b: string;
+  similarity: number;
+  method: 'cosine' | 'jaccard';
+}
+
+/** Candidate pairs at or above the thresholds, never across groups. */
+export function similarPairs(items: readonly SimilarityItem[], textThreshold: number, vectorThreshold: number): SimilarPair[] {
+  const buckets = new Map<string, number[]>();
+  items.forEach((it, idx) => {
+    if (it.shingles.size === 0) return;
+    const sig = minhash(it.shingles);
+    for (let b = 0; b < BANDS; b++) {
+      const key = `${it.group}\u0000${b}\u0000${Array.from(sig.subarray(b * ROWS, b * ROWS + ROWS)).join(',')}`;
+      const list = buckets.get(key);
+      if (list) list.push(idx);
+      else buckets.set(key, [idx]);
+    }
+  });
+  const seen = new Set<string>();
+  const out: SimilarPair[] = [];
+  for (const list of buckets.values()) {
+    if (list.length < 2) continue;
+    // A huge bucket means many identical texts; comparing each to the first keeps it linear.
+    const wide = list.length > 64;
+    for (let i = 0; i < list.length; i++) {
+      for (let j = i + 1; j < list.length; j++) {
+        if (wide && i > 0) break;
+        const x = items[list[i]!]!;
+        const y = items[list[j]!]!;
+        if (x.group !== y.group) continue;
+        const key = x.id < y.id ? `${x.id}|${y.id}` : `${y.id}|${x.id}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const pair = compare(x, y, textThreshold, vectorThreshold);
+        if (pair) out.push(pair);
+      }
+    }
+  }
+  return out.sort((p, q) => q.similarity - p.similarity || (p.a < q.a ? -1 : 1));
+}
+
+function compare(x: SimilarityItem, y: SimilarityItem, textThreshold: number, vectorThreshold: number): SimilarPair | null {
+  if (x.vector && y.vector) {
+    const c = cosine(x.vector, y.vector);
+    return c >= vectorThreshold ? { a: x.id, b: y.id, similarity: c, method: 'cosine' } : null;
+  }
+  const j = jaccard(x.shingles, y.shingles);
+  return j >= textThreshold ? { a: x.id, b: y.id, similarity: j, method: 'jaccard' } : null;
+}

@@ -1,0 +1,153 @@
+import type { Principal } from '../domain/principal.ts';
+import type { LedgerFact } from '../lifecycle/ledger-rules.ts';
+
+/**
+ * Small ports of the memory lifecycle (issue 7), members of MemoryStore.
+ * Every method takes the caller's Principal; adapters scope reads with the
+ * same read rule as memories (adapters/sql/scope-sql.ts).
+ */
+
+export interface ScopeColumns {
+  namespace: string;
+  ownerId: string;
+  agentId: string | null;
+  visibility: 'owner' | 'shared' | 'public';
+}
+
+// ---- knowledge graph ----
+
+export interface EntityRecord extends ScopeColumns {
+  id: string;
+  name: string;
+  /** Normalised name used for resolution (lower-case, no honorific or punctuation). */
+  norm: string;
+  type: string;
+  /** Other surface forms seen in the evidence. */
+  aliases: string[];
+  firstSeen: string;
+  lastSeen: string;
+  mentions: number;
+}
+
+export interface RelationRecord extends ScopeColumns {
+  id: string;
+  subjectId: string;
+  predicate: string;
+  objectId: string;
+  /** Valid time: when it holds in the world. */
+  validFrom: string;
+  validTo: string | null;
+  /** Transaction time: when the store learned it. */
+  recordedAt: string;
+  supersededBy: string | null;
+  confidence: number;
+}
+
+export interface EvidenceRecord {
+  entityId: string | null;
+  relationId: string | null;
+  lineageId: string;
+  memoryId: string;
+  /** The surface form in the memory (entity evidence); aliases are derived from it, so they go with it. */
+  mention: string | null;
+  norm: string | null;
+}
+
+/** One transaction of graph changes. */
+export interface GraphWrite {
+  upsertEntities: EntityRecord[];
+  insertRelations: RelationRecord[];
+  closeRelations: { id: string; validTo: string; supersededBy: string }[];
+  evidence: EvidenceRecord[];
+  /** Memories whose extraction is done (even when nothing was found). */
+  indexed: { memoryId: string; lineageId: string }[];
+}
+
+export interface GraphStore {
+  /** Visible entities whose normalised name or any alias norm is in `norms`. */
+  findEntities(p: Principal, norms: string[]): Promise<EntityRecord[]>;
+  /** Every visible entity (resolution cache of a run; owner sees the namespace). */
+  allEntities(p: Principal): Promise<EntityRecord[]>;
+  entity(p: Principal, id: string): Promise<EntityRecord | null>;
+  /** Visible relations touching these entities, open and closed. */
+  relationsOf(p: Principal, entityIds: string[]): Promise<RelationRecord[]>;
+  /** Lineages evidencing these entities/relations (the caller still filters memories by the read rule). */
+  evidenceLineages(p: Principal, entityIds: string[], relationIds?: string[]): Promise<string[]>;
+  /** Current memory versions not yet extracted, oldest first. */
+  unindexed(p: Principal, limit: number): Promise<string[]>;
+  write(p: Principal, w: GraphWrite): Promise<void>;
+}
+
+// ---- canonical ledger ----
+
+export interface LedgerPending {
+  id: string;
+  key: string;
+  /** The owner-pinned fact the change would replace. */
+  targetId: string;
+  proposed: { value: string; statement: string; category: string; source: string; confidence: number; agentId: string | null; ownerId: string; visibility: string };
+  proposer: string;
+  createdAt: string;
+  status: 'pending' | 'confirmed' | 'rejected';
+}
+
+export type LedgerWrite =
+  | { kind: 'insert'; fact: LedgerFact }
+  | { kind: 'patch'; id: string; set: Partial<Pick<LedgerFact, 'confidence' | 'mentions' | 'status' | 'validUntil' | 'supersededBy' | 'updatedAt'>>; op: 'strengthen' | 'supersede' | 'retire' | 'reject' }
+  | { kind: 'pending'; pending: LedgerPending }
+  | { kind: 'resolve'; pendingId: string; status: 'confirmed' | 'rejected' };
+
+export interface LedgerStore {
+  /** Visible facts; default only active ones. */
+  list(p: Principal, opts: { status?: string[]; key?: string; limit?: number }): Promise<LedgerFact[]>;
+  get(p: Principal, id: string): Promise<LedgerFact | null>;
+  /**
+   * The active fact holding `key` in the namespace whoever can see it: pins
+   * must detect a conflict with an owner pin the caller cannot read. Returns
+   * no value or statement.
+   */
+  keyHolder(p: Principal, key: string): Promise<{ id: string; source: string } | null>;
+  /** Owner: every pending change; others: the ones they proposed. */
+  pending(p: Principal, id?: string): Promise<LedgerPending[]>;
+  /** One transaction, each change audited ('pin'). */
+  write(p: Principal, ops: LedgerWrite[]): Promise<void>;
+}
+
+// ---- jobs ----
+
+export interface JobRecord {
+  id: string;
+  name: string;
+  namespace: string;
+  status: 'running' | 'done' | 'failed';
+  holder: string;
+  leaseExpiresAt: string;
+  attempts: number;
+  startedAt: string;
+  finishedAt: string | null;
+  /** Last phase completed; a resumed run continues after it. */
+  phase: string | null;
+  state: Record<string, unknown>;
+  report: Record<string, unknown> | null;
+  /** Audit head sequence when the run finished: "nothing new" means the head has not moved. */
+  watermark: number | null;
+}
+
+export type ClaimResult = { claimed: JobRecord; resumed: boolean } | { busy: JobRecord };
+
+export interface JobStore {
+  /**
+   * One runner per (namespace, name) across processes: takes the running
+   * job over when its lease expired or its holder is dead, else reports busy.
+   */
+  claim(p: Principal, name: string, holder: string, leaseMs: number, now: number, holderDead: (holder: string) => boolean): Promise<ClaimResult>;
+  /** Records progress and renews the lease; throws `conflict` when the lease was lost. */
+  checkpoint(p: Principal, jobId: string, holder: string, phase: string, state: Record<string, unknown>, leaseMs: number, now: number): Promise<void>;
+  /** Ends the run; writes a 'consolidate' audit entry with the counts in the same transaction. */
+  finish(p: Principal, jobId: string, holder: string, status: 'done' | 'failed', report: Record<string, unknown>, now: number): Promise<JobRecord>;
+  last(p: Principal, name: string): Promise<JobRecord | null>;
+  list(p: Principal, name: string, limit: number): Promise<JobRecord[]>;
+  /** Expired (soft-deleted) memories and when they expired, for the purge after retention. */
+  markExpired(p: Principal, lineageIds: string[], at: number): Promise<void>;
+  dueForPurge(p: Principal, before: number, limit: number): Promise<string[]>;
+}
