@@ -20,6 +20,8 @@ export interface PhaseResult {
   requests: number;
   perSecond: number;
   errors: number;
+  /** Up to five distinct error kinds (HTTP status or exception message), so a failure is explainable. */
+  errorKinds: string[];
   latencyMs: { p50: number; p95: number; p99: number; mean: number };
 }
 
@@ -88,6 +90,7 @@ export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchRes
 async function phase(seconds: number, concurrency: number, once: () => Promise<number>): Promise<PhaseResult> {
   const samples: number[] = [];
   let errors = 0;
+  const kinds = new Set<string>();
   const t0 = performance.now();
   const deadline = t0 + seconds * 1000;
   const worker = async () => {
@@ -95,16 +98,20 @@ async function phase(seconds: number, concurrency: number, once: () => Promise<n
       const s = performance.now();
       try {
         const status = await once();
-        if (status < 200 || status >= 300) errors++;
-      } catch {
+        if (status < 200 || status >= 300) {
+          errors++;
+          if (kinds.size < 5) kinds.add(`HTTP ${status}`);
+        }
+      } catch (err) {
         errors++;
+        if (kinds.size < 5) kinds.add((err as Error).message);
       }
       samples.push(performance.now() - s);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   const elapsed = (performance.now() - t0) / 1000;
-  return { requests: samples.length, perSecond: Math.round(samples.length / elapsed), errors, latencyMs: latencySummary(samples) };
+  return { requests: samples.length, perSecond: Math.round(samples.length / elapsed), errors, errorKinds: [...kinds], latencyMs: latencySummary(samples) };
 }
 
 function send(agent: Agent, port: number, path: string, headers: Record<string, string>, body: string): Promise<number> {
