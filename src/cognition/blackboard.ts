@@ -65,6 +65,11 @@ export class Blackboard {
     return this.tick;
   }
 
+  /** Seq of the latest write (0 before any). */
+  get lastSeq(): number {
+    return this.seq;
+  }
+
   write(key: string, value: unknown, options: WriteOptions = {}): BlackboardEntry {
     const { priority, ttl, confidence } = checkWrite(key, options);
     const frozen = freezeJson(value, `blackboard value of "${key}"`);

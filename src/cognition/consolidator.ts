@@ -43,8 +43,8 @@ export class MemoryConsolidator implements CycleModule {
   private readonly scanLimit: number;
   private readonly summaryTtl: number;
   private readonly unsubscribe: () => void;
-  /** Entries captured at write time, so the scan does not buffer them twice. */
-  private readonly captured = new Set<string>();
+  /** Safety writes after this seq were captured at write time; the scan leaves them alone. */
+  private readonly attachedAfterSeq: number;
   private readonly appends = new Set<Promise<void>>();
   private readonly appendFailures = new Map<string, EpisodicEvent>();
   private recovery: Promise<number> | null = null;
@@ -63,17 +63,24 @@ export class MemoryConsolidator implements CycleModule {
     this.verifier = deps.verifier ?? new RuleBasedSafetyVerifier();
     this.log = deps.log ?? new VolatileEventLog();
     this.clock = deps.clock ?? Date.now;
+    this.attachedAfterSeq = deps.blackboard.lastSeq;
     this.unsubscribe = deps.blackboard.subscribe('blackboard.entry.*', (e) => this.onWrite(e));
   }
 
   /** Re-buffers safety events a previous process logged but never settled. Idempotent. */
   recover(): Promise<number> {
-    this.recovery ??= this.log.pending().then((events) => {
-      let n = 0;
-      for (const e of events) if (!this.buffer.has(e.eventId)) n += this.push({ ...e, consolidated: false }) ? 1 : 0;
-      this.totals.recovered += n;
-      return n;
-    });
+    this.recovery ??= this.log.pending().then(
+      (events) => {
+        let n = 0;
+        for (const e of events) if (!this.buffer.has(e.eventId)) n += this.push({ ...e, consolidated: false }) ? 1 : 0;
+        this.totals.recovered += n;
+        return n;
+      },
+      (err: unknown) => {
+        this.recovery = null; // try again on the next call
+        throw err;
+      },
+    );
     return this.recovery;
   }
 
@@ -85,9 +92,9 @@ export class MemoryConsolidator implements CycleModule {
     const evictedBefore = this.buffer.evicted;
     // Hot path (10,000 entries in about a millisecond): one cached lookup per entry, no allocation unless buffered.
     for (const entry of entries) {
-      if (this.captured.size > 0 && this.captured.delete(entry.id)) continue;
       if (SELF_SOURCES.has(entry.sourceModule)) continue;
       const facts = this.salience.facts(entry.key);
+      if (facts.always && entry.seq > this.attachedAfterSeq) continue;
       const age = tick - entry.tick;
       const score = age > 0 ? Math.max(0, facts.base - age * decayPerTick) : facts.base;
       if (!facts.always && (score < threshold || entry.status === 'retracted')) continue;
@@ -123,20 +130,16 @@ export class MemoryConsolidator implements CycleModule {
 
     await this.settle(approved.filter((e) => e.alwaysConsolidate).map((e) => e.eventId), 'consolidated', errors);
     await this.settle(blocked.filter((b) => b.safety).map((b) => b.eventId), 'blocked', errors);
+    if (deferred.length > 0) this.buffer.restore(deferred);
     if (blocked.length > 0) {
       try {
         await this.d.sink.recordBlocked?.(this.d.principal, blocked);
       } catch (err) {
         errors.push(`recording blocked events failed: ${(err as Error).message}`);
       }
-      this.d.blackboard.write(BLOCKED_KEY, blocked, { ttl: this.summaryTtl, sourceModule: CONSOLIDATOR_SOURCE, priority: 'high' });
+      this.report(BLOCKED_KEY, blocked, 'high', errors);
     }
-    if (deferred.length > 0) this.buffer.restore(deferred);
-    this.d.blackboard.write(
-      CONSOLIDATION_KEY,
-      { consolidated: approved.length, tick, buffer_size: this.buffer.size },
-      { ttl: this.summaryTtl, sourceModule: CONSOLIDATOR_SOURCE },
-    );
+    this.report(CONSOLIDATION_KEY, { consolidated: approved.length, tick, buffer_size: this.buffer.size }, 'normal', errors);
     this.lastFlush = { tick, consolidated: approved.length, episodes, persisted, blocked, deferred: deferred.length, bufferSize: this.buffer.size, errors };
     return this.lastFlush;
   }
@@ -154,7 +157,6 @@ export class MemoryConsolidator implements CycleModule {
     if (e.type !== 'blackboard.entry.added' && e.type !== 'blackboard.entry.updated') return;
     const entry: BlackboardEntry = e.entry;
     if (SELF_SOURCES.has(entry.sourceModule) || !this.salience.alwaysConsolidate(entry.key)) return;
-    this.captured.add(entry.id);
     this.capture(eventFromEntry(entry, this.salience.score(entry.key, 0), true));
   }
 
@@ -191,6 +193,15 @@ export class MemoryConsolidator implements CycleModule {
       throw new MnemosError('unavailable', `${this.appendFailures.size} safety events are buffered but not yet durable: the durable event log refused them`, {
         eventIds: [...this.appendFailures.keys()],
       });
+    }
+  }
+
+  /** Blackboard reports are best effort: the episodes are already persisted when they are written. */
+  private report(key: string, value: unknown, priority: 'normal' | 'high', errors: string[]): void {
+    try {
+      this.d.blackboard.write(key, value, { ttl: this.summaryTtl, sourceModule: CONSOLIDATOR_SOURCE, priority });
+    } catch (err) {
+      errors.push(`writing ${key} failed: ${(err as Error).message}`);
     }
   }
 

@@ -257,3 +257,18 @@ test('restart: pending safety events in the log are re-buffered and consolidated
   assert.deepEqual(await log3.pending(), []);
   await log3.close();
 });
+
+test('safety writes made before the consolidator existed are found by the scan and made durable then', async () => {
+  const blackboard = new Blackboard();
+  blackboard.setTick(1);
+  const early = blackboard.write('safety.verification_blocked', 'before');
+  const log = new VolatileEventLog();
+  const c = new MemoryConsolidator({ blackboard, principal: owner, sink: new MemoryEpisodeStore(), log });
+  assert.deepEqual(await log.pending(), []);
+  const late = blackboard.write('safety.verification_blocked', 'after');
+  assert.deepEqual((await log.pending()).map((e) => e.eventId), [late.id]);
+  const r = await c.integrate(1);
+  assert.equal(r.buffered, 1, 'only the early one: the late one was captured at write time');
+  assert.deepEqual((await log.pending()).map((e) => e.eventId).sort(), [early.id, late.id].sort());
+  assert.equal(c.buffer.size, 2);
+});
