@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openMemory } from '../surfaces/library/open-memory.ts';
@@ -32,6 +32,8 @@ export interface ServeBenchResult {
   search: PhaseResult;
   writes: PhaseResult;
   serverPeakRssMiB: number | null;
+  /** 1-minute load average when the load started: other processes on the machine skew every figure. */
+  loadAverage: number;
 }
 
 const HOST = '127.0.0.1'; // loopback only, never another interface
@@ -70,13 +72,14 @@ export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchRes
     const post = (path: string, body: string) => send(agent, port, path, headers, body);
     // Warm-up: JIT, SQLite page cache.
     await phase(2, opts.concurrency, () => post('/v1/search', JSON.stringify({ query: gen.query(), maxResults: 10 })));
+    const loadAverage = Math.round(loadavg()[0]! * 100) / 100;
     const search = await phase(opts.seconds, opts.concurrency, () => post('/v1/search', JSON.stringify({ query: gen.query(2 + Math.floor(Math.random() * 3)), maxResults: 10 })));
     say(`search: ${search.perSecond}/s, p99 ${search.latencyMs.p99} ms, ${search.errors} errors`);
     const writes = await phase(opts.seconds, opts.concurrency, () => post('/v1/memories', JSON.stringify({ text: gen.sentence(), type: 'fact' })));
     say(`writes: ${writes.perSecond}/s, p99 ${writes.latencyMs.p99} ms, ${writes.errors} errors`);
     agent.destroy();
     const rss = await serverRss(child.pid);
-    return { memories: opts.n, seconds: opts.seconds, concurrency: opts.concurrency, search, writes, serverPeakRssMiB: rss };
+    return { memories: opts.n, seconds: opts.seconds, concurrency: opts.concurrency, search, writes, serverPeakRssMiB: rss, loadAverage };
   } finally {
     if (child && child.exitCode === null) {
       const exited = new Promise((r) => child!.once('exit', r));

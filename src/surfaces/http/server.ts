@@ -33,8 +33,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     s.once('error', reject);
   });
   // A slow client cannot hold anything: bodies are read in full before the store is touched, and these bound the wait.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  server.requestTimeout = 60_000;
+  server.headersTimeout = 30_000;
   const port = (server.address() as AddressInfo).port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {

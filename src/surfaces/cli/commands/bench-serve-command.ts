@@ -32,7 +32,7 @@ export const benchServeCmd: Command = {
           row('POST /v1/search (10 results)', r.search, '>= 1,500/s, p99 <= 50 ms, 0 errors'),
           row('POST /v1/memories (one memory)', r.writes, '0 errors'),
           '',
-          `Server peak RSS: ${r.serverPeakRssMiB ?? '?'} MiB. Targets ${ok ? 'met' : 'NOT met'}.`,
+          `Server peak RSS: ${r.serverPeakRssMiB ?? '?'} MiB. 1-minute load average when the load started: ${r.loadAverage} (other processes on the machine count too). Targets ${ok ? 'met' : 'NOT met'}.`,
         ].join('\n'),
       );
     }
