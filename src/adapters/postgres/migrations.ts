@@ -137,6 +137,18 @@ CREATE TABLE tokens (
 CREATE INDEX tokens_namespace ON tokens(namespace, created_at);
 `,
   },
+  {
+    version: 3,
+    name: 'term document frequencies for BM25 weights',
+    sql: `
+-- Kept by every write in the writers' transaction, like FTS5's vocabulary: rows of every
+-- stored version count, forget subtracts. Reading IDF is then one index look-up per term.
+CREATE TABLE term_df (term TEXT PRIMARY KEY, df BIGINT NOT NULL);
+CREATE TABLE fts_docs (one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one), documents BIGINT NOT NULL, total_len BIGINT NOT NULL);
+INSERT INTO term_df (term, df) SELECT lexeme, count(*) FROM memories, unnest(tsv) GROUP BY lexeme;
+INSERT INTO fts_docs (one, documents, total_len) SELECT true, count(*), coalesce(sum(doc_len), 0) FROM memories;
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { removeFromTermStats } from './fts.ts';
 
 /**
  * A place that holds a memory's text or data derived from it (the PostgreSQL
@@ -22,7 +23,10 @@ export function corePgPlaces(): PgPlace[] {
       // The tsvector lives in the row itself; it is counted apart so the preview names every index.
       name: 'full_text_index',
       count: (c, ids) => n(c, "SELECT count(*) AS n FROM memories WHERE id = ANY($1::text[]) AND tsv <> ''::tsvector", [ids]),
-      remove: async (c, ids) => void (await c.query("UPDATE memories SET terms = '' WHERE id = ANY($1::text[])", [ids])),
+      remove: async (c, ids) => {
+        await removeFromTermStats(c, ids);
+        await c.query("UPDATE memories SET terms = '' WHERE id = ANY($1::text[])", [ids]);
+      },
     },
     {
       // Edit previews hold proposed new text; they must go with the memory.

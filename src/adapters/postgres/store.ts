@@ -187,44 +187,45 @@ export class PgStore implements MemoryStore {
   }
 
   /**
-   * Candidates match any query term through the GIN index; they are ranked by
-   * ts_rank with normalisation 1 (term frequency damped by 1 + log(document
-   * length)). PostgreSQL has no IDF in its ranking, so we add it: each term's
-   * weight is the BM25 IDF from its document frequency, computed in the same
-   * query, and the score is the sum over matched terms of idf * rank. The
-   * domain can re-score exactly with termStats when it needs true BM25.
+   * BM25-like ranking in PostgreSQL. Candidates match any query term through
+   * the GIN index on the tsvector. Each matched term contributes
+   * idf(term) * ts_rank(tsv, term, 1): ts_rank gives the term-frequency part,
+   * damped by 1 + log(document length) (normalisation 1); the IDF is BM25's,
+   * ln(1 + (N - df + 0.5) / (df + 0.5)), from term_df, which writes keep
+   * current. What differs from BM25: ts_rank's saturation and length
+   * normalisation instead of k1 and b. termStats gives the exact statistics
+   * when the domain re-scores candidates with true BM25.
    */
   async keywordCandidates(p: Principal, q: KeywordQuery): Promise<KeywordHit[]> {
     const terms = [...new Set(q.terms)].filter((t) => t.length > 0);
     if (terms.length === 0) return [];
-    const w = this.where(p, q.filter);
-    const found = await this.q<{ id: string; score: number }>([
-      'WITH qt AS (SELECT t, plainto_tsquery(\'simple\', t) AS tq FROM unnest(',
-      sql('?::text[]', terms),
-      ') AS u(t)), n AS (SELECT count(*)::double precision AS total FROM memories WHERE superseded_at IS NULL), ',
-      'idf AS (SELECT qt.tq, ln(1 + (n.total - d.df + 0.5) / (d.df + 0.5)) AS w FROM qt, n, LATERAL (SELECT count(*)::double precision AS df FROM memories x WHERE x.superseded_at IS NULL AND x.tsv @@ qt.tq) d), ',
-      'cand AS (SELECT m.id, m.tsv FROM memories m WHERE m.tsv @@ (SELECT string_agg(\'(\' || tq::text || \')\', \' | \')::tsquery FROM qt WHERE tq::text <> \'\') AND ',
-      w,
-      ') SELECT cand.id, sum(idf.w * ts_rank(cand.tsv, idf.tq, 1)) AS score FROM cand JOIN idf ON cand.tsv @@ idf.tq GROUP BY cand.id ORDER BY score DESC, cand.id ',
-      sql('LIMIT ?', q.limit),
-    ]);
+    const { df, documents } = await this.documentFrequencies(terms);
+    const present = terms.filter((t) => (df[t] ?? 0) > 0);
+    if (present.length === 0) return [];
+    const idf = (t: string) => Math.log(1 + (documents - df[t]! + 0.5) / (df[t]! + 0.5));
+    const score: SqlPart = {
+      sql: present.map(() => `? * ts_rank(m.tsv, plainto_tsquery('simple', ?), 1)`).join(' + '),
+      params: present.flatMap((t) => [idf(t), t]),
+    };
+    const match: SqlPart = { sql: `m.tsv @@ (${present.map(() => `plainto_tsquery('simple', ?)`).join(' || ')})`, params: present };
+    const found = await this.q<{ id: string; score: number }>(['SELECT m.id, (', score, ')::double precision AS score FROM memories m WHERE ', match, ' AND ', this.where(p, q.filter), ' ORDER BY score DESC, m.id ', sql('LIMIT ?', q.limit)]);
     return found.map((r) => ({ id: r.id, score: Number(r.score) }));
+  }
+
+  /** Document frequencies over every stored version (as SQLite's FTS5 vocabulary counts them). */
+  private async documentFrequencies(terms: string[]): Promise<{ df: Record<string, number>; documents: number }> {
+    const df: Record<string, number> = Object.fromEntries(terms.map((t) => [t, 0]));
+    const found = await this.q<{ term: string; df: number }>(['SELECT term, df FROM term_df WHERE ', sql('term = ANY(?::text[])', terms)]);
+    for (const r of found) df[r.term] = r.df;
+    const [docs] = await this.q<{ documents: number }>(['SELECT documents FROM fts_docs']);
+    return { df, documents: docs?.documents ?? 0 };
   }
 
   async termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }> {
     readScope(p);
     // Counts over the whole index, like the SQLite adapter: cheap, text-free, and what BM25's IDF needs.
     const [agg] = await this.q<{ n: number; avg: number }>(['SELECT count(*) AS n, coalesce(avg(doc_len), 0)::double precision AS avg FROM memories WHERE superseded_at IS NULL']);
-    const unique = [...new Set(terms)];
-    const df: Record<string, number> = Object.fromEntries(unique.map((t) => [t, 0]));
-    if (unique.length > 0) {
-      const found = await this.q<{ t: string; n: number }>([
-        'SELECT u.t, (SELECT count(*) FROM memories x WHERE x.superseded_at IS NULL AND x.tsv @@ plainto_tsquery(\'simple\', u.t)) AS n FROM unnest(',
-        sql('?::text[]', unique),
-        ') AS u(t)',
-      ]);
-      for (const r of found) df[r.t] = r.n;
-    }
+    const { df } = await this.documentFrequencies([...new Set(terms)]);
     return { stats: { documents: agg?.n ?? 0, averageLength: Number(agg?.avg ?? 0) }, df };
   }
 

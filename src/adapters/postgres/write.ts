@@ -7,6 +7,7 @@ import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import { rows } from './connection.ts';
+import { addToTermStats } from './fts.ts';
 import type { PgPlace } from './places.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'];
@@ -19,7 +20,12 @@ interface BatchContext {
   now: number;
   at: string;
   head: { seq: number; hash: string } | null;
+  /** Rows written by this batch; their terms join the BM25 statistics at the end. */
+  written: string[];
 }
+
+/** Rows per multi-row INSERT: 32 columns x 500 stays well under PostgreSQL's 65,535 parameters. */
+const BULK_ROWS = 500;
 
 /**
  * Applies a batch of write operations on the caller's transaction client.
@@ -36,17 +42,68 @@ export class PgWriter {
 
   /** Must run inside a transaction. */
   async applyAll(c: pg.PoolClient, p: Principal, ops: WriteOp[], now: number): Promise<WriteResult[]> {
-    const ctx: BatchContext = { c, p, now, at: toIso(now), head: null };
-    if (ops.some((op) => op.kind !== 'touch')) ctx.head = await lockHead(c);
-    const out: WriteResult[] = [];
-    for (const op of ops) out.push(await this.applyOne(ctx, op));
-    if (ops.some((op) => op.kind !== 'touch')) await saveHead(c, ctx.head);
+    const ctx: BatchContext = { c, p, now, at: toIso(now), head: null, written: [] };
+    const logged = ops.some((op) => op.kind !== 'touch');
+    if (logged) ctx.head = await lockHead(c);
+    const out = (await this.bulkInsert(ctx, ops)) ?? [];
+    if (out.length === 0) for (const op of ops) out.push(await this.applyOne(ctx, op));
+    await addToTermStats(c, ctx.written);
+    if (logged) await saveHead(c, ctx.head);
     return out;
+  }
+
+  /**
+   * The ingest fast path: a batch of plain inserts where no id and no current
+   * source key exists yet is written with a few multi-row statements instead
+   * of several round trips per memory. Anything else returns null and takes
+   * the general path, which gives the same results one op at a time.
+   */
+  private async bulkInsert(ctx: BatchContext, ops: WriteOp[]): Promise<WriteResult[] | null> {
+    if (ops.length < 2 || !ops.every((op) => op.kind === 'insert')) return null;
+    const mems = (ops as Extract<WriteOp, { kind: 'insert' }>[]).map((op) => op.memory);
+    const keyed = mems.filter((m) => m.sourceKey !== null && m.supersededAt === null);
+    const keys = new Set(keyed.map((m) => JSON.stringify([m.namespace, m.sourceKey])));
+    if (new Set(mems.map((m) => m.id)).size !== mems.length || keys.size !== keyed.length) return null;
+    for (const m of mems) this.assertWritable(ctx.p, m);
+    // Both look-ups use indexes: the primary key and the partial unique index on current source keys.
+    const clash = await rows<{ n: number }>(
+      ctx.c,
+      `SELECT (SELECT count(*) FROM memories WHERE id = ANY($1::text[]))
+            + (SELECT count(*) FROM memories m JOIN unnest($2::text[], $3::text[]) AS k(ns, sk) ON m.namespace = k.ns AND m.source_key = k.sk
+               WHERE m.source_key IS NOT NULL AND m.superseded_at IS NULL) AS n`,
+      [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.sourceKey)],
+    );
+    if ((clash[0]?.n ?? 0) > 0) return null;
+    for (let i = 0; i < mems.length; i += BULK_ROWS) {
+      const chunk = mems.slice(i, i + BULK_ROWS);
+      const values: unknown[] = [];
+      const tuples = chunk.map((m) => {
+        const terms = this.analyze(m.text);
+        const row = [...memoryToRow(m, terms.length), terms.join(' ')];
+        const start = values.length;
+        values.push(...row);
+        return `(${row.map((_, j) => `$${start + j + 1}`).join(', ')})`;
+      });
+      await ctx.c.query(`INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+    }
+    ctx.written.push(...mems.map((m) => m.id));
+    const entries = (ops as Extract<WriteOp, { kind: 'insert' }>[]).map((op) => {
+      const m = op.memory;
+      const e = chainEntry(ctx.head, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } }, {
+        at: ctx.at,
+        actor: actorOf(ctx.p),
+        namespace: ctx.p.namespace,
+      });
+      ctx.head = { seq: e.seq, hash: e.hash };
+      return e;
+    });
+    await insertAudit(ctx.c, entries);
+    return mems.map((m) => ({ kind: 'insert', id: m.id, status: 'created' }));
   }
 
   /** For other parts of the adapter (tokens) that mutate and must log in the same chain. */
   async appendAudit(c: pg.PoolClient, p: Principal, draft: AuditDraft, now: number): Promise<void> {
-    const ctx: BatchContext = { c, p, now, at: toIso(now), head: await lockHead(c) };
+    const ctx: BatchContext = { c, p, now, at: toIso(now), head: await lockHead(c), written: [] };
     await this.audit(ctx, draft);
     await saveHead(c, ctx.head);
   }
@@ -65,6 +122,9 @@ export class PgWriter {
         return { kind: 'forget', lineageId: op.lineageId, removed: await this.forget(ctx, op.lineageId, op.reason) };
       case 'touch':
         return { kind: 'touch', count: await this.touch(ctx, op.ids, toMs(op.at)) };
+      case 'record':
+        await this.audit(ctx, op.audit);
+        return { kind: 'record' };
     }
   }
 
@@ -101,7 +161,7 @@ export class PgWriter {
         return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
       }
     }
-    await this.writeRow(ctx.c, m);
+    await this.writeRow(ctx, m);
     await this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } });
     return { kind: 'insert', id: m.id, status: 'created' };
   }
@@ -117,7 +177,7 @@ export class PgWriter {
     }
     if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
     await ctx.c.query('UPDATE memories SET superseded_at = $1, superseded_by = $2 WHERE id = $3', [ctx.now, next.id, prev.id]);
-    await this.writeRow(ctx.c, next);
+    await this.writeRow(ctx, next);
     await this.audit(ctx, {
       action,
       memoryId: next.id,
@@ -186,9 +246,10 @@ export class PgWriter {
     return fp;
   }
 
-  private async writeRow(c: pg.PoolClient, m: Memory): Promise<void> {
+  private async writeRow(ctx: BatchContext, m: Memory): Promise<void> {
     const terms = this.analyze(m.text);
-    await c.query(INSERT_SQL, [...memoryToRow(m, terms.length), terms.join(' ')]);
+    await ctx.c.query(INSERT_SQL, [...memoryToRow(m, terms.length), terms.join(' ')]);
+    ctx.written.push(m.id);
   }
 
   private assertWritable(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId' | 'id'>): void {
@@ -200,11 +261,19 @@ export class PgWriter {
 
   private async audit(ctx: BatchContext, draft: AuditDraft): Promise<void> {
     const e: AuditEntry = chainEntry(ctx.head, draft, { at: ctx.at, actor: actorOf(ctx.p), namespace: ctx.p.namespace });
-    await ctx.c.query(
-      'INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-      [e.seq, e.at, e.actor, e.namespace, e.action, e.memoryId, e.beforeHash, e.afterHash, JSON.stringify(e.details), e.prevHash, e.hash],
-    );
+    await insertAudit(ctx.c, [e]);
     ctx.head = { seq: e.seq, hash: e.hash };
+  }
+}
+
+const AUDIT_COLUMNS = 11;
+
+async function insertAudit(c: pg.PoolClient, entries: AuditEntry[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += 1000) {
+    const chunk = entries.slice(i, i + 1000);
+    const values = chunk.flatMap((e) => [e.seq, e.at, e.actor, e.namespace, e.action, e.memoryId, e.beforeHash, e.afterHash, JSON.stringify(e.details), e.prevHash, e.hash]);
+    const tuples = chunk.map((_, r) => `(${Array.from({ length: AUDIT_COLUMNS }, (_, j) => `$${r * AUDIT_COLUMNS + j + 1}`).join(', ')})`);
+    await c.query(`INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash) VALUES ${tuples.join(', ')}`, values);
   }
 }
 

@@ -1,0 +1,32 @@
+import type pg from 'pg';
+
+/**
+ * Keeps term_df and fts_docs (the BM25 statistics) in step with the rows, in
+ * the writer's transaction. Lexemes are read back from the stored tsvector,
+ * so the counts always use exactly the tokens the GIN index holds.
+ */
+export async function addToTermStats(c: pg.PoolClient, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await c.query(
+    `WITH df AS (INSERT INTO term_df (term, df) SELECT t.lexeme, count(*) FROM memories m, unnest(m.tsv) AS t WHERE m.id = ANY($1::text[]) GROUP BY t.lexeme
+       ON CONFLICT (term) DO UPDATE SET df = term_df.df + EXCLUDED.df RETURNING 1)
+     UPDATE fts_docs SET documents = documents + s.n, total_len = total_len + s.len
+       FROM (SELECT count(*) AS n, coalesce(sum(doc_len), 0) AS len FROM memories WHERE id = ANY($1::text[])) s WHERE one`,
+    [ids],
+  );
+}
+
+/** Must run before the rows' tsvectors are cleared or the rows deleted. */
+export async function removeFromTermStats(c: pg.PoolClient, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await c.query(
+    `UPDATE term_df SET df = term_df.df - d.n FROM (SELECT t.lexeme, count(*) AS n FROM memories m, unnest(m.tsv) AS t WHERE m.id = ANY($1::text[]) GROUP BY t.lexeme) d WHERE term_df.term = d.lexeme`,
+    [ids],
+  );
+  await c.query('DELETE FROM term_df WHERE df <= 0');
+  await c.query(
+    `UPDATE fts_docs SET documents = documents - s.n, total_len = total_len - s.len
+       FROM (SELECT count(*) AS n, coalesce(sum(doc_len), 0) AS len FROM memories WHERE id = ANY($1::text[])) s WHERE one`,
+    [ids],
+  );
+}
