@@ -35,7 +35,8 @@ export interface SourceLines {
  * file that is the recorded source of a memory visible to the caller can be
  * read, and only the lines inside the ranges of those visible memories, so a
  * guest cannot read the owner's parts of a shared file or any other path on
- * disk. When the file is gone or changed, the stored text is served instead.
+ * disk. Owners get the file's current lines when they still match what was
+ * recorded, else the stored text; everyone else gets the stored text.
  */
 export async function readSourceLines(ctx: ServiceContext, p: Principal, input: SourceLinesInput): Promise<SourceLines> {
   const q = parseInput(sourceLinesSchema, input, 'memory_get request');
@@ -50,11 +51,15 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   }
   const to = q.from + q.lines - 1;
   const allowed = (line: number) => chunks.find((m) => line >= m.source.lineStart! && line <= (m.source.lineEnd ?? m.source.lineStart!));
+  // Only owners read the file on disk. A guest could forge a memory claiming any path as its
+  // source; serving them stored text only means the disk can never confirm their guesses.
   let fileLines: string[] | null = null;
-  try {
-    fileLines = readFileSync(abs, 'utf8').split(/\r?\n/);
-  } catch {
-    fileLines = null;
+  if (p.role === 'owner') {
+    try {
+      fileLines = readFileSync(abs, 'utf8').split(/\r?\n/);
+    } catch {
+      fileLines = null;
+    }
   }
   const out: SourceLines['lines'] = [];
   const ids = new Set<string>();
@@ -72,6 +77,7 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   }
   const result: SourceLines = { path: abs, from: q.from, to, lines: out, memoryIds: [...ids] };
   if (out.length === 0) result.note = `no lines of ${abs} between ${q.from} and ${to} belong to a memory visible to you`;
+  else if (p.role !== 'owner') result.note = 'these lines are the stored text of the memories visible to you';
   else if (!fileLines || stale) result.note = 'the file is missing or changed since it was imported; these lines are the stored text';
   return result;
 }

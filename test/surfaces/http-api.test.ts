@@ -243,6 +243,22 @@ describe('HTTP API (mnemos serve)', () => {
         assert.equal(over.status, 403);
       });
     }
+    it('memory_get {path} never reads the disk for a guest, even for a source the guest forged', async () => {
+      const secretFile = join(tmp.dir, 'secret.txt');
+      writeFileSync(secretFile, 'PIN=4321\n');
+      const notes: string[] = [];
+      for (const [i, guess] of ['PIN=4321', 'PIN=0000'].entries()) {
+        const forged = await call('POST', '/v1/memories', guest, { text: guess, key: `file:${secretFile}#L1-L1`.replace('L1-L1', `L1-L${i + 1}`), source: { path: secretFile, lineStart: 1, lineEnd: 1 } });
+        assert.equal(forged.status, 201);
+        const r = await tool('memory_get', guest, { path: secretFile, from: 1, lines: 1 });
+        assert.equal(r.status, 200);
+        notes.push(r.body.note);
+        assert.ok(r.body.lines.every((l: { text: string }) => l.text === 'PIN=4321' || l.text === 'PIN=0000'), 'only texts the guest wrote');
+      }
+      assert.equal(notes[0], notes[1], 'a right and a wrong guess look the same');
+      assert.match(notes[0]!, /stored text/);
+    });
+
     it('the owner memory is untouched after the guest attempts', async () => {
       assert.equal((await call('GET', `/v1/memories/${secretId}`, owner)).body.memory.text, SECRET);
       const r = await tool('recall_range', owner, { sessionId: OWNER_SESSION, turns: '1' });
