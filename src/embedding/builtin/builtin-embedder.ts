@@ -1,0 +1,102 @@
+/**
+ * The built-in offline embedder (the default): no download, no network,
+ * deterministic. A vector has two parts, each unit length before weighting:
+ *
+ * 1. learned (rank dims): the IDF-weighted sum of the text's word vectors from
+ *    a model trained on the store's own text (see model.ts); zero until a
+ *    model exists;
+ * 2. subword (hash dims): signed hashing of character n-grams, IDF-weighted,
+ *    which needs no training and covers spelling variants and unseen words.
+ *
+ * The whole vector is then scaled to unit length, so cosine = dot product.
+ */
+import { tokenize } from '../../retrieval/text/tokenize.ts';
+import { porterStem } from '../../retrieval/text/porter-stemmer.ts';
+import { ENGLISH_STOP_WORDS, QUERY_FRAME_WORDS } from '../../retrieval/text/stop-words.ts';
+import type { EmbedOptions, Embedder } from '../port.ts';
+import { DEFAULT_TRAINING, trainModel, serializeModel, type BuiltinTrainingOptions, type LearnedModel, type LearnedModelState } from './model.ts';
+import { addSubwordVector, type SubwordOptions } from './subword-hashing.ts';
+import { l2Normalize } from '../vectors.ts';
+import { analyze } from '../../retrieval/text/analyze.ts';
+
+export interface BuiltinEmbedderOptions {
+  /** Dimensions of the subword part; 0 turns it off. */
+  subwordDimensions: number;
+  /** Weight of the subword part relative to the learned part (1). */
+  subwordWeight: number;
+  minN: number;
+  maxN: number;
+}
+
+export const DEFAULT_BUILTIN: Readonly<BuiltinEmbedderOptions> = Object.freeze({ subwordDimensions: 128, subwordWeight: 0.25, minN: 3, maxN: 5 });
+
+/** The version of the vector recipe in this file; part of the model id. */
+const RECIPE = 'builtin-ppmi-svd-subword@1';
+
+export class BuiltinEmbedder implements Embedder {
+  readonly id = 'builtin';
+  readonly model: string;
+  readonly dimensions: number;
+  readonly maxBatch = 512;
+  readonly learned: LearnedModel | null;
+  private readonly options: BuiltinEmbedderOptions;
+  private readonly rank: number;
+
+  constructor(learned: LearnedModel | null = null, options: Partial<BuiltinEmbedderOptions> = {}) {
+    this.learned = learned;
+    this.options = { ...DEFAULT_BUILTIN, ...options };
+    this.rank = learned?.options.rank ?? DEFAULT_TRAINING.rank;
+    this.dimensions = this.rank + this.options.subwordDimensions;
+    const o = this.options;
+    this.model = `${RECIPE}:r${this.rank}:h${o.subwordDimensions}x${o.subwordWeight}n${o.minN}-${o.maxN}:${learned?.fingerprint ?? 'untrained'}`;
+  }
+
+  /**
+   * Trains the learned part from the store's text. Each sequence is an ordered
+   * run of texts that belong together (a session, a file); neighbours in a
+   * sequence teach the model which words answer which.
+   */
+  static train(sequences: ReadonlyArray<readonly string[]>, options: Partial<BuiltinEmbedderOptions & BuiltinTrainingOptions> = {}): BuiltinEmbedder {
+    const analyzed = sequences.map((seq) => seq.map((text) => analyze(text)));
+    return new BuiltinEmbedder(trainModel(analyzed, options), options);
+  }
+
+  /** The learned model's serialisable state, for the store to persist; null when untrained. */
+  state(): LearnedModelState | null {
+    return this.learned ? serializeModel(this.learned) : null;
+  }
+
+  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+    return texts.map((t) => this.embedSync(t, options.kind ?? 'document'));
+  }
+
+  /** Synchronous form (the work is pure CPU), for in-memory indexes. */
+  embedSync(text: string, kind: 'document' | 'query' = 'document'): Float32Array {
+    const out = new Float64Array(this.dimensions);
+    const learned = new Float64Array(this.rank);
+    const subword = new Float64Array(this.options.subwordDimensions);
+    const m = this.learned;
+    const maxIdf = m ? Math.log((m.texts + 1) / 0.5) : 1;
+    for (const token of tokenize(text)) {
+      if (ENGLISH_STOP_WORDS.has(token) || (kind === 'query' && QUERY_FRAME_WORDS.has(token))) continue;
+      const term = porterStem(token);
+      const i = m?.index.get(term);
+      const idf = i === undefined ? maxIdf : m!.idf[i]!;
+      if (m && i !== undefined) {
+        const base = i * this.rank;
+        for (let j = 0; j < this.rank; j++) learned[j]! += idf * m.vectors[base + j]!;
+      }
+      addSubwordVector(subword, 0, token, idf, this.subwordOptions());
+    }
+    l2Normalize(learned);
+    l2Normalize(subword);
+    out.set(learned, 0);
+    const w = this.options.subwordWeight;
+    for (let j = 0; j < subword.length; j++) out[this.rank + j] = w * subword[j]!;
+    return Float32Array.from(l2Normalize(out));
+  }
+
+  private subwordOptions(): SubwordOptions {
+    return { dimensions: this.options.subwordDimensions, minN: this.options.minN, maxN: this.options.maxN };
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The built-in embedder's learned model: word vectors from a truncated SVD of
+ * the PPMI co-occurrence matrix of the store's own text, plus the IDF table
+ * used to weight them. Training is deterministic (seeded projections, sorted
+ * vocabulary), so the same corpus gives the same model and the same
+ * fingerprint; the fingerprint is part of the model id, so vectors from two
+ * different models are never compared.
+ */
+import { canonicalJson, sha256Hex } from '../../domain/hash.ts';
+import { MnemosError } from '../../domain/errors.ts';
+import { ANALYZER_VERSION } from '../../retrieval/text/analyze.ts';
+import { buildVocabulary, countCooccurrences, ppmiMatrix } from './cooccurrence.ts';
+import { randomizedSvd } from './linear-algebra.ts';
+import { fromBase64, toBase64 } from '../vectors.ts';
+
+export interface BuiltinTrainingOptions {
+  /** Dimensions of the learned part. */
+  rank: number;
+  /** Vocabulary cap (most frequent terms), bounding memory and training time. */
+  maxTerms: number;
+  adjacentWeight: number;
+  contextSmoothing: number;
+  /** Singular-value exponent for word vectors (0.5: the symmetric split of Levy et al.). */
+  eigenWeight: number;
+  powerIterations: number;
+  seed: number;
+}
+
+export const DEFAULT_TRAINING: Readonly<BuiltinTrainingOptions> = Object.freeze({
+  rank: 128,
+  maxTerms: 20_000,
+  adjacentWeight: 1,
+  contextSmoothing: 1,
+  eigenWeight: 0.5,
+  powerIterations: 3,
+  seed: 7,
+});
+
+/** The trained model in memory. */
+export interface LearnedModel {
+  analyzer: string;
+  options: BuiltinTrainingOptions;
+  terms: string[];
+  index: Map<string, number>;
+  /** ln((N + 1) / (df + 0.5)) per term. */
+  idf: Float32Array;
+  /** Unit-length word vectors, terms x rank, row-major. */
+  vectors: Float32Array;
+  /** Texts the model learned from (N). */
+  texts: number;
+  fingerprint: string;
+}
+
+/** The serialisable form the store persists (JSON-safe). */
+export interface LearnedModelState {
+  format: 'mnemos.builtin-embedder';
+  version: 1;
+  analyzer: string;
+  options: BuiltinTrainingOptions;
+  terms: string[];
+  idf: string;
+  vectors: string;
+  texts: number;
+  fingerprint: string;
+}
+
+/** A sequence is an ordered run of analyzed texts that belong together (one session, one file). */
+export type TrainingSequence = ReadonlyArray<readonly string[]>;
+
+function fingerprintOf(parts: unknown): string {
+  return sha256Hex(canonicalJson(parts)).slice(0, 16);
+}
+
+export function trainModel(sequences: readonly TrainingSequence[], options: Partial<BuiltinTrainingOptions> = {}): LearnedModel {
+  const o: BuiltinTrainingOptions = { ...DEFAULT_TRAINING, ...options };
+  const vocab = buildVocabulary(sequences, o.maxTerms);
+  const v = vocab.terms.length;
+  const vectors = new Float32Array(v * o.rank);
+  if (v >= 2) {
+    const ppmi = ppmiMatrix(countCooccurrences(sequences, vocab, o.adjacentWeight), o.contextSmoothing);
+    const svd = randomizedSvd(ppmi, o.rank, { powerIterations: o.powerIterations, seed: o.seed });
+    for (let i = 0; i < v; i++) {
+      let norm = 0;
+      for (let j = 0; j < svd.rank; j++) {
+        const x = svd.u[i * svd.rank + j]! * Math.pow(svd.singularValues[j]!, o.eigenWeight);
+        vectors[i * o.rank + j] = x;
+        norm += x * x;
+      }
+      norm = Math.sqrt(norm);
+      if (norm > 0) for (let j = 0; j < svd.rank; j++) vectors[i * o.rank + j] = vectors[i * o.rank + j]! / norm;
+    }
+  }
+  const idf = Float32Array.from(vocab.df, (df) => Math.log((vocab.texts + 1) / (df + 0.5)));
+  const fingerprint = fingerprintOf({ analyzer: ANALYZER_VERSION, o, terms: vocab.terms, idf: toBase64(idf), vectors: toBase64(vectors) });
+  return { analyzer: ANALYZER_VERSION, options: o, terms: vocab.terms, index: vocab.index, idf, vectors, texts: vocab.texts, fingerprint };
+}
+
+export function serializeModel(m: LearnedModel): LearnedModelState {
+  return {
+    format: 'mnemos.builtin-embedder',
+    version: 1,
+    analyzer: m.analyzer,
+    options: { ...m.options },
+    terms: [...m.terms],
+    idf: toBase64(m.idf),
+    vectors: toBase64(m.vectors),
+    texts: m.texts,
+    fingerprint: m.fingerprint,
+  };
+}
+
+export function deserializeModel(state: LearnedModelState): LearnedModel {
+  if (state?.format !== 'mnemos.builtin-embedder' || state.version !== 1) {
+    throw new MnemosError('validation_failed', 'not a built-in embedder model (expected format mnemos.builtin-embedder, version 1)');
+  }
+  if (state.analyzer !== ANALYZER_VERSION) {
+    throw new MnemosError('conflict', `built-in embedder model was trained with analyzer ${state.analyzer}, this build uses ${ANALYZER_VERSION}: retrain it`, { analyzer: state.analyzer });
+  }
+  const idf = fromBase64(state.idf);
+  const vectors = fromBase64(state.vectors);
+  if (idf.length !== state.terms.length || vectors.length !== state.terms.length * state.options.rank) {
+    throw new MnemosError('corrupt', 'built-in embedder model state has inconsistent sizes', { terms: state.terms.length });
+  }
+  const expected = fingerprintOf({ analyzer: state.analyzer, o: state.options, terms: state.terms, idf: state.idf, vectors: state.vectors });
+  if (expected !== state.fingerprint) throw new MnemosError('corrupt', 'built-in embedder model state does not match its fingerprint');
+  return { analyzer: state.analyzer, options: { ...state.options }, terms: [...state.terms], index: new Map(state.terms.map((t, i) => [t, i])), idf, vectors, texts: state.texts, fingerprint: state.fingerprint };
+}

@@ -1,0 +1,100 @@
+/**
+ * Finds time phrases in a query and turns them into a valid-time range
+ * relative to a reference date, plus the query text with the phrases removed.
+ *
+ * Removal policy (measured on LoCoMo, see docs/RETRIEVAL.md): absolute dates
+ * ("on 8 May, 2023", "in 2022") are removed, because their digits and month
+ * names rarely occur in the memories they point at and only add noise to
+ * keyword and vector scores; relative phrases ("last year", "recently") are
+ * kept by default, because people say them inside the memories too ("our
+ * camping trip last year") and they are often not about the reference date.
+ */
+import type { TimeRange } from '../../ports/store.ts';
+import { MnemosError } from '../../domain/errors.ts';
+import { addDays, startOfDay } from './calendar.ts';
+import { TIME_RULES, type TimeGranularity } from './time-rules.ts';
+
+export interface TimeExpression {
+  /** The phrase as written in the query, e.g. "last week". */
+  phrase: string;
+  /** UTF-16 offsets of the phrase in the query. */
+  start: number;
+  end: number;
+  kind: 'absolute' | 'relative';
+  granularity: TimeGranularity;
+  /** Half-open valid-time range, ISO UTC: from <= t < to. */
+  range: Required<TimeRange>;
+}
+
+export interface TimeQuery {
+  /** The query as given. */
+  original: string;
+  /** The query with the removed phrases cut out and spaces collapsed. */
+  text: string;
+  /** Every phrase found, in query order. */
+  expressions: TimeExpression[];
+  /** The smallest range covering every expression; null when none. */
+  range: Required<TimeRange> | null;
+}
+
+export interface TimeParseOptions {
+  /** Days "recently" reaches back. Default 30. */
+  recentDays?: number;
+  /** Which phrases to cut from the text. Default 'absolute'. */
+  strip?: 'all' | 'absolute' | 'none';
+}
+
+function toMs(reference: string | Date): number {
+  const ms = typeof reference === 'string' ? Date.parse(reference) : reference.getTime();
+  if (Number.isNaN(ms)) throw new MnemosError('validation_failed', `reference date is not a valid time: ${String(reference)}`, { field: 'referenceDate' });
+  return ms;
+}
+
+export function parseTimeQuery(query: string, referenceDate: string | Date, options: TimeParseOptions = {}): TimeQuery {
+  const ref = toMs(referenceDate);
+  const recentDays = options.recentDays ?? 30;
+  const strip = options.strip ?? 'absolute';
+  const found: TimeExpression[] = [];
+  for (const rule of TIME_RULES) {
+    rule.pattern.lastIndex = 0;
+    for (const m of query.matchAll(rule.pattern)) {
+      const resolved = rule.resolve(m as RegExpExecArray, ref, { recentDays });
+      if (!resolved || !(resolved.to > resolved.from)) continue;
+      let { from, to } = resolved;
+      // "since May 2023": from the phrase's start up to the end of the reference day.
+      if (/^since\b/i.test(m[0])) to = Math.max(to, addDays(startOfDay(ref), 1));
+      const start = m.index ?? 0;
+      found.push({
+        phrase: m[0],
+        start,
+        end: start + m[0].length,
+        kind: rule.kind,
+        granularity: resolved.granularity,
+        range: { from: new Date(from).toISOString(), to: new Date(to).toISOString() },
+      });
+    }
+  }
+  // Longest phrase wins where phrases overlap ("8 May 2023" over "May 2023" over "2023").
+  found.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+  const chosen: TimeExpression[] = [];
+  for (const e of found) if (chosen.every((c) => e.end <= c.start || e.start >= c.end)) chosen.push(e);
+  chosen.sort((a, b) => a.start - b.start);
+
+  let text = '';
+  let at = 0;
+  for (const e of chosen) {
+    if (strip === 'all' || (strip === 'absolute' && e.kind === 'absolute')) {
+      text += query.slice(at, e.start);
+      at = e.end;
+    }
+  }
+  text = (text + query.slice(at)).replace(/\s+([,.?!;:])/g, '$1').replace(/,(?=[?.!]|$)/g, '').replace(/\s{2,}/g, ' ').trim();
+
+  const range = chosen.length === 0
+    ? null
+    : {
+        from: chosen.map((e) => e.range.from).reduce((a, b) => (a < b ? a : b)),
+        to: chosen.map((e) => e.range.to).reduce((a, b) => (a > b ? a : b)),
+      };
+  return { original: query, text, expressions: chosen, range };
+}
