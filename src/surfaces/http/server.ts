@@ -33,8 +33,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     s.once('error', reject);
   });
   // A slow client cannot hold anything: bodies are read in full before the store is touched, and these bound the wait.
-  server.requestTimeout = 60_000;
-  server.headersTimeout = 30_000;
+  // Keep-alive outlives a busy event loop: a request already queued on a kept-alive socket must not be reset because the
+  // loop reached the idle timer before the socket's bytes (an overload turned into errors).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  server.requestTimeout = 120_000;
   const port = (server.address() as AddressInfo).port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
