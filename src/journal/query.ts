@@ -36,31 +36,36 @@ export function queryClusters(snapshot: JournalSnapshot, query: JournalQuery, op
   const maxChars = options.maxQueryChars ?? DEFAULT_LIMITS.maxQueryChars;
   if (typeof query.value !== 'string' || query.value.length === 0) throw new MnemosError('validation_failed', 'query value must be a non-empty string');
   if (query.value.length > maxChars) throw new MnemosError('limit_exceeded', `query string is ${query.value.length} characters, over the limit of ${maxChars}`);
-  return matchingOrdinals(snapshot, query.kind, query.value)
-    .slice(0, limit)
-    .map((o) => snapshot.at(o));
+  return matchingOrdinals(snapshot, query.kind, query.value, limit).map((o) => snapshot.at(o));
 }
 
-/** Sorted, distinct cluster positions matching one query. */
-export function matchingOrdinals(snapshot: JournalSnapshot, kind: JournalQueryKind, value: string): number[] {
+/**
+ * Sorted, distinct cluster positions matching one query, at most `limit`.
+ * The index lists are filled in append order, so they are already sorted
+ * and the scan can stop as soon as it has enough.
+ */
+export function matchingOrdinals(snapshot: JournalSnapshot, kind: JournalQueryKind, value: string, limit = Infinity): number[] {
   switch (kind) {
     case 'id':
-      return snapshot.mentions.get(value) ?? [];
+      return (snapshot.mentions.get(value) ?? []).slice(0, limit);
     case 'cluster': {
       const o = snapshot.ordinalOf(value);
-      return o === undefined ? [] : [o];
+      return o === undefined || limit < 1 ? [] : [o];
     }
     case 'type':
-      return snapshot.types.get(value) ?? [];
+      return (snapshot.types.get(value) ?? []).slice(0, limit);
     case 'about':
-      return snapshot.about.get(value) ?? [];
+      return (snapshot.about.get(value) ?? []).slice(0, limit);
     case 'role':
-      return snapshot.roles.get(value) ?? [];
-    case 'status':
-      return distinctSorted(snapshot.liveStatusMentions(value).map((m) => m.ordinal));
+      return (snapshot.roles.get(value) ?? []).slice(0, limit);
+    case 'status': {
+      const out: number[] = [];
+      for (const m of snapshot.statuses.get(value) ?? []) {
+        if (out.length >= limit) break;
+        if (m.event !== undefined && snapshot.isSuperseded(m.event)) continue;
+        if (out[out.length - 1] !== m.ordinal) out.push(m.ordinal);
+      }
+      return out;
+    }
   }
-}
-
-function distinctSorted(values: number[]): number[] {
-  return [...new Set(values)].sort((a, b) => a - b);
 }

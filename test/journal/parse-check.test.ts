@@ -14,7 +14,7 @@ const config = (mode: string, extra: Partial<RuntimeCheckConfig> = {}): RuntimeC
   argv: [process.execPath, CHECKER, mode],
   cwd: '/',
   env: {},
-  timeoutMs: 5000,
+  timeoutMs: 30_000,
   passMarker: 'Passed:',
   failPattern: /^(Error|Failed):/m,
   ...extra,
@@ -48,7 +48,9 @@ for (const [name, mode, text, failure] of rejections) {
     const { dir, cleanup } = tempDir();
     try {
       const path = join(dir, 'j.metta');
-      const journal = await Journal.open(path, { parseCheck: makeRuntimeParseCheck(config(mode, { timeoutMs: 500, maxStdoutBytes: 4096 })) });
+      // Only the hanging runtime gets a short timeout; the others must not time out on a busy machine.
+      const timeoutMs = mode === 'hang' ? 700 : 30_000;
+      const journal = await Journal.open(path, { parseCheck: makeRuntimeParseCheck(config(mode, { timeoutMs, maxStdoutBytes: 4096 })) });
       await assert.rejects(journal.append(text), (e: unknown) => {
         assert.ok(MnemosError.is(e, 'validation_failed'));
         assert.equal(e.details?.failure, failure);

@@ -45,8 +45,11 @@ export function mayBeNumber(token: string): boolean {
 }
 
 /** Why `name` cannot be printed as a bare token, or null when it can. */
+const DELIMITER_RE = /[ \t\n\v\f\r()";]/;
+
 export function bareTokenProblem(name: string): string | null {
   if (name.length === 0) return 'is empty';
+  if (!DELIMITER_RE.test(name)) return null;
   for (let i = 0; i < name.length; i++) {
     if (isDelimiter(name.charCodeAt(i))) return `contains the delimiter ${JSON.stringify(name[i])} at index ${i}`;
   }

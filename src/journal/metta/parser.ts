@@ -25,9 +25,7 @@ const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', n: '\n
 export function parseMetta(src: string, options: ParseOptions = {}): MettaAtom[] {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxChars = options.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
-  const fail = (code: ErrorCode, offset: number, what: string): never => {
-    throw positionedError(code, src, offset, options.lineOffset ?? 0, what);
-  };
+  const fail: Fail = (code, offset, what) => failAt(code, src, offset, options, what);
   if (src.length > maxChars) fail('limit_exceeded', maxChars, `input is ${src.length} characters, over the limit of ${maxChars}`);
 
   const top: MettaAtom[] = [];
@@ -101,6 +99,12 @@ export function parseOneAtom(src: string, options: ParseOptions = {}): MettaAtom
 type Fail = (code: ErrorCode, offset: number, what: string) => never;
 
 function readString(src: string, start: number, fail: Fail): [string, number] {
+  // Fast path: no escapes before the closing quote.
+  const close = src.indexOf('"', start + 1);
+  if (close >= 0) {
+    const body = src.slice(start + 1, close);
+    if (body.indexOf('\\') < 0) return [body, close + 1];
+  }
   const parts: string[] = [];
   let i = start + 1;
   let runStart = i;
@@ -164,6 +168,10 @@ export function lineColumn(src: string, offset: number): { line: number; column:
     if (!pairTail) column++;
   }
   return { line, column };
+}
+
+function failAt(code: ErrorCode, src: string, offset: number, options: ParseOptions, what: string): never {
+  throw positionedError(code, src, offset, options.lineOffset ?? 0, what);
 }
 
 function positionedError(code: ErrorCode, src: string, offset: number, lineOffset: number, what: string): MnemosError {

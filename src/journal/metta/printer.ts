@@ -88,7 +88,11 @@ export function printNumber(value: number): string {
 
 const SIMPLE_ESCAPES: Record<number, string> = { 34: '\\"', 92: '\\\\', 10: '\\n', 13: '\\r', 9: '\\t' };
 
+/** Anything that needs an escape: quote, backslash, C0 controls, DEL, any surrogate half. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f\ud800-\udfff]/;
+
 export function escapeString(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return '"' + value + '"';
   let out = '"';
   let runStart = 0;
   for (let i = 0; i < value.length; i++) {
