@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'merge',
   'consolidate',
   'token',
+  'safety_block',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

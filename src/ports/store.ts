@@ -101,7 +101,9 @@ export type WriteOp =
   /** Closes the current version without a successor (its source no longer has it). */
   | { kind: 'retire'; id: string; reason: string }
   | { kind: 'forget'; lineageId: string; reason: string }
-  | { kind: 'touch'; ids: string[]; at: string };
+  | { kind: 'touch'; ids: string[]; at: string }
+  /** An audit entry with no data change (a refused safety event, a token issued). */
+  | { kind: 'record'; audit: AuditDraft };
 
 export type WriteResult =
   | { kind: 'insert'; id: string; status: 'created' | 'unchanged' | 'superseded'; previousId?: string }
@@ -109,7 +111,8 @@ export type WriteResult =
   | { kind: 'lifecycle'; id: string }
   | { kind: 'retire'; id: string }
   | { kind: 'forget'; lineageId: string; removed: ForgetFootprint }
-  | { kind: 'touch'; count: number };
+  | { kind: 'touch'; count: number }
+  | { kind: 'record' };
 
 /** Everything a forget would remove, counted place by place. */
 export interface ForgetFootprint {

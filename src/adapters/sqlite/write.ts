@@ -58,6 +58,9 @@ export class SqliteWriter {
         return { kind: 'forget', lineageId: op.lineageId, removed: this.forget(ctx, op.lineageId, op.reason) };
       case 'touch':
         return { kind: 'touch', count: this.touch(ctx, op.ids, toMs(op.at)) };
+      case 'record':
+        this.audit(ctx, op.audit);
+        return { kind: 'record' };
     }
   }
 

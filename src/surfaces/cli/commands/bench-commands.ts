@@ -1,6 +1,7 @@
 import { benchIngest, type IngestBenchResult } from '../../../bench/ingest.ts';
 import { machineNote, writeBenchSection } from '../../../bench/report.ts';
 import type { Command, CommandContext } from '../command.ts';
+import { benchCycleCmd } from './cycle-commands.ts';
 import { benchServeCmd } from './bench-serve-command.ts';
 import { num, str } from './options.ts';
 
@@ -52,7 +53,7 @@ export const bench: Command = {
   name: 'bench',
   usage: 'bench <ingest|...>',
   summary: 'benchmarks: print figures and update docs/BENCHMARKS.md',
-  subcommands: [ingest, benchServeCmd],
+  subcommands: [ingest, benchServeCmd, benchCycleCmd],
   async run() {
     return undefined;
   },

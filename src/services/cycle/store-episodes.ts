@@ -1,0 +1,55 @@
+import { episodeDraftToMemory, episodeFromMemory, type EpisodeDraft, type EpisodeQuery, type EpisodeSink, type EpisodeSource, type PersistedEpisode, type RetrievedEpisode } from '../../cognition/episode.ts';
+import type { BlockedRecord } from '../../cognition/safety.ts';
+import { newId } from '../../domain/ids.ts';
+import type { Memory } from '../../domain/memory.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { normalizeIso } from '../../domain/time.ts';
+import type { MemoryStore, WriteOp } from '../../ports/store.ts';
+
+/**
+ * The cognitive cycle's persistent layer (seed 000's layer 3) on the store
+ * port: episodes are ordinary memories of type episode, written in one
+ * transaction per flush and keyed by `cycle:<eventId>`, so a flush replayed
+ * after a crash writes nothing twice.
+ */
+export class StoreEpisodes implements EpisodeSink, EpisodeSource {
+  constructor(private readonly store: MemoryStore) {}
+
+  async persistEpisodes(p: Principal, episodes: readonly EpisodeDraft[]): Promise<PersistedEpisode[]> {
+    if (episodes.length === 0) return [];
+    const ops: WriteOp[] = episodes.map((d) => {
+      const draft = episodeDraftToMemory(d, p);
+      const id = newId(Date.parse(d.transactionTime));
+      const memory: Memory = { ...draft, id, lineageId: id, version: 1, validFrom: normalizeIso(draft.validFrom), recordedAt: normalizeIso(draft.recordedAt) };
+      return { kind: 'insert', memory, onExistingSource: 'skip_if_same' };
+    });
+    const results = await this.store.apply(p, ops);
+    return results.map((r, i) => {
+      if (r.kind !== 'insert') throw new Error(`unexpected write result ${r.kind}`);
+      return { eventId: episodes[i]!.eventId, memoryId: r.id, status: r.status === 'unchanged' ? 'unchanged' : 'created' };
+    });
+  }
+
+  /** A refused event is recorded in the audit chain (its key and why), never as a memory. */
+  async recordBlocked(p: Principal, blocked: readonly BlockedRecord[]): Promise<void> {
+    if (blocked.length === 0) return;
+    await this.store.apply(
+      p,
+      blocked.map((b) => ({
+        kind: 'record',
+        audit: {
+          action: 'safety_block',
+          memoryId: null,
+          beforeHash: null,
+          afterHash: null,
+          details: { eventId: b.eventId, blackboardKey: b.blackboardKey, tick: b.tick, salience: b.salience, safety: b.safety, reason: b.reason, verifier: b.verifier, at: b.at },
+        },
+      })),
+    );
+  }
+
+  async recentEpisodes(p: Principal, q: EpisodeQuery): Promise<RetrievedEpisode[]> {
+    const memories = await this.store.list(p, { types: ['episode'], minSalience: q.minSalience, valid: { from: q.since } }, { limit: q.limit }, 'salience_desc');
+    return memories.map(episodeFromMemory).filter((e): e is RetrievedEpisode => e !== null);
+  }
+}

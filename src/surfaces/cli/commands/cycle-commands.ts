@@ -1,0 +1,126 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { benchCycle, type BenchCycleReport } from '../../../cognition/bench.ts';
+import { FileDurableEventLog } from '../../../cognition/durable-log-file.ts';
+import { episodeFromMemory } from '../../../cognition/episode.ts';
+import { parseScenario, runScenario, type ScenarioResult } from '../../../cognition/scenario.ts';
+import { MnemosError } from '../../../domain/errors.ts';
+import { localOwner } from '../../../domain/principal.ts';
+import { machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { StoreEpisodes } from '../../../services/cycle/store-episodes.ts';
+import { openMemory } from '../../library/open-memory.ts';
+import type { Command, CommandContext } from '../command.ts';
+import { num, oneLine, positional, shortTime, str } from './options.ts';
+
+/** Where the durable safety-event log lives: beside a SQLite file, or under ./.mnemos for a server database. */
+export function safetyLogPath(ctx: CommandContext): string {
+  const explicit = str(ctx, 'log');
+  if (explicit) return resolve(explicit);
+  const base = /^postgres(ql)?:\/\//.test(ctx.db) ? resolve('.mnemos') : dirname(resolve(ctx.db));
+  return join(base, `safety-events.${ctx.namespace}.jsonl`);
+}
+
+const run: Command = {
+  name: 'run',
+  usage: 'run <scenario.jsonl> [--log file]',
+  summary: 'replay a blackboard scenario through the cognitive cycle and persist its episodes',
+  options: { log: { type: 'string' } },
+  async run(ctx) {
+    const file = positional(ctx, 0, 'scenario file');
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new MnemosError('not_found', `cannot read ${file}: ${(err as Error).message}`, { path: file });
+    }
+    parseScenario(text); // a malformed line fails here, with its line number, before anything runs
+    const m = await ctx.open();
+    const episodes = new StoreEpisodes(m.store);
+    const log = await FileDurableEventLog.open(safetyLogPath(ctx));
+    try {
+      const r: ScenarioResult = await runScenario(text, { principal: m.principal, sink: episodes, source: episodes, log });
+      return { ticks: r.ticks, buffered: r.buffered, consolidated: r.consolidated, blocked: r.blocked, evicted: r.evicted, episodes: r.episodes, blockedEvents: r.blockedEvents, errors: r.errors };
+    } finally {
+      await log.close();
+    }
+  },
+  human: (r) =>
+    [
+      `${r.ticks} ticks: ${r.buffered} buffered, ${r.consolidated} consolidated, ${r.blocked} blocked, ${r.evicted} evicted`,
+      ...r.episodes.map((e: { tick: number; salience: number; blackboardKey: string; labels: string[] }) => `  tick ${e.tick}  ${e.salience.toFixed(2)}  ${e.blackboardKey}${e.labels.includes('SafetyAudit') ? '  [SafetyAudit]' : ''}`),
+      ...r.blockedEvents.map((b: { blackboardKey: string; reason: string }) => `  blocked ${b.blackboardKey}: ${b.reason}`),
+    ].join('\n'),
+};
+
+export const cycle: Command = {
+  name: 'cycle',
+  usage: 'cycle run <scenario.jsonl>',
+  summary: 'the cognitive cycle (blackboard, salience, sleep consolidation)',
+  subcommands: [run],
+  async run() {
+    return undefined;
+  },
+};
+
+export const episodes: Command = {
+  name: 'episodes',
+  usage: 'episodes [--min-salience x] [--since iso] [--label SafetyAudit] [--limit n]',
+  summary: 'persisted episodes, by salience',
+  options: { 'min-salience': { type: 'string' }, since: { type: 'string' }, label: { type: 'string' }, limit: { type: 'string' } },
+  async run(ctx) {
+    const m = await ctx.open();
+    const filter: Record<string, unknown> = { types: ['episode'] };
+    if (num(ctx, 'min-salience') !== undefined) filter.minSalience = num(ctx, 'min-salience');
+    if (str(ctx, 'since')) filter.since = str(ctx, 'since');
+    if (str(ctx, 'label')) filter.labels = [str(ctx, 'label')];
+    const page = await m.list({ filter: filter as never, limit: num(ctx, 'limit') ?? 50, order: 'salience_desc' });
+    return {
+      total: page.total,
+      episodes: page.items.map((mem) => ({ ...(episodeFromMemory(mem) ?? {}), memoryId: mem.id, text: mem.text, labels: mem.labels, readOnly: mem.readOnly, validFrom: mem.validFrom, recordedAt: mem.recordedAt })),
+    };
+  },
+  human: (r) =>
+    [
+      ...r.episodes.map(
+        (e: { salience?: number; validFrom: string; text: string; labels: string[] }) =>
+          `${(e.salience ?? 0).toFixed(2)}  ${shortTime(e.validFrom)}  ${oneLine(e.text, 70)}${e.labels.includes('SafetyAudit') ? '  [SafetyAudit, read-only]' : ''}`,
+      ),
+      `(${r.episodes.length} of ${r.total})`,
+    ].join('\n'),
+};
+
+export const benchCycleCmd: Command = {
+  name: 'cycle',
+  usage: 'cycle [--no-write]',
+  summary: 'INTEGRATION scan of 10,000 entries and SLEEP flush of 1,000 events into SQLite',
+  options: { 'no-write': { type: 'boolean' } },
+  async run(ctx) {
+    const dir = mkdtempSync(join(tmpdir(), 'mnemos-bench-cycle-'));
+    const mem = await openMemory({ db: join(dir, 'bench.db'), principal: localOwner('bench') });
+    try {
+      const r: BenchCycleReport = await benchCycle({ sink: new StoreEpisodes(mem.store), sinkName: 'sqlite', principal: mem.principal });
+      if (!ctx.values['no-write']) {
+        writeBenchSection(
+          'docs/BENCHMARKS.md',
+          'cycle',
+          'Cognitive cycle (seed 000)',
+          [
+            `Command: \`mnemos bench cycle\` on ${machineNote()}.`,
+            '',
+            '| figure | p50 | p95 | CPU p95 | target |',
+            '|---|---|---|---|---|',
+            `| INTEGRATION scan of ${r.integration.entries.toLocaleString('en')} blackboard entries | ${r.integration.p50Ms} ms | ${r.integration.p95Ms} ms | ${r.integration.cpuP95Ms} ms | p95 <= ${r.integration.targetMs} ms |`,
+            `| SLEEP flush of ${r.flush.events.toLocaleString('en')} events into ${r.flush.sink} (one transaction) | ${r.flush.p50Ms} ms | ${r.flush.p95Ms} ms | ${r.flush.cpuP95Ms} ms | p95 <= ${r.flush.targetMs} ms |`,
+          ].join('\n'),
+        );
+      }
+      return r;
+    } finally {
+      await mem.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+  human: (r: BenchCycleReport) =>
+    `INTEGRATION ${r.integration.entries} entries: p50 ${r.integration.p50Ms} ms, p95 ${r.integration.p95Ms} ms (CPU p95 ${r.integration.cpuP95Ms} ms)\nSLEEP flush ${r.flush.events} events: p50 ${r.flush.p50Ms} ms, p95 ${r.flush.p95Ms} ms (CPU p95 ${r.flush.cpuP95Ms} ms)`,
+};
