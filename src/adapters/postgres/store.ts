@@ -24,7 +24,7 @@ import { pgQuery, sql } from '../sql/placeholders.ts';
 import { MEMORY_COLUMNS, rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
 import { rowToAudit } from '../sql/audit-rows.ts';
-import { createPool, inTransaction, rows, withRetry, type PgConnection } from './connection.ts';
+import { createPool, inTransaction, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
 import { migratePg } from './migrations.ts';
 import { PgPending } from './pending.ts';
 import { corePgPlaces, memoriesPgPlace, type PgPlace } from './places.ts';
@@ -106,7 +106,7 @@ export class PgStore implements MemoryStore {
       }
     } catch (err) {
       await conn.pool.end().catch(() => {});
-      return withRetry(conn.location, () => Promise.reject(err));
+      throw mapPgError(err, conn.location);
     }
   }
 

@@ -28,7 +28,8 @@ import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '..
 import { openDatabase, withBusyRetry } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
-import { rowToMemory, type MemoryRow } from './rows.ts';
+import { rowToAudit } from '../sql/audit-rows.ts';
+import { rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
 import { SqliteGraph, graphPlace } from './graph.ts';
@@ -271,22 +272,6 @@ class SqliteAuditLog implements AuditLog {
   async head(): Promise<{ seq: number; hash: string } | null> {
     return (this.db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1').get() as { seq: number; hash: string } | undefined) ?? null;
   }
-}
-
-function rowToAudit(r: Record<string, unknown>): AuditEntry {
-  return {
-    seq: r.seq as number,
-    at: r.at as string,
-    actor: r.actor as string,
-    namespace: r.namespace as string,
-    action: r.action as AuditEntry['action'],
-    memoryId: (r.memory_id as string | null) ?? null,
-    beforeHash: (r.before_hash as string | null) ?? null,
-    afterHash: (r.after_hash as string | null) ?? null,
-    details: JSON.parse(r.details as string),
-    prevHash: r.prev_hash as string,
-    hash: r.hash as string,
-  };
 }
 
 class SqlitePending implements PendingChanges {
