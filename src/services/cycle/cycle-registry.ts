@@ -1,0 +1,95 @@
+import { join } from 'node:path';
+import { FileDurableEventLog } from '../../cognition/durable-log-file.ts';
+import type { DurableEventLog } from '../../cognition/durable-log.ts';
+import { createMemoryCycle, type CognitionConfig, type MemoryCycle } from '../../cognition/memory-cycle.ts';
+import type { TickResult } from '../../cognition/cycle.ts';
+import type { Principal } from '../../domain/principal.ts';
+import type { MemoryStore } from '../../ports/store.ts';
+import { StoreEpisodes } from './store-episodes.ts';
+
+export interface AgentCycle extends MemoryCycle {
+  key: string;
+  principal: Principal;
+  ticks: number;
+  lastTick: TickResult | null;
+  log: DurableEventLog;
+}
+
+export interface CycleRegistryOptions {
+  /** Folder for each agent's durable safety-event log. */
+  logDir: string;
+  config?: CognitionConfig;
+}
+
+/**
+ * One cognitive cycle per agent (namespace + principal + agent), created on
+ * first use. Ticking is explicit (`tickAll`), and only `start` creates a
+ * timer, so a server that doesn't enable the cycle pays nothing.
+ */
+export class CycleRegistry {
+  private readonly cycles = new Map<string, Promise<AgentCycle>>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking = false;
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly opts: CycleRegistryOptions,
+  ) {}
+
+  static keyOf(p: Principal): string {
+    return `${p.namespace}/${p.role}:${p.id}${p.agentId ? `@${p.agentId}` : ''}`;
+  }
+
+  get(p: Principal): Promise<AgentCycle> {
+    const key = CycleRegistry.keyOf(p);
+    let c = this.cycles.get(key);
+    if (!c) {
+      c = this.create(key, p);
+      this.cycles.set(key, c);
+    }
+    return c;
+  }
+
+  private async create(key: string, principal: Principal): Promise<AgentCycle> {
+    const episodes = new StoreEpisodes(this.store);
+    const log = await FileDurableEventLog.open(join(this.opts.logDir, `safety-events.${key.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`));
+    const cycle = createMemoryCycle({ principal, sink: episodes, source: episodes, log, ...(this.opts.config ? { config: this.opts.config } : {}) });
+    // Safety events logged before a crash are consolidated on the next sleep.
+    await cycle.consolidator.recover();
+    return { ...cycle, key, principal, ticks: 0, lastTick: null, log };
+  }
+
+  async tick(p: Principal): Promise<TickResult> {
+    const c = await this.get(p);
+    const r = await c.cycle.tick();
+    c.ticks++;
+    c.lastTick = r;
+    return r;
+  }
+
+  async tickAll(): Promise<void> {
+    if (this.ticking) return; // a slow tick is never overlapped by the next
+    this.ticking = true;
+    try {
+      for (const c of this.cycles.values()) {
+        const agent = await c;
+        await this.tick(agent.principal);
+      }
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  start(intervalMs: number, onError: (err: unknown) => void): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tickAll().catch(onError), intervalMs);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    for (const c of this.cycles.values()) await (await c).log.close();
+    this.cycles.clear();
+  }
+}
