@@ -85,7 +85,7 @@ export class SqliteLedger implements LedgerStore {
           const values = sets.map(([k, v]) => (k === 'validUntil' || k === 'updatedAt' ? toMsOrNull(v as string | null) : v));
           const row = this.db.prepare('SELECT key, value FROM ledger_facts WHERE id = ? AND namespace = ?').get(op.id, p.namespace) as { key: string; value: string } | undefined;
           if (!row) throw new MnemosError('not_found', `no ledger fact ${op.id}`, { id: op.id });
-          this.db.prepare(`UPDATE ledger_facts SET ${sets.map(([k]) => `${COLUMN[k]} = ?`).join(', ')} WHERE id = ?`).run(...values, op.id);
+          if (sets.length > 0) this.db.prepare(`UPDATE ledger_facts SET ${sets.map(([k]) => `${COLUMN[k]} = ?`).join(', ')} WHERE id = ?`).run(...values, op.id);
           this.appendAudit(p, { action: 'pin', memoryId: op.id, beforeHash: sha256Hex(row.value), afterHash: sha256Hex(row.value), details: { op: op.op, key: row.key, ...op.set } });
         } else if (op.kind === 'pending') {
           const q = op.pending;

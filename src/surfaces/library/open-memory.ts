@@ -20,6 +20,9 @@ import { selfState, type SelfStateExtras } from '../../services/self-state.ts';
 import { readSourceLines, type SourceLinesInput } from '../../services/source-lines.ts';
 import { ensureOwnerToken } from '../../services/owner-token.ts';
 import { authenticate, createToken, listTokens, revokeToken, type CreateTokenInput } from '../../services/tokens.ts';
+import { LifecycleApi } from '../../lifecycle/api.ts';
+import { configureLifecycle, type LifecycleConfig } from '../../lifecycle/config.ts';
+import type { ConsolidateOptions } from '../../lifecycle/consolidate.ts';
 
 export interface OpenMemoryOptions {
   /** SQLite file path (default ./.mnemos/memory.db) or a postgres:// URL. */
@@ -29,6 +32,8 @@ export interface OpenMemoryOptions {
   config?: Partial<EngineConfig>;
   /** Clock override for tests. */
   now?: () => number;
+  /** Memory lifecycle settings (consolidation interval, labile window, retention...). */
+  lifecycle?: Partial<LifecycleConfig>;
 }
 
 /**
@@ -48,6 +53,7 @@ export class Mnemos {
     assertPrincipal(principal);
     const store = await openStore(opts.db ?? DEFAULT_DB_PATH, { analyze });
     const ctx: ServiceContext = { store, now: opts.now ?? Date.now, analyzeQuery, config: { ...DEFAULT_CONFIG, ...opts.config } };
+    configureLifecycle(ctx, opts.lifecycle);
     return new Mnemos(ctx, principal, true);
   }
 
@@ -170,6 +176,16 @@ export class Mnemos {
   /** The principal a bearer secret stands for (throws `unauthorized` with the reason). */
   authenticate(secret: string | undefined | null) {
     return authenticate(this.ctx, secret);
+  }
+
+  /** Memory lifecycle: recall and correction, consolidation, the canonical ledger and pins, the knowledge graph. */
+  get lifecycle(): LifecycleApi {
+    return new LifecycleApi(this.ctx, this.principal);
+  }
+
+  /** One consolidation run now (owner only); what the scheduler calls. */
+  consolidate(opts?: ConsolidateOptions) {
+    return this.lifecycle.consolidate(opts);
   }
 
   /** Closes the store; only the handle that opened it may. */

@@ -1,0 +1,102 @@
+import type { ExtractedRelation, Extraction, Mention } from './extraction.ts';
+import { hasHonorific, normalizeName } from './names.ts';
+
+/**
+ * Offline, rule-based extraction: speakers ("Alice: ..."), @handles, quoted
+ * titles, dates, capitalised names (with honorifics), names already known to
+ * the store (any case), and a few relation patterns. Cheap enough to run on
+ * every memory during consolidation.
+ */
+const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
+const NAME = String.raw`(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+){0,3}`;
+const NAME_RE = new RegExp(NAME, 'gu');
+const SPEAKER_RE = /^\s*(\p{Lu}[\p{L}.'’ -]{0,40}?):\s+\S/gmu;
+const HANDLE_RE = /(?<![\w@])@[A-Za-z0-9_]{2,30}\b/g;
+const QUOTED_RE = /["“]([^"“”\n]{2,80})["”]/g;
+const DATE_RES = [/\b\d{4}-\d{2}-\d{2}\b/g, new RegExp(String.raw`\b\d{1,2}\s+(?:${MONTHS})\s+\d{4}\b`, 'g'), new RegExp(String.raw`\b(?:${MONTHS})\s+\d{1,2},?\s+\d{4}\b`, 'g')];
+
+/** Capitalised words that are not names on their own. */
+const NOT_NAMES = new Set(
+  (
+    'i the a an and or but if then so we you he she they it this that these those my our your his her their its there here what when where why how who ' +
+    'yes no ok okay hi hello thanks thank please also today tomorrow yesterday monday tuesday wednesday thursday friday saturday sunday ' +
+    MONTHS.toLowerCase().replaceAll('|', ' ') +
+    ' in on at for from to with by of as after before during since until while however meanwhile note later earlier then now first next finally last maybe perhaps sometimes soon recently anyway well oh dear just still only even'
+  ).split(' '),
+);
+
+const FAMILY = 'sister|brother|mother|father|wife|husband|partner|friend|colleague|boss|manager|daughter|son|cousin|aunt|uncle|grandmother|grandfather|mentor|doctor';
+const RELATION_PATTERNS: { re: RegExp; build: (m: RegExpExecArray) => ExtractedRelation }[] = [
+  { re: new RegExp(String.raw`(${NAME}) is (${NAME})['’]s (${FAMILY})\b`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: `${m[3]!.toLowerCase()}_of`, object: m[2]! }) },
+  { re: new RegExp(String.raw`(${NAME})['’]s (${FAMILY}),? (?:is )?(${NAME})`, 'gu'), build: (m) => ({ subject: m[3]!, predicate: `${m[2]!.toLowerCase()}_of`, object: m[1]! }) },
+  { re: new RegExp(String.raw`(${NAME}) (?:now )?(?:works|worked|is working|started working) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'works_at', object: m[2]! }) },
+  { re: new RegExp(String.raw`(${NAME}) (?:now )?(?:lives|lived|moved|relocated) (?:in|to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lives_in', object: m[2]! }) },
+  { re: new RegExp(String.raw`(${NAME}) (?:married|is married to|got married to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'married_to', object: m[2]! }) },
+  { re: new RegExp(String.raw`(${NAME}) (?:knows|met|meets) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'knows', object: m[2]! }) },
+];
+
+function cleanName(raw: string): string | null {
+  const words = raw.trim().split(/\s+/);
+  // Leading capitalised function words ("The", "When") are sentence starts, not names.
+  while (words.length > 0 && NOT_NAMES.has(words[0]!.toLowerCase())) words.shift();
+  while (words.length > 0 && NOT_NAMES.has(words[words.length - 1]!.toLowerCase())) words.pop();
+  if (words.length === 0) return null;
+  const name = words.join(' ').replace(/['’]s$/, '');
+  return normalizeName(name).length >= 2 ? name : null;
+}
+
+function isSentenceStart(text: string, index: number): boolean {
+  const before = text.slice(Math.max(0, index - 3), index);
+  return index === 0 || /(^|[.!?:\n]\s*|^\s*)$/.test(before) || /\n\s*$/.test(before);
+}
+
+export function extractRules(text: string, known: ReadonlySet<string> = new Set()): Extraction {
+  const mentions: Mention[] = [];
+  const seen = new Set<string>();
+  const add = (name: string, type: Mention['type']) => {
+    const key = `${type}|${name}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    mentions.push({ name, type });
+  };
+  for (const m of text.matchAll(SPEAKER_RE)) {
+    const n = cleanName(m[1]!);
+    if (n) add(n, 'person');
+  }
+  for (const m of text.matchAll(HANDLE_RE)) add(m[0], 'handle');
+  for (const m of text.matchAll(QUOTED_RE)) if (/^\p{Lu}/u.test(m[1]!)) add(m[1]!.trim(), 'title');
+  for (const re of DATE_RES) for (const m of text.matchAll(re)) add(m[0], 'date');
+  for (const m of text.matchAll(NAME_RE)) {
+    const name = cleanName(m[0]);
+    if (!name) continue;
+    const single = !name.includes(' ');
+    // A lone capitalised word opening a sentence is too often not a name, unless the store knows it.
+    if (single && !hasHonorific(m[0]) && isSentenceStart(text, m.index!) && !known.has(normalizeName(name))) continue;
+    const full = hasHonorific(m[0]) ? m[0].trim() : name;
+    add(full, hasHonorific(m[0]) ? 'person' : 'name');
+  }
+  // Known names in any case ("dr smith" in a lower-case chat line).
+  if (known.size > 0) {
+    const words = text.split(/[^\p{L}\p{N}@'’-]+/u).filter(Boolean);
+    for (let i = 0; i < words.length; i++) {
+      for (let len = 1; len <= 3 && i + len <= words.length; len++) {
+        const phrase = words.slice(i, i + len).join(' ');
+        const norm = normalizeName(phrase);
+        if (norm && known.has(norm) && !NOT_NAMES.has(norm) && ![...seen].some((s) => normalizeName(s.slice(s.indexOf('|') + 1)) === norm)) add(phrase, 'name');
+      }
+    }
+  }
+  const relations: ExtractedRelation[] = [];
+  for (const { re, build } of RELATION_PATTERNS) {
+    for (const m of text.matchAll(re)) {
+      const r = build(m);
+      const subject = cleanName(r.subject);
+      const object = cleanName(r.object);
+      if (!subject || !object || normalizeName(subject) === normalizeName(object)) continue;
+      relations.push({ subject, predicate: r.predicate, object });
+      add(subject, 'name');
+      add(object, 'name');
+    }
+  }
+  return { mentions, relations };
+}

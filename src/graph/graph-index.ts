@@ -1,0 +1,203 @@
+import { MnemosError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import type { Memory } from '../domain/memory.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { EntityRecord, EvidenceRecord, GraphStore, GraphWrite, RelationRecord } from '../ports/lifecycle.ts';
+import type { ServiceContext } from '../services/context.ts';
+import { scopeKey } from '../lifecycle/merge-plan.ts';
+import { extractRules } from './extract-rules.ts';
+import { isFunctional, type Extraction, type Extractor } from './extraction.ts';
+import { normalizeName } from './names.ts';
+import { resolveMention } from './resolve.ts';
+
+export function requireGraph(ctx: ServiceContext): GraphStore {
+  if (!ctx.store.graph) throw new MnemosError('unsupported', `the ${ctx.store.backend} store has no knowledge graph yet`);
+  return ctx.store.graph;
+}
+
+/**
+ * Resolution state of one indexing run: entities per scope partition (a
+ * memory's entities never resolve against another scope's), plus the open
+ * relations of the subjects seen so far.
+ */
+class GraphIndexState {
+  readonly byScope = new Map<string, EntityRecord[]>();
+  readonly known = new Map<string, Set<string>>();
+  readonly openRelations = new Map<string, RelationRecord[]>();
+  readonly loadedSubjects = new Set<string>();
+
+  constructor(entities: EntityRecord[]) {
+    for (const e of entities) this.addEntity(e);
+  }
+
+  addEntity(e: EntityRecord): void {
+    const k = scopeKey(e);
+    const list = this.byScope.get(k);
+    if (list) list.push(e);
+    else this.byScope.set(k, [e]);
+    const known = this.known.get(k) ?? new Set<string>();
+    known.add(e.norm);
+    for (const a of e.aliases) known.add(normalizeName(a));
+    this.known.set(k, known);
+  }
+}
+
+export interface IndexGraphResult {
+  memories: number;
+  entitiesCreated: number;
+  mentions: number;
+  relationsAdded: number;
+  relationsClosed: number;
+}
+
+/** Extracts entities and relations from memories not yet indexed, a batch per transaction. */
+export async function indexGraph(ctx: ServiceContext, p: Principal, opts: { limit: number; extractor?: Extractor; batch?: number }): Promise<IndexGraphResult> {
+  const graph = requireGraph(ctx);
+  const out: IndexGraphResult = { memories: 0, entitiesCreated: 0, mentions: 0, relationsAdded: 0, relationsClosed: 0 };
+  let state: GraphIndexState | null = null;
+  const batchSize = opts.batch ?? 500;
+  while (out.memories < opts.limit) {
+    const ids = await graph.unindexed(p, Math.min(batchSize, opts.limit - out.memories));
+    if (ids.length === 0) break;
+    state ??= new GraphIndexState(await graph.allEntities(p));
+    const memories = await ctx.store.getMany(p, ids);
+    const w: GraphWrite = { upsertEntities: [], insertRelations: [], closeRelations: [], evidence: [], indexed: [] };
+    const dirty = new Map<string, EntityRecord>();
+    for (const m of memories) {
+      const k = scopeKey(m);
+      const known = state.known.get(k) ?? new Set<string>();
+      const ex: Extraction = opts.extractor ? mergeExtractions(extractRules(m.text, known), await opts.extractor(m.text, known)) : extractRules(m.text, known);
+      const resolved = new Map<string, EntityRecord>();
+      for (const mention of ex.mentions) {
+        const e = resolveOrCreate(state, m, mention.name, mention.type, out);
+        resolved.set(normalizeName(mention.name), e);
+        dirty.set(e.id, e);
+        w.evidence.push({ entityId: e.id, relationId: null, lineageId: m.lineageId, memoryId: m.id, mention: mention.name, norm: normalizeName(mention.name) });
+        out.mentions++;
+      }
+      for (const r of ex.relations) {
+        const s = resolved.get(normalizeName(r.subject)) ?? resolveOrCreate(state, m, r.subject, 'name', out);
+        const o = resolved.get(normalizeName(r.object)) ?? resolveOrCreate(state, m, r.object, 'name', out);
+        dirty.set(s.id, s);
+        dirty.set(o.id, o);
+        await addRelation(graph, p, state, w, m, s.id, r.predicate, o.id, out);
+      }
+      w.indexed.push({ memoryId: m.id, lineageId: m.lineageId });
+    }
+    // Ids the store did not return (forgotten meanwhile) are marked too, so they are not retried forever.
+    for (const id of ids) if (!memories.some((m) => m.id === id)) w.indexed.push({ memoryId: id, lineageId: id });
+    w.upsertEntities.push(...dirty.values());
+    await graph.write(p, w);
+    out.memories += ids.length;
+  }
+  return out;
+}
+
+function resolveOrCreate(state: GraphIndexState, m: Memory, name: string, type: string, out: IndexGraphResult): EntityRecord {
+  const k = scopeKey(m);
+  const candidates = state.byScope.get(k) ?? [];
+  const r = resolveMention({ name, type }, candidates);
+  const seen = m.validFrom;
+  if (r.kind === 'match') {
+    const e = candidates.find((c) => c.id === r.id)!;
+    e.mentions++;
+    if (seen > e.lastSeen) e.lastSeen = seen;
+    if (seen < e.firstSeen) e.firstSeen = seen;
+    if (e.name !== name && !e.aliases.includes(name)) e.aliases.push(name);
+    // A fuller name ("John Smith" after "Smith") becomes the display name.
+    if (name.length > e.name.length && (type === 'person' || type === 'name')) {
+      if (!e.aliases.includes(e.name)) e.aliases.push(e.name);
+      e.name = name;
+    }
+    state.known.get(k)?.add(normalizeName(name));
+    return e;
+  }
+  const e: EntityRecord = {
+    id: newId(),
+    name,
+    norm: normalizeName(name),
+    type,
+    aliases: [],
+    firstSeen: seen,
+    lastSeen: seen,
+    mentions: 1,
+    namespace: m.namespace,
+    ownerId: m.ownerId,
+    agentId: m.agentId,
+    visibility: m.visibility,
+  };
+  state.addEntity(e);
+  out.entitiesCreated++;
+  return e;
+}
+
+async function addRelation(
+  graph: GraphStore,
+  p: Principal,
+  state: GraphIndexState,
+  w: GraphWrite,
+  m: Memory,
+  subjectId: string,
+  predicate: string,
+  objectId: string,
+  out: IndexGraphResult,
+): Promise<void> {
+  if (!state.loadedSubjects.has(subjectId)) {
+    state.loadedSubjects.add(subjectId);
+    const existing = (await graph.relationsOf(p, [subjectId])).filter((r) => r.subjectId === subjectId && r.validTo === null && scopeKey(r) === scopeKey(m));
+    state.openRelations.set(subjectId, [...existing, ...(state.openRelations.get(subjectId) ?? [])]);
+  }
+  const open = state.openRelations.get(subjectId) ?? [];
+  const same = open.find((r) => r.predicate === predicate && r.objectId === objectId && r.validTo === null);
+  if (same) {
+    w.evidence.push({ entityId: null, relationId: same.id, lineageId: m.lineageId, memoryId: m.id, mention: null, norm: null });
+    return;
+  }
+  const rel: RelationRecord = {
+    id: newId(),
+    subjectId,
+    predicate,
+    objectId,
+    validFrom: m.validFrom,
+    validTo: null,
+    recordedAt: m.recordedAt,
+    supersededBy: null,
+    confidence: 0.6,
+    namespace: m.namespace,
+    ownerId: m.ownerId,
+    agentId: m.agentId,
+    visibility: m.visibility,
+  };
+  if (isFunctional(predicate)) {
+    for (const old of open) {
+      if (old.predicate !== predicate || old.validTo !== null) continue;
+      if (old.validFrom > rel.validFrom) {
+        // Learned late about an earlier state: it held until the newer one began.
+        if (rel.validTo === null || old.validFrom < rel.validTo) {
+          rel.validTo = old.validFrom;
+          rel.supersededBy = old.id;
+        }
+        continue;
+      }
+      // Contradicted: close the old relation at the new one's start instead of deleting it.
+      old.validTo = rel.validFrom;
+      old.supersededBy = rel.id;
+      w.closeRelations.push({ id: old.id, validTo: rel.validFrom, supersededBy: rel.id });
+      out.relationsClosed++;
+    }
+  }
+  open.push(rel);
+  state.openRelations.set(subjectId, open);
+  w.insertRelations.push(rel);
+  w.evidence.push({ entityId: null, relationId: rel.id, lineageId: m.lineageId, memoryId: m.id, mention: null, norm: null });
+  out.relationsAdded++;
+}
+
+function mergeExtractions(a: Extraction, b: Extraction): Extraction {
+  const seen = new Set(a.mentions.map((x) => `${x.type}|${x.name}`));
+  const rel = new Set(a.relations.map((r) => `${r.subject}|${r.predicate}|${r.object}`));
+  return {
+    mentions: [...a.mentions, ...b.mentions.filter((x) => !seen.has(`${x.type}|${x.name}`))],
+    relations: [...a.relations, ...b.relations.filter((r) => !rel.has(`${r.subject}|${r.predicate}|${r.object}`))],
+  };
+}

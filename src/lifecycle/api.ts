@@ -1,0 +1,96 @@
+import type { Principal } from '../domain/principal.ts';
+import { entityView, graphCandidates } from '../graph/graph-query.ts';
+import { indexGraph } from '../graph/graph-index.ts';
+import type { Extractor } from '../graph/extraction.ts';
+import type { ServiceContext } from '../services/context.ts';
+import { consolidate, consolidationStatus, type ConsolidateOptions } from './consolidate.ts';
+import { getFact, ledgerExactHits, ledgerPromptBlock, listFacts, resolvePending, retireFact, settleFact, type FactInput } from './ledger.ts';
+import { reverseMerge } from './merge-reverse.ts';
+import { confirmMemory, correctMemory, recallMemory } from './recall.ts';
+import { lifecycleConfig } from './config.ts';
+
+/**
+ * The lifecycle part of the library facade (`memory.lifecycle`): a thin
+ * object over the services, bound to one principal like the facade itself.
+ */
+export class LifecycleApi {
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly p: Principal,
+  ) {}
+
+  /** A recall: activation, access statistics, +0.02; the memory is labile for the window. */
+  recall(id: string) {
+    return recallMemory(this.ctx, this.p, id);
+  }
+
+  confirm(id: string) {
+    return confirmMemory(this.ctx, this.p, id);
+  }
+
+  /** In place while labile, else a new memory that supersedes the old one. */
+  correct(id: string, text: string) {
+    return correctMemory(this.ctx, this.p, id, text);
+  }
+
+  consolidate(opts?: ConsolidateOptions) {
+    return consolidate(this.ctx, this.p, opts);
+  }
+
+  status(limit?: number) {
+    return consolidationStatus(this.ctx, this.p, limit);
+  }
+
+  reverseMerge(mergedId: string) {
+    return reverseMerge(this.ctx, this.p, mergedId);
+  }
+
+  pin(input: FactInput) {
+    return settleFact(this.ctx, this.p, input, 'pin');
+  }
+
+  /** Background learning: never replaces a pin. */
+  learn(input: FactInput) {
+    return settleFact(this.ctx, this.p, input, 'learn');
+  }
+
+  facts(opts?: { status?: string[]; limit?: number }) {
+    return listFacts(this.ctx, this.p, opts);
+  }
+
+  fact(keyOrId: string) {
+    return getFact(this.ctx, this.p, keyOrId);
+  }
+
+  retire(keyOrId: string) {
+    return retireFact(this.ctx, this.p, keyOrId);
+  }
+
+  confirmPin(pendingId: string) {
+    return resolvePending(this.ctx, this.p, pendingId, true);
+  }
+
+  rejectPin(pendingId: string) {
+    return resolvePending(this.ctx, this.p, pendingId, false);
+  }
+
+  ledgerHits(query: string) {
+    return ledgerExactHits(this.ctx, this.p, query);
+  }
+
+  promptBlock(maxTokens?: number) {
+    return ledgerPromptBlock(this.ctx, this.p, maxTokens);
+  }
+
+  entity(name: string, asOf?: string) {
+    return entityView(this.ctx, this.p, name, asOf);
+  }
+
+  graphCandidates(query: string, limit = 20) {
+    return graphCandidates(this.ctx, this.p, query, limit);
+  }
+
+  indexGraph(opts: { limit?: number; extractor?: Extractor } = {}) {
+    return indexGraph(this.ctx, this.p, { limit: opts.limit ?? lifecycleConfig(this.ctx).graphBatch, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
+  }
+}

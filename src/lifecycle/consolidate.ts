@@ -1,0 +1,228 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { MnemosError } from '../domain/errors.ts';
+import type { Memory } from '../domain/memory.ts';
+import type { Principal } from '../domain/principal.ts';
+import { toIso } from '../domain/time.ts';
+import type { Extractor } from '../graph/extraction.ts';
+import { indexGraph } from '../graph/graph-index.ts';
+import type { JobRecord, JobStore } from '../ports/lifecycle.ts';
+import type { WriteOp } from '../ports/store.ts';
+import type { ServiceContext } from '../services/context.ts';
+import { lifecycleConfig } from './config.ts';
+import {
+  applyInBatches,
+  loadCurrent,
+  mergeOps,
+  planAllMerges,
+  planLifecycle,
+  planOrphanRescue,
+  stalledGoals,
+  type ChangeNote,
+  type OpenLoop,
+} from './consolidation-phases.ts';
+import { lifecyclePrincipal } from './principals.ts';
+
+export const CONSOLIDATE_JOB = 'consolidate';
+const PHASES = ['lifecycle', 'merge', 'purge', 'orphans', 'graph'] as const;
+type Phase = (typeof PHASES)[number];
+const MAX_CHANGES_IN_REPORT = 500;
+
+export interface ConsolidationReport {
+  jobId: string;
+  status: 'done' | 'skipped' | 'busy';
+  reason?: string;
+  resumed: boolean;
+  attempts: number;
+  startedAt: string;
+  finishedAt: string;
+  durationMs: number;
+  counts: Record<string, number>;
+  /** What changed and why (the first 500 changes; counts cover all). */
+  changes: ChangeNote[];
+  merges: { survivorId: string; loserId: string; similarity: number; method: string }[];
+  openLoops: OpenLoop[];
+}
+
+export interface ConsolidateOptions {
+  /** Run even when nothing is new since the last run. */
+  force?: boolean;
+  extractor?: Extractor;
+  /** Test hook: called after each phase and each batch (a test kills the process here). */
+  onProgress?: (phase: string, detail: Record<string, number>) => void | Promise<void>;
+}
+
+export function requireJobs(ctx: ServiceContext): JobStore {
+  if (!ctx.store.jobs) throw new MnemosError('unsupported', `the ${ctx.store.backend} store has no job table yet`);
+  return ctx.store.jobs;
+}
+
+/** `host:pid:nonce`; a holder on this host whose pid is gone crashed, so its lease need not be waited out. */
+export function newHolder(): string {
+  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+}
+
+export function holderDead(holder: string): boolean {
+  const [host, pid] = holder.split(':');
+  if (host !== hostname() || !pid || !/^\d+$/.test(pid)) return false;
+  if (Number(pid) === process.pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * One consolidation run of the caller's namespace (owner only): skipped
+ * when nothing is new, refused while another process holds the lease,
+ * resumed after a crash from the last completed phase.
+ */
+export async function consolidate(ctx: ServiceContext, p: Principal, opts: ConsolidateOptions = {}): Promise<ConsolidationReport> {
+  if (p.role !== 'owner') throw new MnemosError('forbidden', 'only the owner can run a consolidation');
+  const jobs = requireJobs(ctx);
+  const cfg = lifecycleConfig(ctx);
+  const sys = lifecyclePrincipal(p.namespace);
+  const startMs = ctx.now();
+  const clockStart = Date.now();
+  const last = await jobs.last(sys, CONSOLIDATE_JOB);
+  const head = (await ctx.store.audit.head())?.seq ?? 0;
+  if (!opts.force && last?.status === 'done' && last.watermark === head && last.finishedAt && startMs - Date.parse(last.finishedAt) < cfg.maxIdleMs) {
+    return emptyReport(last, 'skipped', `nothing new since the last run at ${last.finishedAt}`, startMs);
+  }
+  const holder = newHolder();
+  const claim = await jobs.claim(sys, CONSOLIDATE_JOB, holder, cfg.leaseMs, startMs, holderDead);
+  if ('busy' in claim) return emptyReport(claim.busy, 'busy', `another runner (${claim.busy.holder}) holds the lease until ${claim.busy.leaseExpiresAt}`, startMs);
+  const job = claim.claimed;
+  const state = (job.state ?? {}) as { done?: Phase[]; counts?: Record<string, number>; changes?: ChangeNote[]; merges?: ConsolidationReport['merges'] };
+  const done = new Set<Phase>(state.done ?? []);
+  const counts: Record<string, number> = { ...(state.counts ?? {}) };
+  const changes: ChangeNote[] = [...(state.changes ?? [])];
+  const merges: ConsolidationReport['merges'] = [...(state.merges ?? [])];
+  const note = (n: ChangeNote[]) => {
+    for (const c of n) if (changes.length < MAX_CHANGES_IN_REPORT) changes.push(c);
+  };
+  const renew = async (phase: string) => {
+    await jobs.checkpoint(sys, job.id, holder, phase, { done: [...done], counts, changes, merges }, cfg.leaseMs, ctx.now());
+  };
+  const progress = async (phase: string, detail: Record<string, number>) => {
+    if (opts.onProgress) await opts.onProgress(phase, detail);
+  };
+  const now = ctx.now();
+  let memories: Memory[] = await loadCurrent(ctx, sys);
+  let openLoops: OpenLoop[] = [];
+
+  try {
+    for (const phase of PHASES) {
+      if (done.has(phase)) continue;
+      let batches = 0;
+      const afterBatch = async () => {
+        batches++;
+        await renew(phase);
+        await progress(phase, { batches });
+      };
+      if (phase === 'lifecycle') {
+        const plan = planLifecycle(memories, now);
+        const applied = await applyInBatches(ctx, sys, plan.ops, 1000, afterBatch);
+        await jobs.markExpired(sys, plan.expiredLineages, now);
+        for (const [k, v] of Object.entries(plan.counts)) counts[k] = (counts[k] ?? 0) + v;
+        counts.lifecycleSkippedStale = (counts.lifecycleSkippedStale ?? 0) + plan.ops.length - applied;
+        note(plan.notes);
+      } else if (phase === 'merge') {
+        memories = await loadCurrent(ctx, sys);
+        const byId = new Map(memories.map((m) => [m.id, m]));
+        const plans = planAllMerges(memories, ctx.analyzeQuery, cfg);
+        const ops: WriteOp[] = [];
+        for (const m of plans) {
+          ops.push(...mergeOps(byId.get(m.survivorId)!, byId.get(m.loserId)!, m, now));
+          merges.push(m);
+          note([{ id: m.loserId, action: 'merge', to: 'archived', reason: `near-duplicate of ${m.survivorId} (${m.method} ${m.similarity})` }]);
+        }
+        // Two ops per merge and an even batch size: a merge never straddles two transactions.
+        await applyInBatches(ctx, sys, ops, 400, afterBatch);
+        counts.merged = (counts.merged ?? 0) + plans.length;
+      } else if (phase === 'purge') {
+        const due = await jobs.dueForPurge(sys, now - cfg.purgeAfterMs, 100_000);
+        const ops: WriteOp[] = due.map((lineageId) => ({ kind: 'forget', lineageId, reason: `purge: expired more than ${Math.round(cfg.purgeAfterMs / 86_400_000)} days ago` }));
+        counts.purged = (counts.purged ?? 0) + (await applyInBatches(ctx, sys, ops, 200, afterBatch));
+        note(due.slice(0, 100).map((id) => ({ id, action: 'purge' as const, reason: 'expired past retention' })));
+      } else if (phase === 'orphans') {
+        memories = await loadCurrent(ctx, sys);
+        const r = planOrphanRescue(memories, now, cfg);
+        counts.rescued = (counts.rescued ?? 0) + (await applyInBatches(ctx, sys, r.ops, 1000, afterBatch));
+        note(r.notes);
+        openLoops = stalledGoals(memories, now, cfg);
+        counts.openLoops = openLoops.length;
+      } else if (phase === 'graph' && ctx.store.graph) {
+        const g = await indexGraph(ctx, sys, { limit: cfg.graphBatch, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
+        counts.graphMemories = (counts.graphMemories ?? 0) + g.memories;
+        counts.entitiesCreated = (counts.entitiesCreated ?? 0) + g.entitiesCreated;
+        counts.relationsAdded = (counts.relationsAdded ?? 0) + g.relationsAdded;
+        counts.relationsClosed = (counts.relationsClosed ?? 0) + g.relationsClosed;
+      }
+      done.add(phase);
+      await renew(phase);
+      await progress(phase, { done: done.size });
+    }
+    if (openLoops.length === 0 && done.has('orphans') && state.done?.includes('orphans')) openLoops = stalledGoals(await loadCurrent(ctx, sys), now, cfg);
+    counts.scanned = memories.length;
+    const endMs = ctx.now();
+    const report: ConsolidationReport = {
+      jobId: job.id,
+      status: 'done',
+      resumed: claim.resumed,
+      attempts: job.attempts,
+      startedAt: job.startedAt,
+      finishedAt: toIso(endMs),
+      durationMs: Date.now() - clockStart,
+      counts,
+      changes,
+      merges,
+      openLoops,
+    };
+    await jobs.finish(sys, job.id, holder, 'done', report as unknown as Record<string, unknown>, endMs);
+    return report;
+  } catch (err) {
+    // A lost lease means another runner took over; leave the job to it.
+    if (!MnemosError.is(err, 'conflict')) {
+      await jobs.finish(sys, job.id, holder, 'failed', { error: String((err as Error).message), counts }, ctx.now()).catch(() => {});
+    }
+    throw err;
+  }
+}
+
+function emptyReport(job: JobRecord, status: 'skipped' | 'busy', reason: string, now: number): ConsolidationReport {
+  const last = (job.report ?? {}) as Partial<ConsolidationReport>;
+  return {
+    jobId: job.id,
+    status,
+    reason,
+    resumed: false,
+    attempts: job.attempts,
+    startedAt: toIso(now),
+    finishedAt: toIso(now),
+    durationMs: 0,
+    counts: {},
+    changes: [],
+    merges: [],
+    openLoops: last.openLoops ?? [],
+  };
+}
+
+/** The last runs, newest first, and the open loops of the last completed one. */
+export async function consolidationStatus(ctx: ServiceContext, p: Principal, limit = 5) {
+  if (p.role !== 'owner') throw new MnemosError('forbidden', 'consolidation status is for the owner only');
+  const jobs = requireJobs(ctx);
+  const runs = await jobs.list(lifecyclePrincipal(p.namespace), CONSOLIDATE_JOB, limit);
+  const lastDone = runs.find((r) => r.status === 'done');
+  const report = (lastDone?.report ?? null) as ConsolidationReport | null;
+  const cfg = lifecycleConfig(ctx);
+  return {
+    intervalMs: cfg.consolidationIntervalMs,
+    running: runs.find((r) => r.status === 'running') ?? null,
+    last: report,
+    openLoops: report?.openLoops ?? [],
+    runs: runs.map((r) => ({ id: r.id, status: r.status, startedAt: r.startedAt, finishedAt: r.finishedAt, attempts: r.attempts, phase: r.phase, counts: (r.report as { counts?: unknown } | null)?.counts ?? null })),
+  };
+}

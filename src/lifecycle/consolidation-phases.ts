@@ -1,0 +1,173 @@
+import { MnemosError } from '../domain/errors.ts';
+import { contentHash } from '../domain/hash.ts';
+import { newId } from '../domain/ids.ts';
+import type { Memory } from '../domain/memory.ts';
+import type { Principal } from '../domain/principal.ts';
+import { toIso } from '../domain/time.ts';
+import type { WriteOp } from '../ports/store.ts';
+import type { ServiceContext } from '../services/context.ts';
+import type { LifecycleConfig } from './config.ts';
+import { MID_TERM_THRESHOLD, currentImportance, lifecycleMove } from './importance.ts';
+import { planMerges, type PlannedMerge } from './merge-plan.ts';
+
+/**
+ * The phases of one consolidation run. Each reads the store's current state
+ * and writes in small all-or-nothing batches, so a run killed anywhere
+ * leaves every memory either before or after its change, and redoing a
+ * phase is safe.
+ */
+export interface ChangeNote {
+  id: string;
+  action: 'lifecycle' | 'merge' | 'purge' | 'rescue';
+  from?: string;
+  to?: string;
+  reason: string;
+  importance?: number;
+}
+
+export interface PhaseOutput {
+  counts: Record<string, number>;
+  changes: ChangeNote[];
+}
+
+const BATCH = 1000;
+
+/** Every current version in the namespace, any lifecycle. */
+export async function loadCurrent(ctx: ServiceContext, sys: Principal): Promise<Memory[]> {
+  const out: Memory[] = [];
+  let after: string | null = null;
+  for (;;) {
+    const page = await ctx.store.scan(sys, after, 5000);
+    if (page.length === 0) break;
+    for (const m of page) if (m.supersededAt === null) out.push(m);
+    after = page[page.length - 1]!.id;
+  }
+  return out;
+}
+
+/** Applies ops in batches; a batch refused because something changed meanwhile is retried op by op, skipping the stale ones. */
+export async function applyInBatches(ctx: ServiceContext, sys: Principal, ops: WriteOp[], size = BATCH, afterBatch?: () => Promise<void>): Promise<number> {
+  let applied = 0;
+  for (let i = 0; i < ops.length; i += size) {
+    const chunk = ops.slice(i, i + size);
+    try {
+      await ctx.store.apply(sys, chunk);
+      applied += chunk.length;
+    } catch (err) {
+      if (!MnemosError.is(err, 'conflict') && !MnemosError.is(err, 'not_found') && !MnemosError.is(err, 'read_only')) throw err;
+      for (const op of chunk) {
+        try {
+          await ctx.store.apply(sys, [op]);
+          applied++;
+        } catch (e) {
+          if (!MnemosError.is(e, 'conflict') && !MnemosError.is(e, 'not_found') && !MnemosError.is(e, 'read_only')) throw e;
+        }
+      }
+    }
+    if (afterBatch) await afterBatch();
+  }
+  return applied;
+}
+
+/** Importance recalculation, threshold moves and TTL governance. */
+export function planLifecycle(memories: readonly Memory[], now: number): { ops: WriteOp[]; notes: ChangeNote[]; expiredLineages: string[]; counts: Record<string, number> } {
+  const ops: WriteOp[] = [];
+  const notes: ChangeNote[] = [];
+  const expiredLineages: string[] = [];
+  const counts: Record<string, number> = { scored: 0, consolidated: 0, archived: 0, expired: 0, ttlExpired: 0 };
+  for (const m of memories) {
+    if (m.lifecycle === 'expired') {
+      expiredLineages.push(m.lineageId);
+      continue;
+    }
+    if (m.readOnly) continue;
+    if (m.expiresAt !== null && Date.parse(m.expiresAt) <= now && m.lifecycle !== 'frozen') {
+      ops.push({ kind: 'lifecycle', id: m.id, from: m.lifecycle, to: 'expired', reason: 'ttl: expiresAt passed' });
+      notes.push({ id: m.id, action: 'lifecycle', from: m.lifecycle, to: 'expired', reason: 'ttl' });
+      expiredLineages.push(m.lineageId);
+      counts.ttlExpired!++;
+      continue;
+    }
+    counts.scored!++;
+    const importance = currentImportance(m, now);
+    const move = lifecycleMove(m.lifecycle, importance);
+    if (!move) continue;
+    const rounded = Math.round(importance * 1e4) / 1e4;
+    ops.push({ kind: 'lifecycle', id: m.id, from: m.lifecycle, to: move.to, reason: `${move.reason}: importance ${rounded}` });
+    notes.push({ id: m.id, action: 'lifecycle', from: m.lifecycle, to: move.to, reason: move.reason, importance: rounded });
+    if (move.to === 'expired') expiredLineages.push(m.lineageId);
+    counts[move.to === 'consolidated' ? 'consolidated' : move.to === 'archived' ? 'archived' : 'expired']!++;
+  }
+  return { ops, notes, expiredLineages, counts };
+}
+
+/** The two new versions of one merge: one batch, so a merge is all or nothing. */
+export function mergeOps(survivor: Memory, loser: Memory, plan: PlannedMerge, now: number): WriteOp[] {
+  const at = toIso(now);
+  const nextSurvivorId = newId(now);
+  const provenance = { id: loser.id, lineageId: loser.lineageId, origin: loser.origin, source: loser.source, sourceKey: loser.sourceKey, similarity: plan.similarity, method: plan.method, at };
+  const prior = Array.isArray(survivor.metadata.mergedFrom) ? (survivor.metadata.mergedFrom as unknown[]) : [];
+  const base = { recordedAt: at, supersededAt: null, supersededBy: null };
+  const s: Memory = {
+    ...survivor,
+    ...base,
+    id: nextSurvivorId,
+    version: survivor.version + 1,
+    lifecycle: 'consolidated',
+    metadata: { ...survivor.metadata, mergedFrom: [...prior, provenance] },
+  };
+  const l: Memory = {
+    ...loser,
+    ...base,
+    id: newId(now),
+    version: loser.version + 1,
+    lifecycle: 'archived',
+    metadata: { ...loser.metadata, mergedInto: { id: nextSurvivorId, lineageId: survivor.lineageId, similarity: plan.similarity, method: plan.method, at } },
+  };
+  s.contentHash = contentHash(s.text);
+  return [
+    { kind: 'update', previousId: survivor.id, next: s, action: 'update', reason: `merge: kept as survivor of ${loser.lineageId} (${plan.method} ${plan.similarity})` },
+    { kind: 'update', previousId: loser.id, next: l, action: 'supersede', reason: `merge: archived into ${survivor.lineageId} (${plan.method} ${plan.similarity})` },
+  ];
+}
+
+export function planAllMerges(memories: readonly Memory[], analyze: (t: string) => string[], cfg: LifecycleConfig): PlannedMerge[] {
+  return planMerges(memories, analyze, { textThreshold: cfg.textDuplicateThreshold, vectorThreshold: cfg.vectorDuplicateThreshold });
+}
+
+/** Archived memories merged into a survivor that is gone, still strong and long unused: back to activated. */
+export function planOrphanRescue(memories: readonly Memory[], now: number, cfg: LifecycleConfig): { ops: WriteOp[]; notes: ChangeNote[] } {
+  const liveLineages = new Set(memories.filter((m) => m.lifecycle !== 'archived' && m.lifecycle !== 'expired').map((m) => m.lineageId));
+  const ops: WriteOp[] = [];
+  const notes: ChangeNote[] = [];
+  for (const m of memories) {
+    if (m.lifecycle !== 'archived' || m.importance <= MID_TERM_THRESHOLD) continue;
+    const into = m.metadata.mergedInto as { lineageId?: string } | undefined;
+    if (!into?.lineageId || liveLineages.has(into.lineageId)) continue;
+    if (now - Date.parse(m.lastAccessedAt ?? m.recordedAt) < cfg.orphanUnusedMs) continue;
+    ops.push({ kind: 'lifecycle', id: m.id, from: 'archived', to: 'activated', reason: `rescue: merged into ${into.lineageId}, which is gone` });
+    notes.push({ id: m.id, action: 'rescue', from: 'archived', to: 'activated', reason: 'orphaned by its merge survivor' });
+  }
+  return { ops, notes };
+}
+
+export interface OpenLoop {
+  id: string;
+  text: string;
+  untouchedDays: number;
+}
+
+const CLOSED_GOAL = new Set(['done', 'closed', 'achieved', 'abandoned', 'cancelled']);
+
+/** Open goals nobody touched for the configured time. */
+export function stalledGoals(memories: readonly Memory[], now: number, cfg: LifecycleConfig): OpenLoop[] {
+  const out: OpenLoop[] = [];
+  for (const m of memories) {
+    if (m.type !== 'goal' || m.lifecycle === 'archived' || m.lifecycle === 'expired') continue;
+    if (CLOSED_GOAL.has(String(m.metadata.status ?? '').toLowerCase())) continue;
+    const since = now - Date.parse(m.lastAccessedAt ?? m.recordedAt);
+    if (since < cfg.stalledGoalMs) continue;
+    out.push({ id: m.id, text: m.text.length > 160 ? `${m.text.slice(0, 159)}…` : m.text, untouchedDays: Math.floor(since / 86_400_000) });
+  }
+  return out.sort((a, b) => b.untouchedDays - a.untouchedDays);
+}

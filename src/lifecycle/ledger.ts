@@ -1,0 +1,202 @@
+import { actorOf } from '../domain/audit.ts';
+import { MnemosError } from '../domain/errors.ts';
+import { newId } from '../domain/ids.ts';
+import type { Principal } from '../domain/principal.ts';
+import { toIso } from '../domain/time.ts';
+import type { LedgerPending, LedgerStore, LedgerWrite } from '../ports/lifecycle.ts';
+import type { ServiceContext } from '../services/context.ts';
+import {
+  LEDGER_CATEGORIES,
+  PIN_CONFIDENCE,
+  isExactHit,
+  isPinned,
+  normalizeForMatch,
+  promptBlock,
+  rankFacts,
+  strengthen,
+  validateFactInput,
+  type LedgerCategory,
+  type LedgerFact,
+  type LedgerSource,
+} from './ledger-rules.ts';
+import { lifecyclePrincipal } from './principals.ts';
+
+export function requireLedger(ctx: ServiceContext): LedgerStore {
+  if (!ctx.store.ledger) throw new MnemosError('unsupported', `the ${ctx.store.backend} store has no canonical ledger yet`);
+  return ctx.store.ledger;
+}
+
+export interface FactInput {
+  key: string;
+  value: string;
+  statement?: string;
+  category?: string;
+  /** Background learning only; pins always have 0.95. */
+  confidence?: number;
+}
+
+export type PinOutcome =
+  | { status: 'added' | 'strengthened' | 'superseded'; fact: LedgerFact; replaced?: string }
+  | { status: 'pending_confirmation'; pending: LedgerPending; message: string }
+  | { status: 'rejected'; reason: string };
+
+function category(c: string | undefined): LedgerCategory {
+  if (c === undefined) return 'general';
+  if (!(LEDGER_CATEGORIES as readonly string[]).includes(c)) throw new MnemosError('validation_failed', `category must be one of ${LEDGER_CATEGORIES.join(', ')}`, { field: 'category' });
+  return c as LedgerCategory;
+}
+
+function newFact(p: Principal, input: FactInput, source: LedgerSource, confidence: number, now: number): LedgerFact {
+  const at = toIso(now);
+  return {
+    id: newId(now),
+    key: input.key,
+    value: input.value,
+    statement: input.statement ?? '',
+    category: category(input.category),
+    confidence,
+    mentions: 1,
+    source,
+    status: 'active',
+    validFrom: at,
+    validUntil: null,
+    supersededBy: null,
+    updatedAt: at,
+    namespace: p.namespace,
+    ownerId: p.id,
+    agentId: p.role === 'owner' ? null : (p.agentId ?? null),
+    visibility: p.role === 'owner' ? 'owner' : 'shared',
+  };
+}
+
+function supersedeOps(old: { id: string }, fresh: LedgerFact, at: string): LedgerWrite[] {
+  return [
+    { kind: 'patch', id: old.id, op: 'supersede', set: { status: 'superseded', validUntil: at, supersededBy: fresh.id, updatedAt: at } },
+    { kind: 'insert', fact: fresh },
+  ];
+}
+
+/**
+ * Settles a fact. A pin (owner or agent) has confidence 0.95 and outranks
+ * anything learned; the same value strengthens the fact; a different value
+ * supersedes it, except that replacing an owner pin by anyone but the owner
+ * waits for the owner's confirmation, and background learning never replaces
+ * a pin.
+ */
+export async function settleFact(ctx: ServiceContext, p: Principal, input: FactInput, mode: 'pin' | 'learn'): Promise<PinOutcome> {
+  if (p.role === 'guest') throw new MnemosError('forbidden', 'guests cannot change the canonical ledger');
+  validateFactInput(input);
+  const ledger = requireLedger(ctx);
+  const now = ctx.now();
+  const at = toIso(now);
+  const source: LedgerSource = mode === 'learn' ? 'learned' : p.role === 'owner' ? 'owner pin' : 'agent pin';
+  const confidence = mode === 'pin' ? PIN_CONFIDENCE : Math.max(0, Math.min(1, input.confidence ?? 0.6));
+  const fresh = newFact(p, input, source, confidence, now);
+  const holder = await ledger.keyHolder(p, input.key);
+  if (!holder) {
+    await ledger.write(p, [{ kind: 'insert', fact: fresh }]);
+    return { status: 'added', fact: fresh };
+  }
+  // The holder may be invisible to the caller (an owner pin seen by an agent); compare as the engine, reveal nothing.
+  const current = (await ledger.get(lifecyclePrincipal(p.namespace), holder.id))!;
+  if (normalizeForMatch(current.value) === normalizeForMatch(input.value)) {
+    const s = strengthen(current, confidence);
+    const upgrade = mode === 'pin' && !isPinned(current);
+    await ledger.write(p, [{ kind: 'patch', id: current.id, op: 'strengthen', set: { ...s, updatedAt: at } }]);
+    if (upgrade) {
+      // A pin of a learned fact's value makes it a pin: supersede with the same value.
+      const pinned = { ...fresh, confidence: Math.max(s.confidence, confidence), mentions: s.mentions };
+      await ledger.write(p, supersedeOps(current, pinned, at));
+      return { status: 'superseded', fact: pinned, replaced: current.id };
+    }
+    return { status: 'strengthened', fact: { ...current, ...s, updatedAt: at } };
+  }
+  if (mode === 'learn' && isPinned(current)) {
+    await ledger.write(p, [{ kind: 'patch', id: current.id, op: 'reject', set: {} }]);
+    return { status: 'rejected', reason: `"${input.key}" is pinned; background learning never replaces a pin` };
+  }
+  if (mode === 'learn' && confidence < current.confidence) return { status: 'rejected', reason: `"${input.key}" is already settled with higher confidence` };
+  if (current.source === 'owner pin' && p.role !== 'owner') {
+    const pending: LedgerPending = {
+      id: newId(now),
+      key: input.key,
+      targetId: current.id,
+      proposed: { value: fresh.value, statement: fresh.statement, category: fresh.category, source: fresh.source, confidence: fresh.confidence, agentId: fresh.agentId, ownerId: fresh.ownerId, visibility: fresh.visibility },
+      proposer: actorOf(p),
+      createdAt: at,
+      status: 'pending',
+    };
+    await ledger.write(p, [{ kind: 'pending', pending }]);
+    return { status: 'pending_confirmation', pending, message: `"${input.key}" was pinned by the owner; the change waits for the owner's confirmation (mnemos pin confirm ${pending.id})` };
+  }
+  await ledger.write(p, supersedeOps(current, fresh, at));
+  return { status: 'superseded', fact: fresh, replaced: current.id };
+}
+
+/** Owner only: applies (or rejects) a pending replacement of an owner pin. */
+export async function resolvePending(ctx: ServiceContext, p: Principal, pendingId: string, accept = true): Promise<{ status: 'confirmed' | 'rejected'; fact?: LedgerFact }> {
+  if (p.role !== 'owner') throw new MnemosError('forbidden', 'only the owner can confirm a change to an owner pin');
+  const ledger = requireLedger(ctx);
+  const [q] = await ledger.pending(p, pendingId);
+  if (!q) throw new MnemosError('not_found', `no pending ledger change ${pendingId}`, { id: pendingId });
+  if (q.status !== 'pending') throw new MnemosError('conflict', `pending change ${pendingId} was already ${q.status}`, { id: pendingId });
+  if (!accept) {
+    await ledger.write(p, [{ kind: 'resolve', pendingId, status: 'rejected' }]);
+    return { status: 'rejected' };
+  }
+  const now = ctx.now();
+  const at = toIso(now);
+  const fresh: LedgerFact = {
+    ...newFact(p, { key: q.key, value: q.proposed.value, statement: q.proposed.statement, category: q.proposed.category }, q.proposed.source as LedgerSource, q.proposed.confidence, now),
+    ownerId: q.proposed.ownerId,
+    agentId: q.proposed.agentId,
+    visibility: q.proposed.visibility as LedgerFact['visibility'],
+  };
+  const holder = await ledger.keyHolder(p, q.key);
+  const ops: LedgerWrite[] = [{ kind: 'resolve', pendingId, status: 'confirmed' }];
+  if (holder) ops.push(...supersedeOps(holder, fresh, at));
+  else ops.push({ kind: 'insert', fact: fresh });
+  await ledger.write(p, ops);
+  return { status: 'confirmed', fact: fresh };
+}
+
+export async function retireFact(ctx: ServiceContext, p: Principal, keyOrId: string): Promise<LedgerFact> {
+  const ledger = requireLedger(ctx);
+  const fact = await getFact(ctx, p, keyOrId);
+  if (fact.source === 'owner pin' && p.role !== 'owner') throw new MnemosError('forbidden', 'only the owner can retire an owner pin');
+  if (p.role === 'guest') throw new MnemosError('forbidden', 'guests cannot change the canonical ledger');
+  const at = toIso(ctx.now());
+  await ledger.write(p, [{ kind: 'patch', id: fact.id, op: 'retire', set: { status: 'retired', validUntil: at, updatedAt: at } }]);
+  return { ...fact, status: 'retired', validUntil: at, updatedAt: at };
+}
+
+/** By id or key (the active fact for a key); only what the caller may see. */
+export async function getFact(ctx: ServiceContext, p: Principal, keyOrId: string): Promise<LedgerFact> {
+  const ledger = requireLedger(ctx);
+  const byId = await ledger.get(p, keyOrId);
+  if (byId) return byId;
+  const [byKey] = await ledger.list(p, { key: keyOrId, limit: 1 });
+  if (byKey) return byKey;
+  throw new MnemosError('not_found', `no ledger fact "${keyOrId}" is visible to you`, { key: keyOrId });
+}
+
+export async function listFacts(ctx: ServiceContext, p: Principal, opts: { status?: string[]; limit?: number } = {}) {
+  const ledger = requireLedger(ctx);
+  const facts = rankFacts(await ledger.list(p, { ...(opts.status ? { status: opts.status } : {}), limit: opts.limit ?? 1000 }), ctx.now());
+  return { facts, pending: p.role === 'guest' ? [] : await ledger.pending(p) };
+}
+
+/** Exact ledger hits for a search query, best first ("exact ledger hits first"). */
+export async function ledgerExactHits(ctx: ServiceContext, p: Principal, query: string): Promise<(LedgerFact & { score: number })[]> {
+  const ledger = ctx.store.ledger;
+  if (!ledger || query.trim().length === 0) return [];
+  const facts = await ledger.list(p, { limit: 5000 });
+  return rankFacts(facts.filter((f) => isExactHit(f, query)), ctx.now());
+}
+
+/** The settled-facts block for a prompt: at most 48 facts within the token budget. */
+export async function ledgerPromptBlock(ctx: ServiceContext, p: Principal, maxTokens?: number) {
+  const ledger = ctx.store.ledger;
+  if (!ledger) return { text: '', facts: 0, tokens: 0 };
+  return promptBlock(rankFacts(await ledger.list(p, { limit: 5000 }), ctx.now()), maxTokens);
+}

@@ -1,0 +1,63 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { extractRules } from '../../src/graph/extract-rules.ts';
+import { normalizeName } from '../../src/graph/names.ts';
+import { resolveMention, type ResolvableEntity } from '../../src/graph/resolve.ts';
+
+test('name normalisation folds honorifics, case, punctuation and diacritics', () => {
+  const rows: [string, string][] = [
+    ['Dr. Smith', 'smith'],
+    ['dr smith', 'smith'],
+    ['Smith', 'smith'],
+    ['Prof. José Álvarez', 'jose alvarez'],
+    ["O'Brien's", "o'brien"],
+    ['@Alice_99', '@alice_99'],
+  ];
+  for (const [raw, want] of rows) assert.equal(normalizeName(raw), want, raw);
+});
+
+function ent(id: string, name: string, type = 'name', aliases: string[] = []): ResolvableEntity {
+  return { id, name, norm: normalizeName(name), type, aliases, mentions: 1 };
+}
+
+test('entity resolution: exact, normalised, alias and similarity; shared first names stay apart', () => {
+  const smith = ent('smith', 'Dr. Smith', 'person');
+  const johnS = ent('john-smith', 'John Smith', 'person');
+  const johnD = ent('john-doe', 'John Doe', 'person');
+  const bob = ent('bob', 'Robert Jones', 'person', ['Bobby']);
+  const rows: [string, ResolvableEntity[], string][] = [
+    ['Dr. Smith', [smith], 'match:smith:exact'],
+    ['Smith', [smith], 'match:smith:normalized'],
+    ['dr smith', [smith], 'match:smith:normalized'],
+    ['DR. SMITH', [smith], 'match:smith:normalized'],
+    ['Bobby', [bob], 'match:bob:alias'],
+    ['Jones', [bob], 'match:bob:surname'],
+    ['Doe', [johnS, johnD], 'match:john-doe:surname'],
+    ['John', [johnS, johnD], 'ambiguous'],
+    ['John Doe', [johnS], 'new'],
+    ['Joan Smith', [johnS], 'new'],
+    ['Jonathon Smith', [ent('jonathan', 'Jonathan Smith')], 'match:jonathan:similar'],
+    ['John Smith', [smith], 'match:smith:surname'],
+    ['@smith', [smith], 'new'],
+  ];
+  for (const [name, cands, want] of rows) {
+    const r = resolveMention({ name, type: name.startsWith('@') ? 'handle' : 'name' }, cands);
+    const got = r.kind === 'match' ? `match:${r.id}:${r.how}` : r.kind;
+    assert.equal(got, want, name);
+  }
+});
+
+test('rule extraction: speakers, handles, quoted titles, dates, names, known names, relations', () => {
+  const text = 'Alice: I met Dr. Smith at "The Lost Garden" premiere on 12 March 2024 with @bobby_t.\nLater John Smith works at Acme Corp and Mary is John Smith\'s sister.';
+  const ex = extractRules(text);
+  const names = ex.mentions.map((m) => `${m.type}:${m.name}`);
+  for (const want of ['person:Alice', 'person:Dr. Smith', 'title:The Lost Garden', 'date:12 March 2024', 'handle:@bobby_t', 'name:John Smith', 'name:Acme Corp', 'name:Mary'])
+    assert.ok(names.includes(want), `missing ${want} in ${names.join(', ')}`);
+  assert.deepEqual(
+    ex.relations.map((r) => `${r.subject}|${r.predicate}|${r.object}`).sort(),
+    ['John Smith|works_at|Acme Corp', 'Mary|sister_of|John Smith'],
+  );
+  // A sentence-initial capital is not a name unless the store already knows it.
+  assert.ok(!extractRules('Yesterday was long.').mentions.some((m) => m.name === 'Yesterday'));
+  assert.ok(extractRules('dr smith called again', new Set(['smith'])).mentions.some((m) => normalizeName(m.name) === 'smith'));
+});

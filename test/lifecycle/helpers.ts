@@ -1,0 +1,28 @@
+import { join } from 'node:path';
+import { openMemory, type Mnemos } from '../../src/index.ts';
+import type { LifecycleConfig } from '../../src/lifecycle/config.ts';
+import { tempDir } from '../helpers/temp.ts';
+
+/** A store in a temp dir with a clock the test moves by hand. */
+export async function lifecycleStore(opts: { start?: string; lifecycle?: Partial<LifecycleConfig> } = {}) {
+  const { dir, cleanup } = tempDir('mnemos-lifecycle-');
+  const clock = { t: Date.parse(opts.start ?? '2026-03-01T12:00:00Z') };
+  const db = join(dir, 'm.db');
+  const m: Mnemos = await openMemory({ db, now: () => clock.t, ...(opts.lifecycle ? { lifecycle: opts.lifecycle } : {}) });
+  return {
+    m,
+    db,
+    dir,
+    clock,
+    advance(ms: number) {
+      clock.t += ms;
+    },
+    async close() {
+      await m.close();
+      cleanup();
+    },
+  };
+}
+
+export const MIN = 60_000;
+export const DAY = 86_400_000;

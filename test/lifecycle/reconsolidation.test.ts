@@ -1,0 +1,64 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { lifecycleStore, MIN } from './helpers.ts';
+
+test('a correction inside the labile window updates the memory in place as a new version', async () => {
+  const s = await lifecycleStore();
+  try {
+    const { id } = await s.m.remember({ text: 'The team meeting is on Tuesdays', importance: 0.5 });
+    const r = await s.m.lifecycle.recall(id);
+    assert.equal(r.memory.lifecycle, 'activated');
+    assert.equal(r.memory.accessCount, 1);
+    assert.equal(r.memory.importance, 0.52); // recall +0.02
+    s.advance(29 * MIN);
+    const c = await s.m.lifecycle.correct(id, 'The team meeting is on Wednesdays');
+    assert.equal(c.mode, 'in_place');
+    const now = await s.m.get(c.id);
+    assert.equal(now.lineageId, id);
+    assert.equal(now.version, 2);
+    assert.equal(now.text, 'The team meeting is on Wednesdays');
+    // No contradicting memory piles up beside it.
+    assert.equal((await s.m.search('team meeting')).hits.length, 1);
+  } finally {
+    await s.close();
+  }
+});
+
+test('after the window the correction is a new memory that supersedes the old one (valid time closed, linked both ways)', async () => {
+  const s = await lifecycleStore();
+  try {
+    const { id } = await s.m.remember({ text: 'Sam prefers tea in the morning' });
+    await s.m.lifecycle.recall(id);
+    s.advance(31 * MIN);
+    const c = await s.m.lifecycle.correct(id, 'Sam prefers coffee in the morning');
+    assert.equal(c.mode, 'superseded');
+    const fresh = await s.m.get(c.id);
+    assert.notEqual(fresh.lineageId, id);
+    assert.deepEqual(fresh.metadata.supersedes, { id, lineageId: id });
+    const history = await s.m.history(id);
+    const current = history.versions[history.versions.length - 1]!;
+    assert.equal(current.validTo, new Date(s.clock.t).toISOString());
+    assert.deepEqual(current.metadata.supersededByMemory, { id: c.id, lineageId: c.id });
+    // As of now only the correction holds; as of before the correction, the old text did.
+    const asOfNow = await s.m.list({ filter: { asOf: new Date(s.clock.t).toISOString() } });
+    assert.deepEqual(asOfNow.items.map((x) => x.text), ['Sam prefers coffee in the morning']);
+  } finally {
+    await s.close();
+  }
+});
+
+test('a never-recalled memory is not labile; the window is configurable; confirmation adds 0.05', async () => {
+  const s = await lifecycleStore({ lifecycle: { labileWindowMs: 5 * MIN } });
+  try {
+    const { id } = await s.m.remember({ text: 'The printer is on floor 3', importance: 0.5 });
+    assert.equal((await s.m.lifecycle.correct(id, 'The printer is on floor 4')).mode, 'superseded');
+    const b = await s.m.remember({ text: 'The car is blue', importance: 0.5 });
+    await s.m.lifecycle.recall(b.id);
+    s.advance(6 * MIN);
+    assert.equal((await s.m.lifecycle.correct(b.id, 'The car is green')).mode, 'superseded');
+    const c = await s.m.remember({ text: 'Lunch is at noon', importance: 0.5 });
+    assert.equal((await s.m.lifecycle.confirm(c.id)).importance, 0.55);
+  } finally {
+    await s.close();
+  }
+});
