@@ -78,7 +78,8 @@ export interface BoundedRunError extends RunCommon {
 
 export type BoundedRunResult = BoundedRunSuccess | BoundedRunError;
 
-const EMPTY_SHA = createHash('sha256').digest('hex');
+/** SHA-256 of zero bytes. */
+const EMPTY_SHA = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
 const empty = (): StreamRecord => ({ bytes: 0, sha256: EMPTY_SHA });
 
 export async function boundedRun(spec: BoundedRunSpec): Promise<BoundedRunResult> {
@@ -102,7 +103,12 @@ export async function boundedRun(spec: BoundedRunSpec): Promise<BoundedRunResult
   const argvBytes = [path, ...spec.argv.slice(1)].reduce((n, a) => n + Buffer.byteLength(a) + 1, 0);
   if (argvBytes > (spec.maxArgvBytes ?? 128 * 1024)) return fail('invalid_spec', `argv is ${argvBytes} bytes after resolving the executable, over the budget`);
   if (spec.executableSha256 !== undefined) {
-    const actual = sha256File(path);
+    let actual: string;
+    try {
+      actual = sha256File(path);
+    } catch (err) {
+      return fail('executable_mismatch', `cannot read ${path} to check its SHA-256: ${(err as Error).message}`);
+    }
     base.executable = { path, sha256: actual };
     if (actual !== spec.executableSha256.toLowerCase()) return fail('executable_mismatch', `${path} has SHA-256 ${actual}, expected ${spec.executableSha256}`);
   }

@@ -22,6 +22,12 @@ export interface LockOptions {
   retryMs?: number;
   /** A lock file we cannot read (its writer died between create and write) is stale after this age. */
   unreadableStaleMs?: number;
+  /**
+   * A lock older than this is stale even if its pid is alive: journal writers
+   * hold it for milliseconds, so a live pid this old has been reused by an
+   * unrelated process. Default 10 minutes.
+   */
+  maxHoldMs?: number;
 }
 
 export interface HeldLock {
@@ -48,7 +54,7 @@ export async function acquireLock(path: string, options: LockOptions = {}): Prom
   for (;;) {
     if (tryCreate(path, JSON.stringify(body))) return { path, token, brokeStale };
     const seen = readLock(path);
-    if (seen !== null && isStale(seen, path, options.unreadableStaleMs ?? 10_000) && breakStale(path, seen.raw)) {
+    if (seen !== null && isStale(seen, path, options) && breakStale(path, seen.raw)) {
       brokeStale = true;
       continue;
     }
@@ -115,11 +121,11 @@ function readLock(path: string): SeenLock | null {
   }
 }
 
-function isStale(seen: SeenLock, path: string, unreadableStaleMs: number): boolean {
-  if (seen.body === null) return ageMs(path) > unreadableStaleMs;
+function isStale(seen: SeenLock, path: string, options: LockOptions): boolean {
+  if (seen.body === null) return ageMs(path) > (options.unreadableStaleMs ?? 10_000);
   // Another host's pid means nothing here; only time would tell, so wait for the timeout instead.
   if (seen.body.host !== hostname()) return false;
-  return !pidAlive(seen.body.pid);
+  return !pidAlive(seen.body.pid) || ageMs(path) > (options.maxHoldMs ?? 600_000);
 }
 
 export function pidAlive(pid: number): boolean {
@@ -146,7 +152,7 @@ function breakStale(path: string, staleRaw: string): boolean {
   if (!tryCreate(breakPath, mine)) {
     // A breaker that died mid-break leaves its file behind; clear it the same way.
     const other = readLock(breakPath);
-    if (other !== null && isStale(other, breakPath, 2_000)) safeUnlink(breakPath);
+    if (other !== null && isStale(other, breakPath, { unreadableStaleMs: 2_000, maxHoldMs: 60_000 })) safeUnlink(breakPath);
     return false;
   }
   try {

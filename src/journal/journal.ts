@@ -60,8 +60,10 @@ export class Journal {
   /** Reads the journal (creating nothing) and repairs a torn tail under the lock unless read-only. */
   static async open(path: string, options: JournalOptions = {}): Promise<Journal> {
     const journal = new Journal(path, options);
-    if (options.readOnly) journal.load(false);
-    else await withLock(journal.lockPath, options.lock ?? {}, () => journal.load(true));
+    await guardIo(path, async () => {
+      if (options.readOnly) journal.load(false);
+      else await withLock(journal.lockPath, options.lock ?? {}, () => journal.load(true));
+    });
     return journal;
   }
 
@@ -85,7 +87,11 @@ export class Journal {
 
   /** Picks up clusters appended by other processes since the last read (no lock, no repair). */
   refresh(): string[] {
-    return this.load(false);
+    try {
+      return this.load(false);
+    } catch (err) {
+      throw asJournalError(this.path, err);
+    }
   }
 
   async append(input: MemoryCluster | string): Promise<AppendResult> {
@@ -101,22 +107,25 @@ export class Journal {
     if (this.options.parseCheck) {
       for (let i = 0; i < clusters.length; i++) await runHook(this.options.parseCheck, texts[i]!, clusters[i]!.id);
     }
-    return withLock(this.lockPath, this.options.lock ?? {}, () => {
-      const warnings = this.load(true);
-      this.rejectKnownIds(clusters);
-      const data = Buffer.from(texts.join(''), 'utf8');
-      const newSize = appendDurably(this.path, data, this.knownBytes);
-      let line = this.knownLines;
-      for (const c of clusters) {
-        const lines = c.atoms.map((_, i) => line + 2 + i);
-        this.snapshot.add({ id: c.id, atoms: [...c.atoms], lines });
-        line += c.atoms.length + 2;
-      }
-      this.knownBytes = newSize;
-      this.knownLines = line;
-      this.identity = statFile(this.path);
-      return { clusterIds: clusters.map((c) => c.id), bytesWritten: data.length, warnings };
-    });
+    return guardIo(this.path, () => withLock(this.lockPath, this.options.lock ?? {}, () => this.writeLocked(clusters, texts)));
+  }
+
+  /** Runs under the lock: catch up with other writers, refuse known ids, append, fsync. */
+  private writeLocked(clusters: readonly MemoryCluster[], texts: readonly string[]): AppendResult {
+    const warnings = this.load(true);
+    this.rejectKnownIds(clusters);
+    const data = Buffer.from(texts.join(''), 'utf8');
+    const newSize = appendDurably(this.path, data, this.knownBytes);
+    let line = this.knownLines;
+    for (const c of clusters) {
+      const lines = c.atoms.map((_, i) => line + 2 + i);
+      this.snapshot.add({ id: c.id, atoms: [...c.atoms], lines });
+      line += c.atoms.length + 2;
+    }
+    this.knownBytes = newSize;
+    this.knownLines = line;
+    this.identity = statFile(this.path);
+    return { clusterIds: clusters.map((c) => c.id), bytesWritten: data.length, warnings };
   }
 
   private validateBatch(clusters: readonly MemoryCluster[]): string[] {
@@ -190,4 +199,18 @@ async function runHook(hook: ParseCheckHook, text: string, id: string): Promise<
     if (MnemosError.is(err)) throw err;
     throw new MnemosError('validation_failed', `parse-check hook rejected cluster ${id}: ${(err as Error)?.message ?? String(err)}`, { clusterId: id }, { cause: err });
   }
+}
+
+/** File-system failures (permissions, a missing directory) become `unavailable` errors naming the journal. */
+async function guardIo<T>(path: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw asJournalError(path, err);
+  }
+}
+
+function asJournalError(path: string, err: unknown): MnemosError {
+  if (MnemosError.is(err)) return err;
+  return new MnemosError('unavailable', `journal ${path}: ${(err as Error)?.message ?? String(err)}`, { path }, { cause: err });
 }

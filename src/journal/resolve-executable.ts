@@ -18,7 +18,12 @@ export function resolveExecutable(command: string, options: { path: string | und
         .filter((d) => d !== '' && isAbsolute(d))
         .map((d) => join(d, command));
   for (const candidate of candidates) {
-    if (isExecutableFile(candidate)) return realpathSync(candidate);
+    if (!isExecutableFile(candidate)) continue;
+    try {
+      return realpathSync(candidate);
+    } catch {
+      // removed between the check and now: keep looking
+    }
   }
   return null;
 }

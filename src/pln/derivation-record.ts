@@ -77,9 +77,16 @@ export function saveDerivationRecord(path: string, record: DerivationRecord): vo
 }
 
 export function loadDerivationRecord(path: string): DerivationRecord {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not_found' : 'unavailable';
+    throw new MnemosError(code, `cannot read derivation record ${path}: ${(err as Error).message}`, { path }, { cause: err });
+  }
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
     throw new MnemosError('corrupt', `derivation record ${path} is not readable JSON`, { path }, { cause: err });
   }

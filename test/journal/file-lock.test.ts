@@ -78,6 +78,21 @@ test('an unreadable lock is stale only once it is old', async () => {
   }
 });
 
+test('a live pid holding the lock far longer than any append is treated as reused and broken', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const path = join(dir, 'x.lock');
+    writeFileSync(path, JSON.stringify({ pid: process.pid, host: hostname(), token: 'ancient', at: 'then' }));
+    const old = new Date(Date.now() - 3_600_000);
+    utimesSync(path, old, old);
+    const lock = await acquireLock(path, { timeoutMs: 1000, maxHoldMs: 60_000 });
+    assert.equal(lock.brokeStale, true);
+    releaseLock(lock);
+  } finally {
+    cleanup();
+  }
+});
+
 test('release never removes a lock that someone else now holds', async () => {
   const { dir, cleanup } = tempDir();
   try {

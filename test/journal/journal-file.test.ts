@@ -165,3 +165,15 @@ test('a journal replaced behind our back is reloaded from the start', async () =
     cleanup();
   }
 });
+
+test('file-system failures surface as MnemosErrors naming the journal', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const path = join(dir, 'missing-dir', 'j.metta');
+    await assert.rejects(Journal.open(path), (e: unknown) => MnemosError.is(e, 'unavailable') && e.message.includes('missing-dir'));
+    const ro = await Journal.open(path, { readOnly: true });
+    assert.equal(ro.clusters().length, 0);
+  } finally {
+    cleanup();
+  }
+});

@@ -6,6 +6,8 @@ import { parseMetta, parseMettaBytes } from '../../src/journal/metta/parser.ts';
 import { printAtom } from '../../src/journal/metta/printer.ts';
 import { parseClusters } from '../../src/journal/parse-clusters.ts';
 import { scanJournalBytes } from '../../src/journal/journal-scan.ts';
+import { clusterProblems } from '../../src/journal/validate.ts';
+import { REFERENCE_EXAMPLE } from './fixtures/example.ts';
 
 /**
  * Property and fuzz tests with a seeded PRNG (mulberry32), so any failure
@@ -135,4 +137,26 @@ test('huge atoms parse in linear time', () => {
   assert.equal(sym?.kind, 'expr');
   assert.ok(Date.now() - started < 3000);
   assert.throws(() => parseMetta('(a)', { maxInputChars: 2 }), (e: unknown) => MnemosError.is(e, 'limit_exceeded'));
+});
+
+test('mutated records: reading and validating only ever yield records, problems or MnemosErrors', () => {
+  const rand = prng(99);
+  const lines = REFERENCE_EXAMPLE.split('\n');
+  for (let i = 0; i < 1500; i++) {
+    const copy = [...lines];
+    for (let m = 1 + Math.floor(rand() * 3); m > 0; m--) {
+      const at = Math.floor(rand() * copy.length);
+      const op = rand();
+      if (op < 0.3) copy.splice(at, 1);
+      else if (op < 0.6) copy.splice(at, 0, copy[Math.floor(rand() * copy.length)]!);
+      else {
+        const line = [...(copy[at] ?? '')];
+        line.splice(Math.floor(rand() * (line.length + 1)), rand() < 0.5 ? 1 : 0, pick(rand, '()"\\;$ 1x-'));
+        copy[at] = line.join('');
+      }
+    }
+    onlyOurErrors(() => {
+      for (const c of parseClusters(copy.join('\n'))) assert.ok(Array.isArray(clusterProblems(c)));
+    });
+  }
 });

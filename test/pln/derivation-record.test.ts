@@ -63,10 +63,11 @@ for (const [name, mutate, message] of tampering) {
   });
 }
 
-test('unreadable files are corrupt', () => {
+test('a missing record is not_found; unreadable JSON is corrupt', () => {
   const { dir, cleanup } = tempDir();
   try {
     const path = join(dir, 'd.json');
+    assert.throws(() => loadDerivationRecord(path), (e: unknown) => MnemosError.is(e, 'not_found'));
     writeFileSync(path, '{not json');
     assert.throws(() => loadDerivationRecord(path), (e: unknown) => MnemosError.is(e, 'corrupt'));
   } finally {
