@@ -163,7 +163,8 @@ const CLOSED_GOAL = new Set(['done', 'closed', 'achieved', 'abandoned', 'cancell
 export function stalledGoals(memories: readonly Memory[], now: number, cfg: LifecycleConfig): OpenLoop[] {
   const out: OpenLoop[] = [];
   for (const m of memories) {
-    if (m.type !== 'goal' || m.lifecycle === 'archived' || m.lifecycle === 'expired') continue;
+    // A weak goal may already be archived; it is still an open loop until it is closed or expires.
+    if (m.type !== 'goal' || m.lifecycle === 'expired') continue;
     if (CLOSED_GOAL.has(String(m.metadata.status ?? '').toLowerCase())) continue;
     const since = now - Date.parse(m.lastAccessedAt ?? m.recordedAt);
     if (since < cfg.stalledGoalMs) continue;

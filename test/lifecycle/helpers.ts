@@ -6,7 +6,8 @@ import { tempDir } from '../helpers/temp.ts';
 /** A store in a temp dir with a clock the test moves by hand. */
 export async function lifecycleStore(opts: { start?: string; lifecycle?: Partial<LifecycleConfig> } = {}) {
   const { dir, cleanup } = tempDir('mnemos-lifecycle-');
-  const clock = { t: Date.parse(opts.start ?? '2026-03-01T12:00:00Z') };
+  // Real time by default: preview tokens expire against the wall clock.
+  const clock = { t: opts.start ? Date.parse(opts.start) : Date.now() };
   const db = join(dir, 'm.db');
   const m: Mnemos = await openMemory({ db, now: () => clock.t, ...(opts.lifecycle ? { lifecycle: opts.lifecycle } : {}) });
   return {

@@ -1,0 +1,112 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Principal } from '../../src/index.ts';
+import { lifecycleStore, DAY } from './helpers.ts';
+
+const TEXT = 'The quarterly planning meeting moved to the large room on the third floor next to the kitchen';
+const NEAR = 'The quarterly planning meeting moved to the large room on the third floor next to the kitchen.';
+
+test('near-duplicates merge within one scope only; survivor keeps both provenances; reversible', async () => {
+  const s = await lifecycleStore();
+  try {
+    const agentA: Principal = { role: 'agent', namespace: 'default', id: 'agent-a', agentId: 'a' };
+    const agentB: Principal = { role: 'agent', namespace: 'default', id: 'agent-b', agentId: 'b' };
+    const o1 = await s.m.remember({ text: TEXT, importance: 0.9, key: 'src:1' });
+    const o2 = await s.m.remember({ text: NEAR, importance: 0.5, key: 'src:2' });
+    // Same text in other scopes: another visibility, other agents, another namespace.
+    const pub = await s.m.remember({ text: TEXT, visibility: 'public' });
+    const a = await s.m.as(agentA).remember({ text: TEXT });
+    const b = await s.m.as(agentB).remember({ text: NEAR });
+    const other = s.m.as({ role: 'owner', namespace: 'elsewhere', id: 'owner' });
+    const o3 = await other.remember({ text: TEXT });
+    const r = await s.m.consolidate();
+    assert.equal(r.status, 'done');
+    assert.equal(r.merges.length, 1, JSON.stringify(r.merges));
+    assert.equal(r.counts.merged, 1);
+    const survivor = (await s.m.history(o1.id)).versions.at(-1)!;
+    const loser = (await s.m.history(o2.id)).versions.at(-1)!;
+    assert.equal(survivor.lifecycle, 'consolidated');
+    assert.equal(loser.lifecycle, 'archived');
+    const from = survivor.metadata.mergedFrom as { lineageId: string; sourceKey: string }[];
+    assert.deepEqual(from.map((f) => [f.lineageId, f.sourceKey]), [[o2.id, 'src:2']]);
+    assert.equal((loser.metadata.mergedInto as { lineageId: string }).lineageId, o1.id);
+    for (const id of [pub.id, a.id, b.id]) assert.equal((await s.m.history(id)).versions.length, 1, 'other scopes untouched');
+    assert.equal((await other.get(o3.id)).version, 1);
+
+    const back = await s.m.lifecycle.reverseMerge(o2.id);
+    assert.equal((await s.m.get(back.restoredId)).lifecycle, 'activated');
+    assert.equal((await s.m.get(back.survivorId)).metadata.mergedFrom, undefined);
+  } finally {
+    await s.close();
+  }
+});
+
+test('owner-marked chunks are never merged', async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: TEXT, labels: ['owner-marked'] });
+    await s.m.remember({ text: NEAR });
+    assert.equal((await s.m.consolidate()).merges.length, 0);
+  } finally {
+    await s.close();
+  }
+});
+
+test('importance moves, TTL, purge after retention through a real forget, stalled goals, skip when nothing is new', async () => {
+  const s = await lifecycleStore({ lifecycle: { purgeAfterMs: 10 * DAY, stalledGoalMs: 7 * DAY } });
+  try {
+    const strong = await s.m.remember({ text: 'The owner is allergic to peanuts', type: 'fact', importance: 1 });
+    for (let i = 0; i < 12; i++) await s.m.lifecycle.recall(strong.id);
+    const weak = await s.m.remember({ text: 'Someone mentioned a blue umbrella once', type: 'general', importance: 0.3 });
+    const ttl = await s.m.remember({ text: 'Door code 4471 valid this week', expiresAt: new Date(s.clock.t + DAY).toISOString() });
+    const goal = await s.m.remember({ text: 'Finish the garden shed', type: 'goal', importance: 0.9 });
+    const skill = await s.m.remember({ text: 'How to reset the router', type: 'skill', importance: 0.3 });
+
+    const r1 = await s.m.consolidate();
+    assert.equal((await s.m.get(strong.id)).lifecycle, 'consolidated');
+    assert.ok(r1.changes.some((c) => c.id === strong.id && c.to === 'consolidated' && c.reason === 'strong'));
+    assert.equal((await s.m.consolidate()).status, 'skipped');
+
+    s.advance(40 * DAY); // weak memory decays below the forgotten threshold; the TTL passed; the goal stalls
+    const r2 = await s.m.consolidate();
+    assert.equal((await s.m.history(weak.id)).versions.at(-1)!.lifecycle, 'expired');
+    assert.equal((await s.m.history(ttl.id)).versions.at(-1)!.lifecycle, 'expired');
+    assert.equal(r2.counts.ttlExpired, 1);
+    assert.equal((await s.m.get(skill.id)).lifecycle, 'frozen');
+    assert.deepEqual(r2.openLoops.map((l) => l.id), [goal.id]);
+    assert.deepEqual((await s.m.lifecycle.status()).openLoops.map((l) => l.id), [goal.id]);
+    // Expired is soft-deleted: hidden from search, still in history, audited.
+    assert.equal((await s.m.search('umbrella')).hits.length, 0);
+    assert.ok((await s.m.history(weak.id)).audit.some((e) => e.action === 'lifecycle' && e.details.to === 'expired'));
+
+    s.advance(11 * DAY); // past retention: purged for real
+    const r3 = await s.m.consolidate();
+    assert.equal(r3.counts.purged, 2);
+    await assert.rejects(s.m.get(weak.id), { code: 'forgotten' });
+    await assert.rejects(s.m.get(ttl.id), { code: 'forgotten' });
+    assert.equal((await s.m.verifyAudit()).ok, true);
+  } finally {
+    await s.close();
+  }
+});
+
+test('one runner at a time: a live lease makes a second runner report busy', async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: 'something to consolidate' });
+    const jobs = s.m.store.jobs!;
+    const sys: Principal = { role: 'owner', namespace: 'default', id: 'mnemos-lifecycle' };
+    const claim = await jobs.claim(sys, 'consolidate', 'otherhost:1:abc', 60_000, s.clock.t, () => false);
+    assert.ok('claimed' in claim);
+    const r = await s.m.consolidate({ force: true });
+    assert.equal(r.status, 'busy');
+    // Once the lease expires, the next run takes the job over and completes it.
+    s.advance(61_000);
+    const r2 = await s.m.consolidate({ force: true });
+    assert.equal(r2.status, 'done');
+    assert.equal(r2.resumed, true);
+    assert.equal(r2.attempts, 2);
+  } finally {
+    await s.close();
+  }
+});

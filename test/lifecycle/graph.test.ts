@@ -1,0 +1,134 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createLlmExtractor } from '../../src/graph/llm-extractor.ts';
+import { lifecycleStore } from './helpers.ts';
+
+test('bi-temporal relations: a contradicting relation closes the old one; "as of" returns what held then', async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: 'Maria Lopez works at Acme Corp', validFrom: '2020-01-01T00:00:00Z' });
+    await s.m.consolidate();
+    await s.m.remember({ text: 'Maria Lopez now works at Globex Industries', validFrom: '2024-06-01T00:00:00Z' });
+    await s.m.remember({ text: 'Maria Lopez knows Tom Berg', validFrom: '2021-01-01T00:00:00Z' });
+    await s.m.consolidate();
+    const now = await s.m.lifecycle.entity('maria lopez');
+    assert.equal(now.entities.length, 1);
+    const rels = now.entities[0]!.relations;
+    const acme = rels.find((r) => r.object === 'Acme Corp')!;
+    const globex = rels.find((r) => r.object === 'Globex Industries')!;
+    assert.equal(acme.validTo, '2024-06-01T00:00:00.000Z');
+    assert.equal(acme.supersededBy, globex.id);
+    assert.equal(acme.holds, false);
+    assert.equal(globex.holds, true);
+    assert.ok(rels.find((r) => r.predicate === 'knows' && r.holds)); // not functional: nothing closed
+    const past = await s.m.lifecycle.entity('Maria Lopez', '2022-01-01T00:00:00Z');
+    const held = past.entities[0]!.relations.filter((r) => r.holds).map((r) => `${r.predicate}:${r.object}`).sort();
+    assert.deepEqual(held, ['knows:Tom Berg', 'works_at:Acme Corp']);
+    assert.ok(!past.entities[0]!.relations.some((r) => r.object === 'Globex Industries'), 'not yet known to be true then');
+  } finally {
+    await s.close();
+  }
+});
+
+test('entity resolution in the store: "Dr. Smith", "Smith" and "dr smith" are one entity; two Johns stay apart', async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: 'Appointment with Dr. Smith about the knee' });
+    await s.m.remember({ text: 'I told Smith the results were fine' });
+    await s.m.remember({ text: 'dr smith said to rest for a week' });
+    await s.m.remember({ text: 'John Carter plays chess on Sundays' });
+    await s.m.remember({ text: 'John Hughes plays tennis on Mondays' });
+    await s.m.consolidate();
+    const smith = await s.m.lifecycle.entity('smith');
+    assert.equal(smith.entities.length, 1);
+    assert.equal(smith.entities[0]!.entity.mentions, 3);
+    assert.equal(smith.entities[0]!.memoryIds.length, 3);
+    assert.equal((await s.m.lifecycle.entity('John Carter')).entities.length, 1);
+    assert.equal((await s.m.lifecycle.entity('John Hughes')).entities.length, 1);
+    assert.notEqual((await s.m.lifecycle.entity('John Carter')).entities[0]!.entity.id, (await s.m.lifecycle.entity('John Hughes')).entities[0]!.entity.id);
+  } finally {
+    await s.close();
+  }
+});
+
+test('graph candidates: memories of the entities in the query first, then one-hop neighbours', async () => {
+  const s = await lifecycleStore();
+  try {
+    const a = await s.m.remember({ text: 'Priya Nair is Arjun Nair\'s sister' });
+    const b = await s.m.remember({ text: 'Arjun Nair loves sailing on weekends' });
+    await s.m.remember({ text: 'Unrelated note about the weather' });
+    await s.m.consolidate();
+    const ids = await s.m.lifecycle.graphCandidates('What does Priya Nair like?', 10);
+    assert.deepEqual(ids, [a.id, b.id]);
+  } finally {
+    await s.close();
+  }
+});
+
+test('forget leaves no trace in the graph: the last evidence removes the entity, its aliases and relations', async () => {
+  const s = await lifecycleStore();
+  const SECRET = 'Zorblatt Quennifer';
+  try {
+    await s.m.remember({ text: 'Ada Byron works at Analytical Engines' });
+    const { id } = await s.m.remember({ text: `${SECRET} works at Analytical Engines and knows Ada Byron` });
+    await s.m.consolidate();
+    assert.equal((await s.m.lifecycle.entity(SECRET)).entities.length, 1);
+    const preview = await s.m.forget(id, 'user asked');
+    assert.ok(preview.removes.knowledge_graph! >= 3, JSON.stringify(preview.removes));
+    await s.m.confirmForget(preview.token);
+    assert.deepEqual((await s.m.lifecycle.entity(SECRET)).entities, []);
+    const ada = await s.m.lifecycle.entity('Ada Byron');
+    assert.equal(ada.entities.length, 1);
+    assert.ok(!ada.entities[0]!.relations.some((r) => r.predicate === 'knows'));
+    assert.equal((await s.m.lifecycle.entity('Analytical Engines')).entities[0]!.entity.mentions, 1);
+    await s.m.close();
+    const raw = new Database(s.db, { readonly: true });
+    for (const table of ['graph_entities', 'graph_evidence', 'graph_relations']) {
+      const rows = JSON.stringify(raw.prepare(`SELECT * FROM ${table}`).all());
+      assert.ok(!rows.includes('Zorblatt') && !rows.toLowerCase().includes('quennifer'), `${table} still names the forgotten person`);
+    }
+    raw.close();
+    for (const f of readdirSync(s.dir)) assert.equal(readFileSync(join(s.dir, f)).includes('Quennifer'), false, `${f} still holds the forgotten name`);
+  } finally {
+    await s.close().catch(() => {});
+  }
+});
+
+test('optional LLM extractor speaks the OpenAI-compatible chat protocol with a JSON schema', async () => {
+  const seen: Record<string, unknown>[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const json = JSON.parse(body);
+      seen.push({ url: req.url, auth: req.headers.authorization, ...json });
+      const content = JSON.stringify({
+        entities: [{ name: 'Lena Park', type: 'person' }, { name: 'Nordwind', type: 'org' }, { name: '', type: 'person' }],
+        relations: [{ subject: 'Lena Park', predicate: 'works_at', object: 'Nordwind' }, { subject: 'x', predicate: 'Bad Predicate!', object: 'y' }],
+      });
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const port = (server.address() as { port: number }).port;
+  const s = await lifecycleStore();
+  try {
+    const extractor = createLlmExtractor({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'test-model', apiKey: 'k' });
+    await s.m.remember({ text: 'my colleague from the ship company, lena, started there' });
+    await s.m.lifecycle.consolidate({ extractor });
+    assert.equal(seen[0]!.url, '/v1/chat/completions');
+    assert.equal(seen[0]!.auth, 'Bearer k');
+    assert.equal((seen[0]!.response_format as { type: string }).type, 'json_schema');
+    const lena = await s.m.lifecycle.entity('Lena Park');
+    assert.equal(lena.entities.length, 1);
+    assert.deepEqual(lena.entities[0]!.relations.map((r) => `${r.predicate}:${r.object}`), ['works_at:Nordwind']);
+  } finally {
+    server.close();
+    await s.close();
+  }
+});
