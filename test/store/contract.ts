@@ -287,6 +287,42 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.ok((await s.scan(guest, null, 1000)).length < seen.length, 'scan respects scope');
     });
 
+    test('jobs: one runner per name, lease take-over, checkpoint, finish audited, expiry ledger', async (t) => {
+      const jobs = s.jobs;
+      if (!jobs) return t.skip('this adapter has no job store');
+      const now = Date.now();
+      const alive = () => false;
+      await assert.rejects(jobs.claim(agent, 'cycle', 'h0', 1000, now, alive), { code: 'forbidden' });
+      const claims = await Promise.all(['h1', 'h2', 'h3', 'h4'].map((h) => jobs.claim(owner, 'cycle', h, 60_000, now, alive)));
+      const won = claims.filter((c) => 'claimed' in c);
+      assert.equal(won.length, 1, 'exactly one concurrent claimer wins');
+      const first = (won[0] as { claimed: { id: string; holder: string } }).claimed;
+      assert.ok(claims.filter((c) => 'busy' in c).every((c) => 'busy' in c && c.busy.id === first.id));
+      await jobs.checkpoint(owner, first.id, first.holder, 'phase-1', { cursor: 5 }, 60_000, now);
+      const later = now + 120_000;
+      const taken = await jobs.claim(owner, 'cycle', 'h9', 60_000, later, alive);
+      assert.ok('claimed' in taken && taken.resumed && taken.claimed.id === first.id && taken.claimed.phase === 'phase-1');
+      assert.deepEqual('claimed' in taken && taken.claimed.state, { cursor: 5 });
+      await assert.rejects(jobs.checkpoint(owner, first.id, first.holder, 'phase-2', {}, 60_000, later), { code: 'conflict' });
+      const done = await jobs.finish(owner, first.id, 'h9', 'done', { counts: { merged: 2 } }, later + 1);
+      assert.equal(done.status, 'done');
+      assert.deepEqual(done.report, { counts: { merged: 2 } });
+      assert.equal(done.watermark, (await s.audit.head())?.seq);
+      assert.equal((await jobs.last(owner, 'cycle'))?.id, first.id);
+      const chain = await wholeChain(s);
+      assert.equal(chain[chain.length - 1]?.action, 'consolidate');
+      assert.deepEqual(verifyChainSegment(null, chain), []);
+      assert.ok('claimed' in (await jobs.claim(owner, 'cycle', 'h10', 1000, later + 2, alive)), 'a new run after the last finished');
+      const m = mem(owner, { text: 'expiring memory' });
+      await s.apply(owner, [insert(m)]);
+      await jobs.markExpired(owner, [m.lineageId], 1000);
+      assert.deepEqual(await jobs.dueForPurge(owner, 2000, 10), [m.lineageId]);
+      assert.deepEqual(await jobs.dueForPurge(owner, 500, 10), []);
+      assert.equal((await s.forgetFootprint(owner, m.lineageId))?.places.expiry_ledger, 1);
+      await s.apply(owner, [{ kind: 'forget', lineageId: m.lineageId, reason: 'purge' }]);
+      assert.deepEqual(await jobs.dueForPurge(owner, 2000, 10), []);
+    });
+
     test('tokens: create, find by hash, list, revoke, all audited', async () => {
       if (!s.tokens) return;
       const secret = 'mnemos_test_secret';

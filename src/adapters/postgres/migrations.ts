@@ -151,6 +151,31 @@ INSERT INTO fts_docs (one, documents, total_len) SELECT true, count(*), coalesce
 DROP INDEX IF EXISTS memories_tags;
 `,
   },
+  {
+    version: 4,
+    name: 'lifecycle jobs with leases, expiry ledger',
+    sql: `
+CREATE TABLE jobs (
+  id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  holder TEXT NOT NULL,
+  lease_expires_at BIGINT NOT NULL,
+  attempts INTEGER NOT NULL,
+  started_at BIGINT NOT NULL,
+  finished_at BIGINT,
+  phase TEXT,
+  state TEXT NOT NULL,
+  report TEXT,
+  watermark BIGINT
+);
+-- At most one running job per name and namespace, whatever the process.
+CREATE UNIQUE INDEX jobs_one_running ON jobs(namespace, name) WHERE status = 'running';
+CREATE INDEX jobs_recent ON jobs(namespace, name, started_at);
+CREATE TABLE lifecycle_expired (lineage_id TEXT PRIMARY KEY, namespace TEXT NOT NULL, expired_at BIGINT NOT NULL);
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

@@ -2,6 +2,7 @@ import type { AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import type { Memory } from '../../domain/memory.ts';
 import { readScope, type Principal } from '../../domain/principal.ts';
+import type { JobStore } from '../../ports/lifecycle.ts';
 import type {
   AuditLog,
   CorpusStats,
@@ -26,6 +27,7 @@ import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '..
 import { rowToAudit } from '../sql/audit-rows.ts';
 import { createPool, inTransaction, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
 import { migratePg } from './migrations.ts';
+import { expiryPgPlace, PgJobs } from './jobs.ts';
 import { PgPending } from './pending.ts';
 import { corePgPlaces, memoriesPgPlace, type PgPlace } from './places.ts';
 import { PgTokens } from './tokens.ts';
@@ -69,6 +71,7 @@ export class PgStore implements MemoryStore {
   readonly audit: AuditLog;
   readonly pending: PendingChanges;
   readonly tokens: TokenStore;
+  readonly jobs: JobStore;
   private readonly writer: PgWriter;
   private readonly extraPlaces: PgPlace[] = [];
   private closed = false;
@@ -87,6 +90,8 @@ export class PgStore implements MemoryStore {
     this.audit = new PgAuditLog(conn);
     this.pending = new PgPending(conn);
     this.tokens = new PgTokens(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
+    this.jobs = new PgJobs(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
+    this.extraPlaces.push(expiryPgPlace());
   }
 
   get location(): string {
@@ -195,6 +200,12 @@ export class PgStore implements MemoryStore {
    * current. What differs from BM25: ts_rank's saturation and length
    * normalisation instead of k1 and b. termStats gives the exact statistics
    * when the domain re-scores candidates with true BM25.
+   *
+   * Ranking every document that holds a very common term is what makes
+   * PostgreSQL full-text slow at scale, and such terms add almost nothing to
+   * the score (low IDF). So when the query's selective terms alone match
+   * enough documents, only they select candidates; the common terms still
+   * add to those candidates' scores (see selectiveTerms).
    */
   async keywordCandidates(p: Principal, q: KeywordQuery): Promise<KeywordHit[]> {
     const terms = [...new Set(q.terms)].filter((t) => t.length > 0);
@@ -207,7 +218,8 @@ export class PgStore implements MemoryStore {
       sql: present.map(() => `? * ts_rank(m.tsv, plainto_tsquery('simple', ?), 1)`).join(' + '),
       params: present.flatMap((t) => [idf(t), t]),
     };
-    const match: SqlPart = { sql: `m.tsv @@ (${present.map(() => `plainto_tsquery('simple', ?)`).join(' || ')})`, params: present };
+    const matchOn = selectiveTerms(present, df, documents, q.limit);
+    const match: SqlPart = { sql: `m.tsv @@ (${matchOn.map(() => `plainto_tsquery('simple', ?)`).join(' || ')})`, params: matchOn };
     const found = await this.q<{ id: string; score: number }>(['SELECT m.id, (', score, ')::double precision AS score FROM memories m WHERE ', match, ' AND ', this.where(p, q.filter), ' ORDER BY score DESC, m.id ', sql('LIMIT ?', q.limit)]);
     return found.map((r) => ({ id: r.id, score: Number(r.score) }));
   }
@@ -271,6 +283,23 @@ export class PgStore implements MemoryStore {
     const [audit] = await this.q<{ n: number }>(['SELECT count(*) AS n FROM audit_log']);
     return { total, byType, byLifecycle, superseded: sup?.n ?? 0, bytes: size?.bytes ?? null, schemaVersion: this.version, auditEntries: audit?.n ?? 0 };
   }
+}
+
+/** A term in more than this share of documents does not select candidates by itself (IDF below ln 20 ~ 3). */
+const COMMON_SHARE = 0.05;
+
+/**
+ * The terms that select candidates: all of them, unless the selective ones
+ * (each in at most COMMON_SHARE of documents) already match at least
+ * 4 x limit documents; then only those. A document holding none of the
+ * selective terms scores at most the sum of the common terms' small IDFs.
+ */
+export function selectiveTerms(terms: string[], df: Record<string, number>, documents: number, limit: number): string[] {
+  const rare = terms.filter((t) => (df[t] ?? 0) <= documents * COMMON_SHARE);
+  if (rare.length === 0 || rare.length === terms.length) return terms;
+  // The largest of their counts is a lower bound on how many documents they match together.
+  const reach = Math.max(...rare.map((t) => df[t] ?? 0));
+  return reach >= 4 * limit ? rare : terms;
 }
 
 class PgAuditLog implements AuditLog {
