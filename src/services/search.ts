@@ -24,7 +24,8 @@ export interface SearchExplain {
   lists: string[];
   filter: Record<string, unknown>;
   scope: { namespace: string; role: string };
-  visibleMemories: number;
+  /** How many memories were searched; counted only when nothing matched. */
+  visibleMemories?: number;
   message?: string;
 }
 
@@ -48,14 +49,10 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
     const own = new Set(ctx.analyzeQuery(memory.text));
     hits.push({ memory, score: c.score, why: { matchedTerms: [...termSet].filter((t) => own.has(t)), ranks: { keyword: q.offset + i + 1 } } });
   });
-  const explain: SearchExplain = {
-    terms,
-    lists: ['keyword'],
-    filter: q.filter,
-    scope: { namespace: p.namespace, role: p.role },
-    visibleMemories: await ctx.store.count(p, filter),
-  };
+  const explain: SearchExplain = { terms, lists: ['keyword'], filter: q.filter, scope: { namespace: p.namespace, role: p.role } };
   if (hits.length === 0) {
+    // Counting what was searched costs a scan, so it is paid only when it is the answer.
+    explain.visibleMemories = await ctx.store.count(p, filter);
     explain.message =
       terms.length === 0
         ? `the query "${q.query}" has no searchable words (only stop words or punctuation)`

@@ -76,6 +76,10 @@ export class SqliteStore implements MemoryStore {
     private readonly analyze: (text: string) => string[],
   ) {
     this.version = withBusyRetry(() => migrate(db));
+    // Fresh statistics let the planner choose between the id, namespace and time indexes;
+    // the analysis limit keeps this to milliseconds even on a large file.
+    db.pragma('analysis_limit = 1000');
+    db.pragma('optimize = 0x10002');
     this.places = corePlaces(db);
     this.writer = new SqliteWriter(db, analyze, () => [...this.places, ...this.extraPlaces, memoriesPlace(db)]);
     this.audit = new SqliteAuditLog(db);
@@ -105,6 +109,11 @@ export class SqliteStore implements MemoryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    try {
+      this.db.pragma('optimize');
+    } catch {
+      // Statistics are an optimisation; a busy database must not block closing.
+    }
     this.db.close();
   }
 
@@ -131,6 +140,19 @@ export class SqliteStore implements MemoryStore {
     }
   }
 
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** Prepared statements by SQL text: scoped queries repeat with few shapes. */
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      if (this.statements.size > 500) this.statements.clear();
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
   private where(p: Principal, filter: MemoryFilter | null): SqlPart {
     const scope = scopeSql(readScope(p));
     return filter ? andAll(scope, filterSql(filter, jsonArrayAny)) : scope;
@@ -138,21 +160,21 @@ export class SqliteStore implements MemoryStore {
 
   async get(p: Principal, id: string): Promise<Memory | null> {
     const w = this.where(p, null);
-    const row = this.db.prepare(`SELECT * FROM memories m WHERE m.id = ? AND ${w.sql}`).get(id, ...w.params) as MemoryRow | undefined;
+    const row = this.stmt(`SELECT * FROM memories m WHERE m.id = ? AND ${w.sql}`).get(id, ...w.params) as MemoryRow | undefined;
     return row ? rowToMemory(row) : null;
   }
 
   async getMany(p: Principal, ids: string[]): Promise<Memory[]> {
     if (ids.length === 0) return [];
+    // Point look-ups by the id index: with an IN list SQLite may prefer the namespace index and scan.
     const w = this.where(p, null);
+    const stmt = this.stmt(`SELECT * FROM memories m WHERE m.id = ? AND ${w.sql}`);
     const out: Memory[] = [];
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const rows = this.db.prepare(`SELECT * FROM memories m WHERE m.id IN (${chunk.map(() => '?').join(', ')}) AND ${w.sql}`).all(...chunk, ...w.params) as MemoryRow[];
-      out.push(...rows.map(rowToMemory));
+    for (const id of new Set(ids)) {
+      const row = stmt.get(id, ...w.params) as MemoryRow | undefined;
+      if (row) out.push(rowToMemory(row));
     }
-    const order = new Map(ids.map((id, i) => [id, i]));
-    return out.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+    return out;
   }
 
   async findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null> {
@@ -165,13 +187,13 @@ export class SqliteStore implements MemoryStore {
 
   async list(p: Principal, filter: MemoryFilter, page: Page, order: ListOrder = 'recorded_desc'): Promise<Memory[]> {
     const w = this.where(p, filter);
-    const rows = this.db.prepare(`SELECT * FROM memories m WHERE ${w.sql} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`).all(...w.params, page.limit, page.offset ?? 0) as MemoryRow[];
+    const rows = this.stmt(`SELECT * FROM memories m WHERE ${w.sql} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`).all(...w.params, page.limit, page.offset ?? 0) as MemoryRow[];
     return rows.map(rowToMemory);
   }
 
   async count(p: Principal, filter: MemoryFilter): Promise<number> {
     const w = this.where(p, filter);
-    return (this.db.prepare(`SELECT count(*) AS n FROM memories m WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
+    return (this.stmt(`SELECT count(*) AS n FROM memories m WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
   }
 
   async lineage(p: Principal, lineageId: string): Promise<Memory[]> {
@@ -185,8 +207,7 @@ export class SqliteStore implements MemoryStore {
     if (terms.length === 0) return [];
     const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
     const w = this.where(p, q.filter);
-    const rows = this.db
-      .prepare(`SELECT m.id AS id, bm25(memories_fts) AS rank FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND ${w.sql} ORDER BY rank LIMIT ?`)
+    const rows = this.stmt(`SELECT m.id AS id, bm25(memories_fts) AS rank FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND ${w.sql} ORDER BY rank LIMIT ?`)
       .all(match, ...w.params, q.limit) as { id: string; rank: number }[];
     // FTS5's bm25() is lower-is-better; the port promises higher-is-better.
     return rows.map((r) => ({ id: r.id, score: -r.rank }));
