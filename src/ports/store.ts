@@ -165,7 +165,7 @@ export interface MemoryStore {
 
   get(p: Principal, id: string): Promise<Memory | null>;
   getMany(p: Principal, ids: string[]): Promise<Memory[]>;
-  /** Current versions matching a source key exactly (idempotency look-up and `memory_get {path}`). */
+  /** The caller's own current version under a source key (source keys are idempotency keys of one writer). */
   findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null>;
   list(p: Principal, filter: MemoryFilter, page: Page, order?: ListOrder): Promise<Memory[]>;
   count(p: Principal, filter: MemoryFilter): Promise<number>;
@@ -187,6 +187,8 @@ export interface MemoryStore {
   graph?: GraphStore;
   ledger?: LedgerStore;
   jobs?: JobStore;
+  /** Backend facts for self_state in plain words (e.g. which vector path is available and what falls back). */
+  notes?(): string[];
 }
 
 export interface AuditLog {
