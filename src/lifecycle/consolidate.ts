@@ -11,6 +11,7 @@ import type { WriteOp } from '../ports/store.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { lifecycleConfig } from './config.ts';
 import {
+  applyGroups,
   applyInBatches,
   loadCurrent,
   mergeOps,
@@ -133,15 +134,18 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         memories = await loadCurrent(ctx, sys);
         const byId = new Map(memories.map((m) => [m.id, m]));
         const plans = planAllMerges(memories, ctx.analyzeQuery, cfg);
-        const ops: WriteOp[] = [];
-        for (const m of plans) {
-          ops.push(...mergeOps(byId.get(m.survivorId)!, byId.get(m.loserId)!, m, now));
-          merges.push(m);
-          note([{ id: m.loserId, action: 'merge', to: 'archived', reason: `near-duplicate of ${m.survivorId} (${m.method} ${m.similarity})` }]);
+        // 200 merges per transaction; a merge's two new versions always commit together, and only committed merges are reported.
+        for (let i = 0; i < plans.length; i += 200) {
+          const group = plans.slice(i, i + 200);
+          const applied = await applyGroups(ctx, sys, group.map((m) => mergeOps(byId.get(m.survivorId)!, byId.get(m.loserId)!, m, now)));
+          for (const [k, m] of group.entries()) {
+            if (!applied[k]) continue;
+            merges.push(m);
+            counts.merged = (counts.merged ?? 0) + 1;
+            note([{ id: m.loserId, action: 'merge', to: 'archived', reason: `near-duplicate of ${m.survivorId} (${m.method} ${m.similarity})` }]);
+          }
+          await afterBatch();
         }
-        // Two ops per merge and an even batch size: a merge never straddles two transactions.
-        await applyInBatches(ctx, sys, ops, 400, afterBatch);
-        counts.merged = (counts.merged ?? 0) + plans.length;
       } else if (phase === 'purge') {
         const due = await jobs.dueForPurge(sys, now - cfg.purgeAfterMs, 100_000);
         const ops: WriteOp[] = due.map((lineageId) => ({ kind: 'forget', lineageId, reason: `purge: expired more than ${Math.round(cfg.purgeAfterMs / 86_400_000)} days ago` }));

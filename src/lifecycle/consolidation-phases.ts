@@ -69,6 +69,30 @@ export async function applyInBatches(ctx: ServiceContext, sys: Principal, ops: W
   return applied;
 }
 
+const STALE = (e: unknown) => MnemosError.is(e, 'conflict') || MnemosError.is(e, 'not_found') || MnemosError.is(e, 'read_only');
+
+/** Applies groups of ops that must stay whole (a merge) in one batch; on a stale group, each group alone. Returns which groups were applied. */
+export async function applyGroups(ctx: ServiceContext, sys: Principal, groups: WriteOp[][]): Promise<boolean[]> {
+  if (groups.length === 0) return [];
+  try {
+    await ctx.store.apply(sys, groups.flat());
+    return groups.map(() => true);
+  } catch (err) {
+    if (!STALE(err)) throw err;
+  }
+  const out: boolean[] = [];
+  for (const g of groups) {
+    try {
+      await ctx.store.apply(sys, g);
+      out.push(true);
+    } catch (e) {
+      if (!STALE(e)) throw e;
+      out.push(false);
+    }
+  }
+  return out;
+}
+
 /** Importance recalculation, threshold moves and TTL governance. */
 export function planLifecycle(memories: readonly Memory[], now: number): { ops: WriteOp[]; notes: ChangeNote[]; expiredLineages: string[]; counts: Record<string, number> } {
   const ops: WriteOp[] = [];
