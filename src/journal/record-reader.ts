@@ -1,6 +1,6 @@
 import { MnemosError, type ErrorCode } from '../domain/errors.ts';
 import type { MettaAtom } from './metta/ast.ts';
-import { parseMetta } from './metta/parser.ts';
+import { parseMettaRange, type ParseOptions } from './metta/parser.ts';
 import { BEGIN_PREFIX, END_PREFIX, isIdentifier } from './schema.ts';
 
 /**
@@ -46,6 +46,7 @@ export function readRecords(text: string, options: ReadOptions): ReadResult {
   let current: RawRecord | null = null;
   let pos = 0;
   let lineNo = firstLine - 1;
+  const parseOptions: ParseOptions = { maxDepth: options.maxDepth, lineOffset: firstLine - 1, symbolCache: new Map() };
   const fail = (line: number, what: string): never => {
     throw new MnemosError(options.code, `line ${line}: ${what}`, { line });
   };
@@ -81,7 +82,7 @@ export function readRecords(text: string, options: ReadOptions): ReadResult {
     }
     if (line.trim() === '') continue;
     if (!current) fail(lineNo, `text outside a record: ${JSON.stringify(line.slice(0, 60))}; every atom must sit between BEGIN and END lines`);
-    const atoms = parseLine(line, lineNo, options);
+    const atoms = parseLine(text, lineStart, lineEnd, parseOptions, options.code);
     if (atoms.length === 0) continue; // a comment line inside a record
     if (atoms.length > 1) fail(lineNo, `${atoms.length} atoms on one line; write one atom per line`);
     current!.atoms.push(atoms[0]!);
@@ -91,12 +92,12 @@ export function readRecords(text: string, options: ReadOptions): ReadResult {
   return { records, open: current ? { id: current.id, line: current.beginLine, charStart: current.charStart } : null };
 }
 
-/** Parses one line, re-labelling syntax errors with the caller's code (a stored journal is `corrupt`). */
-function parseLine(line: string, lineNo: number, options: ReadOptions): MettaAtom[] {
+/** Parses one line in place, re-labelling syntax errors with the caller's code (a stored journal is `corrupt`). */
+function parseLine(text: string, start: number, end: number, options: ParseOptions, code: ErrorCode): MettaAtom[] {
   try {
-    return parseMetta(line, { maxDepth: options.maxDepth, lineOffset: lineNo - 1 });
+    return parseMettaRange(text, start, end, options);
   } catch (err) {
-    if (MnemosError.is(err) && err.code !== options.code) throw new MnemosError(options.code, err.message, err.details, { cause: err });
+    if (MnemosError.is(err) && err.code !== code) throw new MnemosError(code, err.message, err.details, { cause: err });
     throw err;
   }
 }

@@ -15,6 +15,12 @@ export interface ParseOptions {
   maxInputChars?: number;
   /** Added to reported line numbers, for text cut out of a larger file. */
   lineOffset?: number;
+  /**
+   * Shares one immutable symbol atom per distinct name across calls. The
+   * journal reader passes one per file, so the thousands of `About` heads of
+   * a large journal are one object instead of thousands.
+   */
+  symbolCache?: Map<string, MettaAtom>;
 }
 
 export const DEFAULT_MAX_DEPTH = 512;
@@ -23,17 +29,25 @@ export const DEFAULT_MAX_INPUT_CHARS = 64 * 1024 * 1024;
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' };
 
 export function parseMetta(src: string, options: ParseOptions = {}): MettaAtom[] {
+  return parseMettaRange(src, 0, src.length, options);
+}
+
+/**
+ * Parses src[start, end) without copying it out first (the journal reader
+ * parses each line of a large file in place). Reported lines count from the
+ * start of `src`, plus `lineOffset`.
+ */
+export function parseMettaRange(src: string, start: number, end: number, options: ParseOptions = {}): MettaAtom[] {
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const maxChars = options.maxInputChars ?? DEFAULT_MAX_INPUT_CHARS;
-  const fail: Fail = (code, offset, what) => failAt(code, src, offset, options, what);
-  if (src.length > maxChars) fail('limit_exceeded', maxChars, `input is ${src.length} characters, over the limit of ${maxChars}`);
+  if (end - start > maxChars) failAt(options, src, 'limit_exceeded', start + maxChars, `input is ${end - start} characters, over the limit of ${maxChars}`);
 
   const top: MettaAtom[] = [];
   const stack: MettaAtom[][] = [];
   const opens: number[] = [];
   let current = top;
-  const n = src.length;
-  let i = 0;
+  const n = end;
+  let i = start;
   while (i < n) {
     const c = src.charCodeAt(i);
     if (isWhitespace(c)) {
@@ -41,32 +55,32 @@ export function parseMetta(src: string, options: ParseOptions = {}): MettaAtom[]
     } else if (c === 59) {
       // ';' comment runs to the end of the line
       const nl = src.indexOf('\n', i);
-      i = nl < 0 ? n : nl + 1;
+      i = nl < 0 || nl >= n ? n : nl + 1;
     } else if (c === 40) {
-      if (stack.length >= maxDepth) fail('limit_exceeded', i, `expressions nest deeper than ${maxDepth} levels`);
+      if (stack.length >= maxDepth) failAt(options, src, 'limit_exceeded', i, `expressions nest deeper than ${maxDepth} levels`);
       stack.push(current);
       opens.push(i);
       current = [];
       i++;
     } else if (c === 41) {
-      if (stack.length === 0) fail('validation_failed', i, `unexpected ")" with no open expression`);
+      if (stack.length === 0) failAt(options, src, 'validation_failed', i, `unexpected ")" with no open expression`);
       const items = current;
       current = stack.pop()!;
       opens.pop();
       current.push({ kind: 'expr', items });
       i++;
     } else if (c === 34) {
-      const [value, end] = readString(src, i, fail);
+      const [value, after] = readString(src, i, n, options);
       current.push({ kind: 'string', value });
-      i = end;
+      i = after;
     } else {
       let j = i + 1;
       while (j < n && !isDelimiter(src.charCodeAt(j))) j++;
-      current.push(tokenAtom(src.slice(i, j), i, fail));
+      current.push(tokenAtom(src, i, j, options));
       i = j;
     }
   }
-  if (stack.length > 0) fail('validation_failed', opens[opens.length - 1]!, `"(" is never closed`);
+  if (stack.length > 0) failAt(options, src, 'validation_failed', opens[opens.length - 1]!, `"(" is never closed`);
   return top;
 }
 
@@ -96,19 +110,16 @@ export function parseOneAtom(src: string, options: ParseOptions = {}): MettaAtom
   return atoms[0]!;
 }
 
-type Fail = (code: ErrorCode, offset: number, what: string) => never;
-
-function readString(src: string, start: number, fail: Fail): [string, number] {
+function readString(src: string, start: number, n: number, options: ParseOptions): [string, number] {
   // Fast path: no escapes before the closing quote.
   const close = src.indexOf('"', start + 1);
-  if (close >= 0) {
+  if (close >= 0 && close < n) {
     const body = src.slice(start + 1, close);
     if (body.indexOf('\\') < 0) return [body, close + 1];
   }
   const parts: string[] = [];
   let i = start + 1;
   let runStart = i;
-  const n = src.length;
   while (i < n) {
     const c = src.charCodeAt(i);
     if (c === 34) {
@@ -120,36 +131,47 @@ function readString(src: string, start: number, fail: Fail): [string, number] {
       continue;
     }
     parts.push(src.slice(runStart, i));
-    const e = src[i + 1];
+    const e = i + 1 < n ? src[i + 1] : undefined;
     if (e === undefined) break;
     if (e === 'u') {
-      const hex = src.slice(i + 2, i + 6);
-      if (!/^[0-9A-Fa-f]{4}$/.test(hex)) fail('validation_failed', i, `"\\u" must be followed by 4 hex digits`);
+      const hex = src.slice(i + 2, Math.min(i + 6, n));
+      if (!/^[0-9A-Fa-f]{4}$/.test(hex)) failAt(options, src, 'validation_failed', i, `"\\u" must be followed by 4 hex digits`);
       parts.push(String.fromCharCode(parseInt(hex, 16)));
       i += 6;
     } else {
       const mapped = ESCAPES[e];
-      if (mapped === undefined) fail('validation_failed', i, `unknown escape "\\${e}" in string (use \\\\ for a backslash)`);
+      if (mapped === undefined) failAt(options, src, 'validation_failed', i, `unknown escape "\\${e}" in string (use \\\\ for a backslash)`);
       parts.push(mapped!);
       i += 2;
     }
     runStart = i;
   }
-  return fail('validation_failed', start, 'string is never terminated (missing closing ")');
+  return failAt(options, src, 'validation_failed', start, 'string is never terminated (missing closing ")');
 }
 
-function tokenAtom(token: string, offset: number, fail: Fail): MettaAtom {
+function tokenAtom(src: string, start: number, end: number, options: ParseOptions): MettaAtom {
+  const token = src.slice(start, end);
   if (token.charCodeAt(0) === 36) {
-    if (token.length === 1) fail('validation_failed', offset, 'a variable needs a name after "$"');
+    if (token.length === 1) failAt(options, src, 'validation_failed', start, 'a variable needs a name after "$"');
     return { kind: 'variable', name: token.slice(1) };
   }
   if (mayBeNumber(token) && NUMBER_RE.test(token)) {
     const value = Number(token);
-    if (!Number.isFinite(value)) fail('validation_failed', offset, `number ${token.slice(0, 40)} is out of range`);
+    if (!Number.isFinite(value)) failAt(options, src, 'validation_failed', start, `number ${token.slice(0, 40)} is out of range`);
     return { kind: 'number', value: value === 0 ? 0 : value };
   }
-  return { kind: 'symbol', name: token };
+  const cache = options.symbolCache;
+  if (cache === undefined) return { kind: 'symbol', name: token };
+  let atom = cache.get(token);
+  if (atom === undefined) {
+    atom = { kind: 'symbol', name: token };
+    if (cache.size < SYMBOL_CACHE_LIMIT) cache.set(token, atom);
+  }
+  return atom;
 }
+
+/** Symbols shared through a cache beyond this many distinct names are simply not cached. */
+const SYMBOL_CACHE_LIMIT = 200_000;
 
 /** Line and column (1-based, in code points) of a UTF-16 offset. Computed only on error. */
 export function lineColumn(src: string, offset: number): { line: number; column: number } {
@@ -170,7 +192,7 @@ export function lineColumn(src: string, offset: number): { line: number; column:
   return { line, column };
 }
 
-function failAt(code: ErrorCode, src: string, offset: number, options: ParseOptions, what: string): never {
+function failAt(options: ParseOptions, src: string, code: ErrorCode, offset: number, what: string): never {
   throw positionedError(code, src, offset, options.lineOffset ?? 0, what);
 }
 
