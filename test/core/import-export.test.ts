@@ -139,3 +139,21 @@ test('export is lossless: export, import into an empty store, export again gives
     cleanup();
   }
 });
+
+test('source keys are idempotency keys of one writer: another principal with the same key gets its own memory', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const owner = await openMemory({ db: join(dir, 'm.db') });
+    const mine = await owner.remember({ text: 'owner secret plan', key: 'file:/notes.md#L1-L1' });
+    const guest = owner.as({ role: 'guest', namespace: 'default', id: 'g1' });
+    const theirs = await guest.remember({ text: 'owner secret plan', key: 'file:/notes.md#L1-L1' });
+    assert.equal(theirs.status, 'created', 'the guest learns nothing about the owner memory');
+    assert.notEqual(theirs.id, mine.id);
+    const other = await guest.remember({ text: 'something else', key: 'file:/notes.md#L1-L1' }).catch((e) => e);
+    assert.equal(other.code, 'conflict');
+    assert.equal(other.details.existingId, theirs.id, 'a conflict only ever names the caller\'s own memory');
+    await owner.close();
+  } finally {
+    cleanup();
+  }
+});

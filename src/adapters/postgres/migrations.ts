@@ -57,7 +57,8 @@ CREATE TABLE memories (
   terms TEXT NOT NULL DEFAULT '',
   tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', terms)) STORED
 );
-CREATE UNIQUE INDEX memories_current_source ON memories(namespace, source_key) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
+-- Source keys are idempotency keys of one writer: the same key from another principal is another memory.
+CREATE UNIQUE INDEX memories_current_source ON memories(namespace, owner_id, source_key) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
 CREATE INDEX memories_lineage ON memories(lineage_id, version);
 CREATE INDEX memories_recorded ON memories(namespace, recorded_at);
 CREATE INDEX memories_valid ON memories(namespace, valid_from);

@@ -169,7 +169,7 @@ export class PgStore implements MemoryStore {
   async findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null> {
     const [row] = await this.q<MemoryRow>([
       `SELECT ${COLS} FROM memories m WHERE `,
-      sql('m.namespace = ? AND m.source_key = ? AND m.superseded_at IS NULL', p.namespace, sourceKey),
+      sql('m.namespace = ? AND m.owner_id = ? AND m.source_key = ? AND m.superseded_at IS NULL', p.namespace, p.id, sourceKey),
       ' AND ',
       this.where(p, null),
     ]);

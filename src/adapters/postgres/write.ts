@@ -62,16 +62,16 @@ export class PgWriter {
     if (ops.length < 2 || !ops.every((op) => op.kind === 'insert')) return null;
     const mems = (ops as Extract<WriteOp, { kind: 'insert' }>[]).map((op) => op.memory);
     const keyed = mems.filter((m) => m.sourceKey !== null && m.supersededAt === null);
-    const keys = new Set(keyed.map((m) => JSON.stringify([m.namespace, m.sourceKey])));
+    const keys = new Set(keyed.map((m) => JSON.stringify([m.namespace, m.ownerId, m.sourceKey])));
     if (new Set(mems.map((m) => m.id)).size !== mems.length || keys.size !== keyed.length) return null;
     for (const m of mems) this.assertWritable(ctx.p, m);
     // Both look-ups use indexes: the primary key and the partial unique index on current source keys.
     const clash = await rows<{ n: number }>(
       ctx.c,
       `SELECT (SELECT count(*) FROM memories WHERE id = ANY($1::text[]))
-            + (SELECT count(*) FROM memories m JOIN unnest($2::text[], $3::text[]) AS k(ns, sk) ON m.namespace = k.ns AND m.source_key = k.sk
+            + (SELECT count(*) FROM memories m JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(ns, ow, sk) ON m.namespace = k.ns AND m.owner_id = k.ow AND m.source_key = k.sk
                WHERE m.source_key IS NOT NULL AND m.superseded_at IS NULL) AS n`,
-      [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.sourceKey)],
+      [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey)],
     );
     if ((clash[0]?.n ?? 0) > 0) return null;
     for (let i = 0; i < mems.length; i += BULK_ROWS) {
@@ -142,7 +142,7 @@ export class PgWriter {
     }
     if (m.sourceKey !== null && m.supersededAt === null) {
       const existing = (
-        await rows<MemoryRow>(ctx.c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE namespace = $1 AND source_key = $2 AND superseded_at IS NULL`, [m.namespace, m.sourceKey])
+        await rows<MemoryRow>(ctx.c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE namespace = $1 AND owner_id = $2 AND source_key = $3 AND superseded_at IS NULL`, [m.namespace, m.ownerId, m.sourceKey])
       )[0];
       if (existing) {
         if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id as string, status: 'unchanged' };

@@ -52,7 +52,8 @@ CREATE TABLE memories (
   expires_at INTEGER,
   doc_len INTEGER NOT NULL DEFAULT 0
 );
-CREATE UNIQUE INDEX memories_current_source ON memories(namespace, source_key) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
+-- Source keys are idempotency keys of one writer: the same key from another principal is another memory.
+CREATE UNIQUE INDEX memories_current_source ON memories(namespace, owner_id, source_key) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
 CREATE INDEX memories_lineage ON memories(lineage_id, version);
 CREATE INDEX memories_recorded ON memories(namespace, recorded_at);
 CREATE INDEX memories_valid ON memories(namespace, valid_from);

@@ -179,7 +179,7 @@ export class SqliteStore implements MemoryStore {
 
   async findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null> {
     const w = this.where(p, null);
-    const row = this.db.prepare(`SELECT * FROM memories m WHERE m.namespace = ? AND m.source_key = ? AND m.superseded_at IS NULL AND ${w.sql}`).get(p.namespace, sourceKey, ...w.params) as
+    const row = this.stmt(`SELECT * FROM memories m WHERE m.namespace = ? AND m.owner_id = ? AND m.source_key = ? AND m.superseded_at IS NULL AND ${w.sql}`).get(p.namespace, p.id, sourceKey, ...w.params) as
       | MemoryRow
       | undefined;
     return row ? rowToMemory(row) : null;

@@ -31,7 +31,7 @@ export class SqliteWriter {
     this.insertFts = db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)');
     this.deleteFts = db.prepare('DELETE FROM memories_fts WHERE rowid = ?');
     this.byId = db.prepare('SELECT rowid, * FROM memories WHERE id = ?');
-    this.currentBySource = db.prepare('SELECT rowid, * FROM memories WHERE namespace = ? AND source_key = ? AND superseded_at IS NULL');
+    this.currentBySource = db.prepare('SELECT rowid, * FROM memories WHERE namespace = ? AND owner_id = ? AND source_key = ? AND superseded_at IS NULL');
     this.insertAudit = db.prepare(
       'INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -73,7 +73,7 @@ export class SqliteWriter {
       throw new MnemosError('conflict', `a memory with id ${m.id} already exists with different content`, { id: m.id });
     }
     if (m.sourceKey !== null && m.supersededAt === null) {
-      const existing = this.currentBySource.get(m.namespace, m.sourceKey) as MemoryRow | undefined;
+      const existing = this.currentBySource.get(m.namespace, m.ownerId, m.sourceKey) as MemoryRow | undefined;
       if (existing) {
         if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
         if (op.onExistingSource === 'conflict') {

@@ -124,7 +124,7 @@ async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops
   const prefix = `file:${abs}#`;
   const fresh = new Set(ops.map((o) => (o.kind === 'insert' ? o.memory.sourceKey : null)));
   const existing = await ctx.store.list(p, { sourceKeyPrefix: prefix, lifecycles: ['generated', 'activated', 'consolidated', 'archived', 'frozen'] }, { limit: 100_000 });
-  return existing.filter((m) => !fresh.has(m.sourceKey)).map((m) => ({ kind: 'retire', id: m.id, reason: 'no longer in the source file' }) as WriteOp);
+  return existing.filter((m) => m.ownerId === p.id && !fresh.has(m.sourceKey)).map((m) => ({ kind: 'retire', id: m.id, reason: 'no longer in the source file' }) as WriteOp);
 }
 
 function summarise(path: string, format: ImportFormat, results: WriteResult[]): FileImportResult {
