@@ -69,6 +69,8 @@ export async function indexGraph(ctx: ServiceContext, p: Principal, opts: { limi
       const ex: Extraction = opts.extractor ? mergeExtractions(extractRules(m.text, known), await opts.extractor(m.text, known)) : extractRules(m.text, known);
       const resolved = new Map<string, EntityRecord>();
       for (const mention of ex.mentions) {
+        // One memory is one mention of an entity, however many rules found it.
+        if (resolved.has(normalizeName(mention.name))) continue;
         const e = resolveOrCreate(state, m, mention.name, mention.type, out);
         resolved.set(normalizeName(mention.name), e);
         dirty.set(e.id, e);

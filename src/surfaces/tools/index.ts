@@ -9,6 +9,9 @@ import { recallRange } from './recall-range.ts';
 import { selfStateTool } from './self-state.ts';
 import type { Tool } from './tool.ts';
 import { workingMemoryNote } from './working-memory-note.ts';
+import { consolidationStatus } from './consolidation-status.ts';
+import { memoryGraph } from './memory-graph.ts';
+import { memoryPin } from './memory-pin.ts';
 
 /** Every agent tool. A new tool is one module plus one entry here; MCP, HTTP and OpenAPI follow. */
-export const TOOLS: Tool[] = [memorySearch, memoryGet, workingMemoryNote, memoryForget, memoryEdit, memoryHistory, recallRange, deepRecall, memoryStatus, selfStateTool] as Tool[];
+export const TOOLS: Tool[] = [memorySearch, memoryGet, workingMemoryNote, memoryForget, memoryEdit, memoryHistory, recallRange, deepRecall, memoryStatus, selfStateTool, memoryPin, consolidationStatus, memoryGraph] as Tool[];

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { LEDGER_CATEGORIES } from '../../lifecycle/ledger-rules.ts';
+import { defineTool } from './tool.ts';
+
+export const memoryPin = defineTool({
+  name: 'memory_pin',
+  description:
+    'Settled facts in the canonical ledger. action "pin" {key, value, statement?, category?} records a correction or settled fact (an agent pin has confidence 0.95 and outranks anything learned in the background; replacing a fact the owner pinned waits for the owner\'s confirmation). "list" shows facts best first with pending changes; "get" {key or id}; "retire" {key or id}; "confirm" {id} applies a pending change (owner only). Keys look like user.home_city: lower-case letters, digits, . _ -.',
+  input: z
+    .object({
+      action: z.enum(['pin', 'list', 'get', 'retire', 'confirm']).describe('what to do'),
+      key: z.string().min(1).max(64).optional().describe('fact key, e.g. user.home_city (pin, get, retire)'),
+      value: z.string().min(1).max(500).optional().describe('the fact value, at most 500 characters (pin)'),
+      statement: z.string().max(300).optional().describe('the fact as one sentence, at most 300 characters (pin)'),
+      category: z.enum(LEDGER_CATEGORIES).optional().describe('identity, project, infra, preference, relationship or general (pin)'),
+      id: z.string().min(1).max(64).optional().describe('fact id (get, retire) or pending change id (confirm)'),
+    })
+    .strict()
+    .refine((v) => v.action !== 'pin' || (v.key !== undefined && v.value !== undefined), { message: 'pin needs key and value', path: ['key'] })
+    .refine((v) => !['get', 'retire'].includes(v.action) || v.key !== undefined || v.id !== undefined, { message: 'give key or id', path: ['key'] })
+    .refine((v) => v.action !== 'confirm' || v.id !== undefined, { message: 'confirm needs the pending change id', path: ['id'] }),
+  async run(q, { memory }) {
+    const l = memory.lifecycle;
+    switch (q.action) {
+      case 'pin':
+        return l.pin({ key: q.key!, value: q.value!, ...(q.statement !== undefined ? { statement: q.statement } : {}), ...(q.category ? { category: q.category } : {}) });
+      case 'list':
+        return l.facts();
+      case 'get':
+        return l.fact(q.id ?? q.key!);
+      case 'retire':
+        return l.retire(q.id ?? q.key!);
+      case 'confirm':
+        return l.confirmPin(q.id!);
+    }
+  },
+});
