@@ -146,12 +146,8 @@ export async function resolvePending(ctx: ServiceContext, p: Principal, pendingI
   }
   const now = ctx.now();
   const at = toIso(now);
-  const fresh: LedgerFact = {
-    ...newFact(p, { key: q.key, value: q.proposed.value, statement: q.proposed.statement, category: q.proposed.category }, q.proposed.source as LedgerSource, q.proposed.confidence, now),
-    ownerId: q.proposed.ownerId,
-    agentId: q.proposed.agentId,
-    visibility: q.proposed.visibility as LedgerFact['visibility'],
-  };
+  // Confirmed by the owner, the new value takes the owner pin's place: owner scope, and later changes wait again.
+  const fresh = newFact(p, { key: q.key, value: q.proposed.value, statement: q.proposed.statement, category: q.proposed.category }, 'owner pin', PIN_CONFIDENCE, now);
   const holder = await ledger.keyHolder(p, q.key);
   const ops: LedgerWrite[] = [{ kind: 'resolve', pendingId, status: 'confirmed' }];
   if (holder) ops.push(...supersedeOps(holder, fresh, at));
