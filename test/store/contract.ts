@@ -323,6 +323,49 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(await jobs.dueForPurge(owner, 2000, 10), []);
     });
 
+    test('graph: entities, aliases, relations, scope, and forget takes what only it evidenced', async (t) => {
+      const g = s.graph;
+      if (!g) return t.skip('this adapter has no graph store');
+      const a = mem(owner, { text: 'Ada Lovelace worked with Charles Babbage', visibility: 'owner' });
+      const b = mem(owner, { text: 'Countess Lovelace wrote notes', visibility: 'owner' });
+      await s.apply(owner, [insert(a), insert(b)]);
+      assert.ok((await g.unindexed(owner, 1000)).includes(a.id));
+      const scope = { namespace: owner.namespace, ownerId: owner.id, agentId: null, visibility: 'owner' as const };
+      const at = toIso(Date.now());
+      const ada = { ...scope, id: newId(), name: 'Ada Lovelace', norm: 'ada lovelace', type: 'person', aliases: [], firstSeen: at, lastSeen: at, mentions: 2 };
+      const cb = { ...scope, id: newId(), name: 'Charles Babbage', norm: 'charles babbage', type: 'person', aliases: [], firstSeen: at, lastSeen: at, mentions: 1 };
+      const rel = { ...scope, id: newId(), subjectId: ada.id, predicate: 'worked_with', objectId: cb.id, validFrom: at, validTo: null, recordedAt: at, supersededBy: null, confidence: 0.9 };
+      await g.write(owner, {
+        upsertEntities: [ada, cb],
+        insertRelations: [rel],
+        closeRelations: [],
+        evidence: [
+          { entityId: ada.id, relationId: null, lineageId: a.lineageId, memoryId: a.id, mention: 'Ada Lovelace', norm: 'ada lovelace' },
+          { entityId: ada.id, relationId: null, lineageId: b.lineageId, memoryId: b.id, mention: 'Countess Lovelace', norm: 'countess lovelace' },
+          { entityId: cb.id, relationId: null, lineageId: a.lineageId, memoryId: a.id, mention: 'Charles Babbage', norm: 'charles babbage' },
+          { entityId: null, relationId: rel.id, lineageId: a.lineageId, memoryId: a.id, mention: null, norm: null },
+        ],
+        indexed: [{ memoryId: a.id, lineageId: a.lineageId }, { memoryId: b.id, lineageId: b.lineageId }],
+      });
+      assert.ok(!(await g.unindexed(owner, 1000)).includes(a.id));
+      const found = await g.findEntities(owner, ['countess lovelace']);
+      assert.deepEqual(found.map((e) => [e.id, e.aliases]), [[ada.id, ['Countess Lovelace']]]);
+      assert.equal((await g.entity(owner, cb.id))?.name, 'Charles Babbage');
+      assert.equal(await g.entity(guest, ada.id), null, 'guests never see owner-only entities');
+      assert.deepEqual(await g.findEntities(guest, ['ada lovelace']), []);
+      assert.deepEqual((await g.relationsOf(owner, [cb.id])).map((r) => r.id), [rel.id]);
+      assert.deepEqual(new Set(await g.evidenceLineages(owner, [ada.id])), new Set([a.lineageId, b.lineageId]));
+      assert.ok((await g.allEntities(owner)).some((e) => e.id === cb.id));
+      assert.equal((await s.forgetFootprint(owner, a.lineageId))?.places.knowledge_graph, 4, "3 evidence rows + 1 indexed row");
+      await s.apply(owner, [{ kind: 'forget', lineageId: a.lineageId, reason: 'graph test' }]);
+      assert.equal(await g.entity(owner, cb.id), null, 'an entity only the forgotten memory evidenced goes');
+      assert.deepEqual(await g.relationsOf(owner, [ada.id, cb.id]), []);
+      const left = await g.entity(owner, ada.id);
+      assert.equal(left?.name, 'Countess Lovelace', 'a surviving entity is renamed from the evidence left');
+      assert.equal(left?.mentions, 1);
+      assert.deepEqual(await g.evidenceLineages(owner, [ada.id]), [b.lineageId]);
+    });
+
     test('tokens: create, find by hash, list, revoke, all audited', async () => {
       if (!s.tokens) return;
       const secret = 'mnemos_test_secret';

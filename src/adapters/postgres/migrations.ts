@@ -177,6 +177,58 @@ CREATE INDEX jobs_recent ON jobs(namespace, name, started_at);
 CREATE TABLE lifecycle_expired (lineage_id TEXT PRIMARY KEY, namespace TEXT NOT NULL, expired_at BIGINT NOT NULL);
 `,
   },
+  {
+    version: 5,
+    name: 'knowledge graph',
+    sql: `
+CREATE TABLE graph_entities (
+  id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  agent_id TEXT,
+  visibility TEXT NOT NULL,
+  name TEXT NOT NULL,
+  norm TEXT NOT NULL,
+  type TEXT NOT NULL,
+  first_seen BIGINT NOT NULL,
+  last_seen BIGINT NOT NULL,
+  mentions INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX graph_entities_norm ON graph_entities(namespace, norm);
+CREATE TABLE graph_relations (
+  id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  agent_id TEXT,
+  visibility TEXT NOT NULL,
+  subject_id TEXT NOT NULL,
+  predicate TEXT NOT NULL,
+  object_id TEXT NOT NULL,
+  valid_from BIGINT NOT NULL,
+  valid_to BIGINT,
+  recorded_at BIGINT NOT NULL,
+  superseded_by TEXT,
+  confidence DOUBLE PRECISION NOT NULL
+);
+CREATE INDEX graph_relations_subject ON graph_relations(subject_id, predicate);
+CREATE INDEX graph_relations_object ON graph_relations(object_id);
+CREATE TABLE graph_evidence (
+  entity_id TEXT,
+  relation_id TEXT,
+  lineage_id TEXT NOT NULL,
+  memory_id TEXT NOT NULL,
+  mention TEXT,
+  norm TEXT
+);
+CREATE UNIQUE INDEX graph_evidence_unique ON graph_evidence(coalesce(entity_id, ''), coalesce(relation_id, ''), memory_id, coalesce(mention, ''));
+CREATE INDEX graph_evidence_lineage ON graph_evidence(lineage_id);
+CREATE INDEX graph_evidence_entity ON graph_evidence(entity_id);
+CREATE INDEX graph_evidence_relation ON graph_evidence(relation_id);
+CREATE INDEX graph_evidence_norm ON graph_evidence(norm);
+CREATE TABLE graph_indexed (memory_id TEXT PRIMARY KEY, lineage_id TEXT NOT NULL);
+CREATE INDEX graph_indexed_lineage ON graph_indexed(lineage_id);
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

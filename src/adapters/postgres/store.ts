@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import type { Memory } from '../../domain/memory.ts';
 import { readScope, type Principal } from '../../domain/principal.ts';
-import type { JobStore } from '../../ports/lifecycle.ts';
+import type { GraphStore, JobStore } from '../../ports/lifecycle.ts';
 import type {
   AuditLog,
   CorpusStats,
@@ -27,6 +27,7 @@ import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '..
 import { rowToAudit } from '../sql/audit-rows.ts';
 import { createPool, inTransaction, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
 import { migratePg } from './migrations.ts';
+import { graphPgPlace, PgGraph } from './graph.ts';
 import { expiryPgPlace, PgJobs } from './jobs.ts';
 import { PgPending } from './pending.ts';
 import { corePgPlaces, memoriesPgPlace, type PgPlace } from './places.ts';
@@ -72,6 +73,7 @@ export class PgStore implements MemoryStore {
   readonly pending: PendingChanges;
   readonly tokens: TokenStore;
   readonly jobs: JobStore;
+  readonly graph: GraphStore;
   private readonly writer: PgWriter;
   private readonly extraPlaces: PgPlace[] = [];
   private closed = false;
@@ -91,7 +93,8 @@ export class PgStore implements MemoryStore {
     this.pending = new PgPending(conn);
     this.tokens = new PgTokens(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
     this.jobs = new PgJobs(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
-    this.extraPlaces.push(expiryPgPlace());
+    this.graph = new PgGraph(conn);
+    this.extraPlaces.push(graphPgPlace(), expiryPgPlace());
   }
 
   get location(): string {

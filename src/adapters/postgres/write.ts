@@ -9,6 +9,7 @@ import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql
 import { rows } from './connection.ts';
 import { addToTermStats } from './fts.ts';
 import type { PgPlace } from './places.ts';
+import { sourceHeldByOther } from '../sql/write-errors.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'];
 const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
@@ -62,6 +63,8 @@ export class PgWriter {
     if (ops.length < 2 || !ops.every((op) => op.kind === 'insert')) return null;
     const mems = (ops as Extract<WriteOp, { kind: 'insert' }>[]).map((op) => op.memory);
     const keyed = mems.filter((m) => m.sourceKey !== null && m.supersededAt === null);
+    // Keys written by guests and agents need the held-by-another-principal check of the one-by-one path.
+    if (keyed.length > 0 && ctx.p.role !== 'owner') return null;
     const keys = new Set(keyed.map((m) => JSON.stringify([m.namespace, m.ownerId, m.sourceKey])));
     if (new Set(mems.map((m) => m.id)).size !== mems.length || keys.size !== keyed.length) return null;
     for (const m of mems) this.assertWritable(ctx.p, m);
@@ -144,6 +147,10 @@ export class PgWriter {
       const existing = (
         await rows<MemoryRow>(ctx.c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE namespace = $1 AND owner_id = $2 AND source_key = $3 AND superseded_at IS NULL`, [m.namespace, m.ownerId, m.sourceKey])
       )[0];
+      if (!existing && ctx.p.role !== 'owner') {
+        const other = await rows(ctx.c, 'SELECT 1 FROM memories WHERE namespace = $1 AND source_key = $2 AND superseded_at IS NULL AND owner_id <> $3 LIMIT 1', [m.namespace, m.sourceKey, m.ownerId]);
+        if (other.length > 0) throw sourceHeldByOther(m.sourceKey);
+      }
       if (existing) {
         if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
         if (op.onExistingSource === 'conflict') {

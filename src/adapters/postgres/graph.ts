@@ -1,0 +1,190 @@
+import type pg from 'pg';
+import { readScope, type Principal } from '../../domain/principal.ts';
+import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
+import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../../ports/lifecycle.ts';
+import { pgQuery, sql } from '../sql/placeholders.ts';
+import { scopeSql, type SqlPart } from '../sql/scope-sql.ts';
+import { inTransaction, rows, withRetry, type PgConnection } from './connection.ts';
+import type { PgPlace } from './places.ts';
+
+type Row = Record<string, unknown>;
+
+/**
+ * The knowledge graph in PostgreSQL, the same rules as SqliteGraph: entities
+ * and relations carry the scope of their evidence and are read with the
+ * memories' read rule; aliases are the distinct surface forms in the
+ * evidence, so forgetting a memory takes its aliases with it.
+ */
+export class PgGraph implements GraphStore {
+  constructor(private readonly conn: PgConnection) {}
+
+  private async q<T>(parts: (string | SqlPart)[]): Promise<T[]> {
+    const { text, values } = pgQuery(parts);
+    return withRetry(this.conn.location, () => rows<T>(this.conn.pool, text, values));
+  }
+
+  private async withAliases(found: Row[]): Promise<EntityRecord[]> {
+    if (found.length === 0) return [];
+    const aliases = await this.q<{ entity_id: string; mention: string }>([
+      'SELECT DISTINCT entity_id, mention FROM graph_evidence WHERE mention IS NOT NULL AND ',
+      sql('entity_id = ANY(?::text[])', found.map((r) => r.id)),
+      ' ORDER BY mention',
+    ]);
+    const by = new Map<string, string[]>();
+    for (const a of aliases) by.set(a.entity_id, [...(by.get(a.entity_id) ?? []), a.mention]);
+    return found.map((r) => rowToEntity(r, (by.get(r.id as string) ?? []).filter((m) => m !== r.name)));
+  }
+
+  async findEntities(p: Principal, norms: string[]): Promise<EntityRecord[]> {
+    if (norms.length === 0) return [];
+    const found = await this.q<Row>([
+      'SELECT e.* FROM graph_entities e WHERE ',
+      sql('(e.norm = ANY(?::text[]) OR e.id IN (SELECT entity_id FROM graph_evidence WHERE norm = ANY(?::text[])))', norms, norms),
+      ' AND ',
+      scopeSql(readScope(p), 'e'),
+    ]);
+    return this.withAliases(found);
+  }
+
+  async allEntities(p: Principal): Promise<EntityRecord[]> {
+    return this.withAliases(await this.q<Row>(['SELECT e.* FROM graph_entities e WHERE ', scopeSql(readScope(p), 'e')]));
+  }
+
+  async entity(p: Principal, id: string): Promise<EntityRecord | null> {
+    return (await this.withAliases(await this.q<Row>(['SELECT e.* FROM graph_entities e WHERE ', sql('e.id = ?', id), ' AND ', scopeSql(readScope(p), 'e')])))[0] ?? null;
+  }
+
+  async relationsOf(p: Principal, entityIds: string[]): Promise<RelationRecord[]> {
+    if (entityIds.length === 0) return [];
+    const found = await this.q<Row>([
+      'SELECT r.* FROM graph_relations r WHERE ',
+      sql('(r.subject_id = ANY(?::text[]) OR r.object_id = ANY(?::text[]))', entityIds, entityIds),
+      ' AND ',
+      scopeSql(readScope(p), 'r'),
+      ' ORDER BY r.valid_from, r.id',
+    ]);
+    return found.map(rowToRelation);
+  }
+
+  async evidenceLineages(p: Principal, entityIds: string[], relationIds: string[] = []): Promise<string[]> {
+    readScope(p);
+    const found = await this.q<{ lineage_id: string }>(['SELECT DISTINCT lineage_id FROM graph_evidence WHERE ', sql('entity_id = ANY(?::text[]) OR relation_id = ANY(?::text[])', entityIds, relationIds)]);
+    return found.map((r) => r.lineage_id);
+  }
+
+  async unindexed(p: Principal, limit: number): Promise<string[]> {
+    const found = await this.q<{ id: string }>([
+      "SELECT m.id FROM memories m WHERE m.superseded_at IS NULL AND m.lifecycle NOT IN ('expired') AND ",
+      scopeSql(readScope(p), 'm'),
+      ' AND NOT EXISTS (SELECT 1 FROM graph_indexed g WHERE g.memory_id = m.id) ORDER BY m.recorded_at, m.id ',
+      sql('LIMIT ?', limit),
+    ]);
+    return found.map((r) => r.id);
+  }
+
+  async write(p: Principal, w: GraphWrite): Promise<void> {
+    readScope(p);
+    const mine = (ns: string) => ns === p.namespace;
+    await inTransaction(this.conn, async (c) => {
+      for (const e of w.upsertEntities.filter((x) => mine(x.namespace))) {
+        await c.query(
+          `INSERT INTO graph_entities (id, namespace, owner_id, agent_id, visibility, name, norm, type, first_seen, last_seen, mentions) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+           ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, type = EXCLUDED.type, last_seen = greatest(graph_entities.last_seen, EXCLUDED.last_seen),
+             first_seen = least(graph_entities.first_seen, EXCLUDED.first_seen), mentions = EXCLUDED.mentions`,
+          [e.id, e.namespace, e.ownerId, e.agentId, e.visibility, e.name, e.norm, e.type, toMs(e.firstSeen), toMs(e.lastSeen), e.mentions],
+        );
+      }
+      for (const r of w.insertRelations.filter((x) => mine(x.namespace))) {
+        await c.query(
+          `INSERT INTO graph_relations (id, namespace, owner_id, agent_id, visibility, subject_id, predicate, object_id, valid_from, valid_to, recorded_at, superseded_by, confidence)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT DO NOTHING`,
+          [r.id, r.namespace, r.ownerId, r.agentId, r.visibility, r.subjectId, r.predicate, r.objectId, toMs(r.validFrom), toMsOrNull(r.validTo), toMs(r.recordedAt), r.supersededBy, r.confidence],
+        );
+      }
+      for (const x of w.closeRelations) await c.query('UPDATE graph_relations SET valid_to = $1, superseded_by = $2 WHERE id = $3 AND valid_to IS NULL', [toMs(x.validTo), x.supersededBy, x.id]);
+      for (const e of w.evidence) {
+        await c.query('INSERT INTO graph_evidence (entity_id, relation_id, lineage_id, memory_id, mention, norm) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING', [
+          e.entityId, e.relationId, e.lineageId, e.memoryId, e.mention, e.norm,
+        ]);
+      }
+      for (const i of w.indexed) await c.query('INSERT INTO graph_indexed (memory_id, lineage_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [i.memoryId, i.lineageId]);
+    });
+  }
+}
+
+function rowToEntity(r: Row, aliases: string[]): EntityRecord {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    norm: r.norm as string,
+    type: r.type as string,
+    aliases,
+    firstSeen: toIso(Number(r.first_seen)),
+    lastSeen: toIso(Number(r.last_seen)),
+    mentions: r.mentions as number,
+    namespace: r.namespace as string,
+    ownerId: r.owner_id as string,
+    agentId: (r.agent_id as string | null) ?? null,
+    visibility: r.visibility as EntityRecord['visibility'],
+  };
+}
+
+function rowToRelation(r: Row): RelationRecord {
+  return {
+    id: r.id as string,
+    subjectId: r.subject_id as string,
+    predicate: r.predicate as string,
+    objectId: r.object_id as string,
+    validFrom: toIso(Number(r.valid_from)),
+    validTo: toIsoOrNull(r.valid_to as number | null),
+    recordedAt: toIso(Number(r.recorded_at)),
+    supersededBy: (r.superseded_by as string | null) ?? null,
+    confidence: r.confidence as number,
+    namespace: r.namespace as string,
+    ownerId: r.owner_id as string,
+    agentId: (r.agent_id as string | null) ?? null,
+    visibility: r.visibility as RelationRecord['visibility'],
+  };
+}
+
+async function count(c: pg.Pool | pg.PoolClient, text: string, values: unknown[]): Promise<number> {
+  return Number((await c.query<{ n: number }>(text, values)).rows[0]?.n ?? 0);
+}
+
+/**
+ * Forget joins the graph here, as in graphPlace for SQLite: the memory's
+ * evidence goes, then every relation and entity left without evidence, and
+ * surviving entities take their name and count from the evidence that remains.
+ */
+export function graphPgPlace(): PgPlace {
+  const dropRelation = async (c: pg.PoolClient, id: string) => {
+    await c.query('DELETE FROM graph_evidence WHERE relation_id = $1', [id]);
+    await c.query('UPDATE graph_relations SET superseded_by = NULL WHERE superseded_by = $1', [id]);
+    await c.query('DELETE FROM graph_relations WHERE id = $1', [id]);
+  };
+  return {
+    name: 'knowledge_graph',
+    count: (c, _ids, lineageId) => count(c, 'SELECT (SELECT count(*) FROM graph_evidence WHERE lineage_id = $1) + (SELECT count(*) FROM graph_indexed WHERE lineage_id = $1) AS n', [lineageId]),
+    remove: async (c, _ids, lineageId) => {
+      const hit = await rows<{ entity_id: string | null; relation_id: string | null }>(c, 'SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
+      await c.query('DELETE FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
+      await c.query('DELETE FROM graph_indexed WHERE lineage_id = $1', [lineageId]);
+      for (const h of hit) if (h.relation_id && (await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE relation_id = $1', [h.relation_id])) === 0) await dropRelation(c, h.relation_id);
+      for (const h of hit) {
+        if (!h.entity_id) continue;
+        if ((await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE entity_id = $1', [h.entity_id])) === 0) {
+          for (const r of await rows<{ id: string }>(c, 'SELECT id FROM graph_relations WHERE subject_id = $1 OR object_id = $1', [h.entity_id])) await dropRelation(c, r.id);
+          await c.query('DELETE FROM graph_entities WHERE id = $1', [h.entity_id]);
+        } else {
+          await c.query(
+            `UPDATE graph_entities SET mentions = (SELECT count(*) FROM graph_evidence WHERE entity_id = $1),
+               name = (SELECT mention FROM graph_evidence WHERE entity_id = $1 AND mention IS NOT NULL GROUP BY mention ORDER BY count(*) DESC, mention LIMIT 1),
+               norm = (SELECT norm FROM graph_evidence WHERE entity_id = $1 AND norm IS NOT NULL GROUP BY norm ORDER BY count(*) DESC, norm LIMIT 1)
+             WHERE id = $1`,
+            [h.entity_id],
+          );
+        }
+      }
+    },
+  };
+}
