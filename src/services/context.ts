@@ -1,4 +1,5 @@
 import type { MemoryStore } from '../ports/store.ts';
+import type { CycleRegistry } from './cycle/cycle-registry.ts';
 
 /** What every service needs; built once by the engine, never global. */
 export interface ServiceContext {
@@ -8,6 +9,8 @@ export interface ServiceContext {
   /** Query-side text analysis; must match what the store indexed with. */
   analyzeQuery: (text: string) => string[];
   config: EngineConfig;
+  /** Per-agent cognitive cycles, created on first use (services/cycle/cycle-api.ts). */
+  cycles?: CycleRegistry;
 }
 
 export interface EngineConfig {

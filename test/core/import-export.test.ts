@@ -140,18 +140,23 @@ test('export is lossless: export, import into an empty store, export again gives
   }
 });
 
-test('source keys are idempotency keys of one writer: another principal with the same key gets its own memory', async () => {
+test('source keys: a guest cannot write under a key another principal holds, and learns nothing about its content', async () => {
   const { dir, cleanup } = tempDir();
   try {
     const owner = await openMemory({ db: join(dir, 'm.db') });
-    const mine = await owner.remember({ text: 'owner secret plan', key: 'file:/notes.md#L1-L1' });
+    const mine = await owner.remember({ text: 'owner secret plan', key: 'transcript:s1#1' });
     const guest = owner.as({ role: 'guest', namespace: 'default', id: 'g1' });
-    const theirs = await guest.remember({ text: 'owner secret plan', key: 'file:/notes.md#L1-L1' });
-    assert.equal(theirs.status, 'created', 'the guest learns nothing about the owner memory');
-    assert.notEqual(theirs.id, mine.id);
-    const other = await guest.remember({ text: 'something else', key: 'file:/notes.md#L1-L1' }).catch((e) => e);
-    assert.equal(other.code, 'conflict');
-    assert.equal(other.details.existingId, theirs.id, 'a conflict only ever names the caller\'s own memory');
+    const same = await guest.remember({ text: 'owner secret plan', key: 'transcript:s1#1' }).catch((e) => e);
+    const different = await guest.remember({ text: 'a wrong guess', key: 'transcript:s1#1' }).catch((e) => e);
+    assert.equal(same.code, 'forbidden');
+    assert.equal(same.message, different.message, 'a right and a wrong guess get the same answer');
+    assert.equal(JSON.stringify(same.details).includes(mine.id), false);
+    // The guest's own keys work as idempotency keys; the owner may reuse the same key for its own memory.
+    const g = await guest.remember({ text: 'guest note', key: 'client-7' });
+    assert.equal((await guest.remember({ text: 'guest note', key: 'client-7' })).status, 'unchanged');
+    const o = await owner.remember({ text: 'owner note', key: 'client-7' });
+    assert.equal(o.status, 'created');
+    assert.notEqual(o.id, g.id);
     await owner.close();
   } finally {
     cleanup();

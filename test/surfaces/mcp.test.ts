@@ -6,9 +6,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { tempDir } from '../helpers/temp.ts';
+import { TOOLS } from '../../src/surfaces/tools/index.ts';
 import { MNEMOS_BIN, createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
 
-const TOOL_NAMES = ['deep_recall', 'memory_edit', 'memory_forget', 'memory_get', 'memory_history', 'memory_search', 'memory_status', 'recall_range', 'self_state', 'working_memory_note'];
+// The MCP surface offers exactly the registry's tools (later issues add modules there).
+const TOOL_NAMES = TOOLS.map((t) => t.name).sort();
 
 function parse(result: unknown): any {
   const r = result as { content: { type: string; text: string }[]; isError?: boolean };

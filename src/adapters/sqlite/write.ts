@@ -7,6 +7,7 @@ import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from './rows.ts';
 import type { DerivedPlace } from './places.ts';
+import { sourceHeldByOther } from '../sql/write-errors.ts';
 
 /**
  * Applies a batch of write operations in the caller's transaction. Every
@@ -19,6 +20,7 @@ export class SqliteWriter {
   private readonly deleteFts: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly currentBySource: Database.Statement;
+  private readonly heldByOther: Database.Statement;
   private readonly insertAudit: Database.Statement;
   private readonly auditHead: Database.Statement;
 
@@ -32,6 +34,7 @@ export class SqliteWriter {
     this.deleteFts = db.prepare('DELETE FROM memories_fts WHERE rowid = ?');
     this.byId = db.prepare('SELECT rowid, * FROM memories WHERE id = ?');
     this.currentBySource = db.prepare('SELECT rowid, * FROM memories WHERE namespace = ? AND owner_id = ? AND source_key = ? AND superseded_at IS NULL');
+    this.heldByOther = db.prepare('SELECT 1 FROM memories WHERE namespace = ? AND source_key = ? AND superseded_at IS NULL AND owner_id <> ? LIMIT 1');
     this.insertAudit = db.prepare(
       'INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
@@ -74,6 +77,7 @@ export class SqliteWriter {
     }
     if (m.sourceKey !== null && m.supersededAt === null) {
       const existing = this.currentBySource.get(m.namespace, m.ownerId, m.sourceKey) as MemoryRow | undefined;
+      if (!existing && ctx.p.role !== 'owner' && this.heldByOther.get(m.namespace, m.sourceKey, m.ownerId)) throw sourceHeldByOther(m.sourceKey);
       if (existing) {
         if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
         if (op.onExistingSource === 'conflict') {
@@ -217,3 +221,4 @@ interface BatchContext {
   at: string;
   head: { seq: number; hash: string } | null;
 }
+

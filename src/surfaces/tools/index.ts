@@ -1,3 +1,4 @@
+import { blackboardQuery, blackboardRead, blackboardWrite, cycleStatus, cycleTick, episodesRecent } from './blackboard.ts';
 import { deepRecall } from './deep-recall.ts';
 import { memoryEdit } from './memory-edit.ts';
 import { memoryForget } from './memory-forget.ts';
@@ -14,4 +15,4 @@ import { memoryGraph } from './memory-graph.ts';
 import { memoryPin } from './memory-pin.ts';
 
 /** Every agent tool. A new tool is one module plus one entry here; MCP, HTTP and OpenAPI follow. */
-export const TOOLS: Tool[] = [memorySearch, memoryGet, workingMemoryNote, memoryForget, memoryEdit, memoryHistory, recallRange, deepRecall, memoryStatus, selfStateTool, memoryPin, consolidationStatus, memoryGraph] as Tool[];
+export const TOOLS: Tool[] = [memorySearch, memoryGet, workingMemoryNote, memoryForget, memoryEdit, memoryHistory, recallRange, deepRecall, memoryStatus, selfStateTool, blackboardWrite, blackboardRead, blackboardQuery, cycleStatus, cycleTick, episodesRecent, memoryPin, consolidationStatus, memoryGraph] as Tool[];

@@ -3,6 +3,7 @@ import { startServer } from '../../http/server.ts';
 import { serveStdio } from '../../mcp/stdio.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { num, str } from './options.ts';
+import { cycleRegistry } from '../../../services/cycle/cycle-api.ts';
 
 const log = (ctx: CommandContext) => (line: string) => ctx.stderr(`${line}\n`);
 
@@ -21,9 +22,9 @@ function shutdownSignal(): Promise<string> {
 
 export const serveCmd: Command = {
   name: 'serve',
-  usage: 'serve [--port 7420] [--host 127.0.0.1] [--owner-token-file path]',
+  usage: 'serve [--port 7420] [--host 127.0.0.1] [--owner-token-file path] [--cycle-tick-ms n]',
   summary: 'HTTP JSON API (/v1), MCP over HTTP (/mcp), /healthz, /openapi.json',
-  options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' } },
+  options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' }, 'cycle-tick-ms': { type: 'string' } },
   async run(ctx) {
     const port = num(ctx, 'port') ?? 7420;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MnemosError('validation_failed', '--port must be an integer 0-65535', { field: 'port' });
@@ -33,6 +34,12 @@ export const serveCmd: Command = {
     const tokenFile = str(ctx, 'owner-token-file');
     const boot = tokenFile ? await memory.ensureOwnerToken(tokenFile) : null;
     const server = await startServer({ memory, host, port, log: say });
+    // Each agent that has used its blackboard gets a cycle tick on this timer (off unless asked for).
+    const tickMs = num(ctx, 'cycle-tick-ms') ?? (Number(process.env.MNEMOS_CYCLE_TICK_MS) || 0);
+    if (tickMs > 0) {
+      cycleRegistry(memory.context).start(tickMs, (err) => say(`mnemos serve: cycle tick failed: ${(err as Error).message}`));
+      say(`  cognitive cycle: ticking every ${tickMs} ms for each agent with a blackboard`);
+    }
     say(`mnemos serve: ${server.url} (store ${ctx.db}, namespace ${ctx.namespace})`);
     say(`  HTTP API ${server.url}/v1   MCP ${server.url}/mcp   OpenAPI ${server.url}/openapi.json`);
     if (boot?.created) {

@@ -1,0 +1,72 @@
+import { dirname, resolve } from 'node:path';
+import type { BlackboardEntry, Priority } from '../../cognition/blackboard-types.ts';
+import { MnemosError } from '../../domain/errors.ts';
+import type { Principal } from '../../domain/principal.ts';
+import type { ServiceContext } from '../context.ts';
+import { CycleRegistry } from './cycle-registry.ts';
+import { StoreEpisodes } from './store-episodes.ts';
+
+/** The engine's one cycle registry, created on first use (never at import or open). */
+export function cycleRegistry(ctx: ServiceContext): CycleRegistry {
+  if (!ctx.cycles) {
+    const loc = ctx.store.location;
+    const logDir = /^postgres(ql)?:\/\//.test(loc) || loc === ':memory:' ? resolve('.mnemos') : dirname(loc);
+    ctx.cycles = new CycleRegistry(ctx.store, { logDir });
+  }
+  return ctx.cycles;
+}
+
+const KEY_RE = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,254}$/;
+
+function checkKey(key: string): void {
+  if (!KEY_RE.test(key)) throw new MnemosError('validation_failed', `blackboard key "${key}" must be dotted words (letters, digits, _ . : -), at most 255 characters`, { field: 'key' });
+}
+
+function view(e: BlackboardEntry) {
+  return { id: e.id, key: e.key, value: e.value, priority: e.priority, status: e.status, sourceModule: e.sourceModule, tags: e.tags, createdAt: e.createdAt, expiresAt: e.expiresAt };
+}
+
+/**
+ * The cognitive cycle of one principal (its agent), as the surfaces see it:
+ * its blackboard, its tick, its status and its recent episodes.
+ */
+export class CycleApi {
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly p: Principal,
+  ) {}
+
+  private agent() {
+    return cycleRegistry(this.ctx).get(this.p);
+  }
+
+  async write(key: string, value: unknown, opts: { ttl?: number; priority?: Priority; tags?: string[] } = {}) {
+    checkKey(key);
+    const a = await this.agent();
+    return view(a.blackboard.write(key, value as never, { ...opts, sourceModule: key.split('.')[0]! }));
+  }
+
+  async read(key: string) {
+    checkKey(key);
+    const e = (await this.agent()).blackboard.read(key);
+    return e ? view(e) : null;
+  }
+
+  async query(pattern: string, limit: number) {
+    return (await this.agent()).blackboard.query(pattern, { limit }).map(view);
+  }
+
+  async tick() {
+    const r = await cycleRegistry(this.ctx).tick(this.p);
+    return r;
+  }
+
+  async status() {
+    const a = await this.agent();
+    return { agent: a.key, ticks: a.ticks, lastTick: a.lastTick, consolidator: a.consolidator.stats(), blackboard: a.blackboard.stats(), cycle: a.cycle.stats() };
+  }
+
+  recentEpisodes(q: { minSalience: number; sinceHours: number; limit: number }) {
+    return new StoreEpisodes(this.ctx.store).recentEpisodes(this.p, { minSalience: q.minSalience, since: new Date(this.ctx.now() - q.sinceHours * 3600_000).toISOString(), limit: q.limit });
+  }
+}

@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { openMemory } from '../../src/index.ts';
+import { TOOLS } from '../../src/surfaces/tools/index.ts';
+import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
+import type { Mnemos } from '../../src/surfaces/library/open-memory.ts';
+import { tempDir } from '../helpers/temp.ts';
+
+const call = (memory: Mnemos, name: string, input: unknown) => runTool(findTool(TOOLS, name), input, { memory, surfaceParts: [] }) as Promise<any>;
+
+test('blackboard tools: each principal has its own blackboard; sleep consolidates into episodes it alone can see', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const owner = await openMemory({ db: join(dir, 'm.db') });
+    const guest = owner.as({ role: 'guest', namespace: 'default', id: 'g1' });
+    await call(owner, 'blackboard_write', { key: 'goal.achieved', value: { goal: 'ship' } });
+    await call(owner, 'blackboard_write', { key: 'safety.verification_blocked', value: { why: 'unsafe' }, priority: 'critical' });
+    assert.equal((await call(owner, 'blackboard_read', { key: 'goal.achieved' })).entry.value.goal, 'ship');
+    assert.equal((await call(guest, 'blackboard_read', { key: 'goal.achieved' })).entry, null, 'a guest never sees the owner blackboard');
+    assert.equal((await call(owner, 'blackboard_query', { pattern: 'safety.*' })).entries.length, 1);
+    assert.equal((await call(guest, 'blackboard_query', { pattern: '*' })).entries.length, 0);
+
+    await call(owner, 'cycle_tick', {});
+    await call(owner, 'blackboard_write', { key: 'bio_inspired.cognitive_state', value: 'SLEEP' });
+    const sleep = await call(owner, 'cycle_tick', {});
+    assert.ok(sleep.phases.some((ph: { phase: string }) => ph.phase === 'SLEEP_PHASE'));
+    const status = await call(owner, 'cycle_status', {});
+    assert.equal(status.ticks, 2);
+    const recent = await call(owner, 'episodes_recent', {});
+    assert.deepEqual(recent.episodes.map((e: { blackboardKey: string }) => e.blackboardKey).sort(), ['goal.achieved', 'safety.verification_blocked']);
+    assert.equal((await call(guest, 'episodes_recent', { minSalience: 0 })).episodes.length, 0);
+    const summary = await call(owner, 'blackboard_read', { key: 'memory.consolidation' });
+    assert.equal(summary.entry.value.consolidated, 2);
+
+    await assert.rejects(call(owner, 'blackboard_write', { key: 'bad key!', value: 1 }), { code: 'validation_failed' });
+    await assert.rejects(call(owner, 'blackboard_write', { key: 'x.y', value: 1, priority: 'urgent' }), (e: Error & { code?: string }) => e.code === 'validation_failed' && /priority/.test(e.message));
+    await owner.close();
+  } finally {
+    cleanup();
+  }
+});
