@@ -21,6 +21,7 @@ import { readSourceLines, type SourceLinesInput } from '../../services/source-li
 import { ensureOwnerToken } from '../../services/owner-token.ts';
 import { authenticate, createToken, listTokens, revokeToken, type CreateTokenInput } from '../../services/tokens.ts';
 import { LifecycleApi } from '../../lifecycle/api.ts';
+import { CycleApi } from '../../services/cycle/cycle-api.ts';
 import { configureLifecycle, type LifecycleConfig } from '../../lifecycle/config.ts';
 import type { ConsolidateOptions } from '../../lifecycle/consolidate.ts';
 
@@ -188,9 +189,16 @@ export class Mnemos {
     return this.lifecycle.consolidate(opts);
   }
 
+  /** This principal's cognitive cycle (seed 000): blackboard, tick, status, recent episodes. */
+  cycle(): CycleApi {
+    return new CycleApi(this.ctx, this.principal);
+  }
+
   /** Closes the store; only the handle that opened it may. */
   async close(): Promise<void> {
-    if (this.owned) await this.ctx.store.close();
+    if (!this.owned) return;
+    await this.ctx.cycles?.close();
+    await this.ctx.store.close();
   }
 }
 
