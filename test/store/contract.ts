@@ -13,6 +13,7 @@ import type { Memory } from '../../src/domain/memory.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { toIso } from '../../src/domain/time.ts';
 import type { MemoryStore, WriteOp } from '../../src/ports/store.ts';
+import { LEDGER_CATEGORIES } from '../../src/lifecycle/ledger-rules.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { buildMemory } from '../../src/services/build-memory.ts';
 import { rememberSchema, type RememberInput } from '../../src/services/inputs.ts';
@@ -32,6 +33,8 @@ export const guest: Principal = { role: 'guest', namespace: 'contract', id: 'gue
 const otherNs: Principal = { role: 'owner', namespace: 'elsewhere', id: 'owner' };
 
 const HOUR = 3_600_000;
+const LEDGER_CATEGORY = LEDGER_CATEGORIES[0];
+const actorOfAgent = `${agent.role}:${agent.id}`;
 
 export function mem(p: Principal, input: RememberInput, now = Date.now()): Memory {
   return buildMemory(p, rememberSchema.parse(input), now);
@@ -364,6 +367,39 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.equal(left?.name, 'Countess Lovelace', 'a surviving entity is renamed from the evidence left');
       assert.equal(left?.mentions, 1);
       assert.deepEqual(await g.evidenceLineages(owner, [ada.id]), [b.lineageId]);
+    });
+
+    test('ledger: one active fact per key, scoped reads, patches and proposals audited', async (t) => {
+      const l = s.ledger;
+      if (!l) return t.skip('this adapter has no ledger');
+      const at = toIso(Date.now());
+      const fact = (key: string, value: string, visibility: 'owner' | 'shared') => ({
+        id: newId(), key, value, statement: `${key} is ${value}`, category: LEDGER_CATEGORY, confidence: 0.9, mentions: 1, source: 'owner pin' as const, status: 'active' as const,
+        validFrom: at, validUntil: null, supersededBy: null, updatedAt: at, namespace: owner.namespace, ownerId: owner.id, agentId: null, visibility,
+      });
+      const tz = fact('user.timezone', 'Europe/Paris', 'owner');
+      const lang = fact('user.language', 'French', 'shared');
+      await l.write(owner, [{ kind: 'insert', fact: tz }, { kind: 'insert', fact: lang }]);
+      assert.deepEqual(await l.get(owner, tz.id), tz);
+      assert.equal(await l.get(guest, tz.id), null, 'guests never see owner-only facts');
+      assert.deepEqual((await l.list(guest, {})).map((f) => f.id), [lang.id]);
+      assert.deepEqual(await l.keyHolder(guest, 'user.timezone'), { id: tz.id, source: 'owner pin' });
+      await assert.rejects(l.write(owner, [{ kind: 'insert', fact: fact('user.timezone', 'UTC', 'owner') }]), { code: 'conflict' });
+      await l.write(owner, [{ kind: 'patch', id: tz.id, set: { status: 'superseded', updatedAt: toIso(Date.now() + 1) }, op: 'supersede' }]);
+      assert.equal((await l.get(owner, tz.id))?.status, 'superseded');
+      assert.equal(await l.keyHolder(owner, 'user.timezone'), null);
+      const proposal = { id: newId(), key: 'user.language', targetId: lang.id, proposer: actorOfAgent, createdAt: at, status: 'pending' as const,
+        proposed: { value: 'German', statement: 'user.language is German', category: 'preference', source: 'agent pin', confidence: 0.7, agentId: 'a1', ownerId: agent.id, visibility: 'shared' } };
+      await l.write(agent, [{ kind: 'pending', pending: proposal }]);
+      assert.deepEqual((await l.pending(owner)).map((x) => x.id), [proposal.id]);
+      assert.deepEqual((await l.pending(agent)).map((x) => x.id), [proposal.id]);
+      assert.deepEqual(await l.pending(guest), []);
+      await l.write(owner, [{ kind: 'resolve', pendingId: proposal.id, status: 'rejected' }]);
+      await assert.rejects(l.write(owner, [{ kind: 'resolve', pendingId: proposal.id, status: 'confirmed' }]), { code: 'conflict' });
+      assert.equal((await l.pending(owner, proposal.id))[0]?.status, 'rejected');
+      const chain = await wholeChain(s);
+      assert.deepEqual(chain.filter((e) => e.action === 'pin').map((e) => e.details.op), ['add', 'add', 'supersede', 'propose', 'reject']);
+      assert.deepEqual(verifyChainSegment(null, chain), []);
     });
 
     test('tokens: create, find by hash, list, revoke, all audited', async () => {

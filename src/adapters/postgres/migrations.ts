@@ -229,6 +229,43 @@ CREATE TABLE graph_indexed (memory_id TEXT PRIMARY KEY, lineage_id TEXT NOT NULL
 CREATE INDEX graph_indexed_lineage ON graph_indexed(lineage_id);
 `,
   },
+  {
+    version: 6,
+    name: 'canonical ledger',
+    sql: `
+CREATE TABLE ledger_facts (
+  id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  agent_id TEXT,
+  visibility TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  statement TEXT NOT NULL,
+  category TEXT NOT NULL,
+  confidence DOUBLE PRECISION NOT NULL,
+  mentions INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  status TEXT NOT NULL,
+  valid_from BIGINT NOT NULL,
+  valid_until BIGINT,
+  superseded_by TEXT,
+  updated_at BIGINT NOT NULL
+);
+-- One active fact per key and namespace: a second one must supersede or wait.
+CREATE UNIQUE INDEX ledger_active_key ON ledger_facts(namespace, key) WHERE status = 'active';
+CREATE TABLE ledger_pending (
+  id TEXT PRIMARY KEY,
+  namespace TEXT NOT NULL,
+  key TEXT NOT NULL,
+  target_id TEXT NOT NULL,
+  proposed TEXT NOT NULL,
+  proposer TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  status TEXT NOT NULL
+);
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import type { Memory } from '../../domain/memory.ts';
 import { readScope, type Principal } from '../../domain/principal.ts';
-import type { GraphStore, JobStore } from '../../ports/lifecycle.ts';
+import type { GraphStore, JobStore, LedgerStore } from '../../ports/lifecycle.ts';
 import type {
   AuditLog,
   CorpusStats,
@@ -29,6 +29,7 @@ import { createPool, inTransaction, mapPgError, rows, withRetry, type PgConnecti
 import { migratePg } from './migrations.ts';
 import { graphPgPlace, PgGraph } from './graph.ts';
 import { expiryPgPlace, PgJobs } from './jobs.ts';
+import { PgLedger } from './ledger.ts';
 import { PgPending } from './pending.ts';
 import { corePgPlaces, memoriesPgPlace, type PgPlace } from './places.ts';
 import { PgTokens } from './tokens.ts';
@@ -74,6 +75,7 @@ export class PgStore implements MemoryStore {
   readonly tokens: TokenStore;
   readonly jobs: JobStore;
   readonly graph: GraphStore;
+  readonly ledger: LedgerStore;
   private readonly writer: PgWriter;
   private readonly extraPlaces: PgPlace[] = [];
   private closed = false;
@@ -94,6 +96,7 @@ export class PgStore implements MemoryStore {
     this.tokens = new PgTokens(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
     this.jobs = new PgJobs(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
     this.graph = new PgGraph(conn);
+    this.ledger = new PgLedger(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
     this.extraPlaces.push(graphPgPlace(), expiryPgPlace());
   }
 
