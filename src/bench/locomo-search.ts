@@ -29,6 +29,8 @@ export interface LocomoSearchOptions {
   mode: SearchMode;
   hybrid?: Partial<HybridOptions>;
   embedder?: Partial<BuiltinEmbedderOptions & BuiltinTrainingOptions>;
+  /** false: the built-in embedder without a learned model (subword hashing only). Default true. */
+  train?: boolean;
   /** Another embedder instead of training the built-in one per conversation. */
   embedderFor?: (turns: readonly LocomoTurn[]) => Embedder | Promise<Embedder>;
 }
@@ -46,7 +48,12 @@ export function sessionSequences(turns: readonly LocomoTurn[]): string[][] {
 
 export function locomoSearch(options: LocomoSearchOptions): LocomoSearch {
   return async (turns, context) => {
-    const embedder = options.embedderFor ? await options.embedderFor(turns) : BuiltinEmbedder.train(sessionSequences(turns), options.embedder);
+    // Keyword mode never embeds a query, so it skips training.
+    const embedder = options.embedderFor
+      ? await options.embedderFor(turns)
+      : options.mode === 'keyword' || options.train === false
+        ? new BuiltinEmbedder(null, options.embedder)
+        : BuiltinEmbedder.train(sessionSequences(turns), options.embedder);
     const index = await InMemoryHybridIndex.build(
       turns.map((t) => ({ id: t.id, text: t.document, validFrom: t.validFrom, sessionId: `${context.sampleId}/${t.session}` })),
       new EmbeddingService(embedder),

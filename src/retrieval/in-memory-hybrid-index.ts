@@ -49,7 +49,7 @@ export const DEFAULT_HYBRID: Readonly<HybridOptions> = Object.freeze({
   context: DEFAULT_CONTEXT_WEIGHTS,
   depth: 200,
   timeBoost: 'all',
-  timeStrip: 'absolute',
+  timeStrip: 'none',
 });
 
 export interface HybridQuery {

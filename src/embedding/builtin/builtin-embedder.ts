@@ -28,7 +28,7 @@ export interface BuiltinEmbedderOptions {
   maxN: number;
 }
 
-export const DEFAULT_BUILTIN: Readonly<BuiltinEmbedderOptions> = Object.freeze({ subwordDimensions: 128, subwordWeight: 0.25, minN: 3, maxN: 5 });
+export const DEFAULT_BUILTIN: Readonly<BuiltinEmbedderOptions> = Object.freeze({ subwordDimensions: 64, subwordWeight: 0.25, minN: 3, maxN: 5 });
 
 /** The version of the vector recipe in this file; part of the model id. */
 const RECIPE = 'builtin-ppmi-svd-subword@1';

@@ -2,8 +2,9 @@
  * The little linear algebra the built-in embedder needs, in plain typed
  * arrays: a sparse symmetric matrix, Gram-Schmidt orthonormalisation, a Jacobi
  * eigensolver for small symmetric matrices, and a randomized truncated SVD
- * (Halko, Martinsson & Tropp 2011) built from them. Dense matrices are
- * row-major Float64Arrays with an explicit column count.
+ * (Halko, Martinsson & Tropp 2011) built from them. Dense blocks are
+ * column-major Float64Arrays (each column contiguous, which keeps the inner
+ * loops of Gram-Schmidt sequential in memory).
  */
 import { gaussian, mulberry32 } from './prng.ts';
 
@@ -34,48 +35,58 @@ export function sparseFromRows(rows: ReadonlyArray<ReadonlyMap<number, number>>,
   return { rows: rows.length, cols, rowStart, colIndex, values };
 }
 
-/** A (rows x cols, sparse) times X (cols x k, dense) -> rows x k. */
+/** A (rows x cols, sparse) times X (cols x k, dense, column-major) -> rows x k, column-major. */
 export function sparseTimesDense(a: SparseMatrix, x: Float64Array, k: number): Float64Array {
   const out = new Float64Array(a.rows * k);
-  for (let i = 0; i < a.rows; i++) {
-    const o = i * k;
-    for (let p = a.rowStart[i]!; p < a.rowStart[i + 1]!; p++) {
-      const v = a.values[p]!;
-      const xo = a.colIndex[p]! * k;
-      for (let j = 0; j < k; j++) out[o + j]! += v * x[xo + j]!;
+  const { rowStart, colIndex, values } = a;
+  for (let j = 0; j < k; j++) {
+    const xo = j * a.cols;
+    const o = j * a.rows;
+    for (let i = 0; i < a.rows; i++) {
+      let s = 0;
+      for (let p = rowStart[i]!; p < rowStart[i + 1]!; p++) s += values[p]! * x[xo + colIndex[p]!]!;
+      out[o + i] = s;
     }
   }
   return out;
 }
 
-/** Aᵀ (cols x rows) times X (rows x k) -> cols x k, without materialising Aᵀ. */
+/** Aᵀ (cols x rows) times X (rows x k, column-major) -> cols x k, column-major, without materialising Aᵀ. */
 export function sparseTransposeTimesDense(a: SparseMatrix, x: Float64Array, k: number): Float64Array {
   const out = new Float64Array(a.cols * k);
-  for (let i = 0; i < a.rows; i++) {
-    const xo = i * k;
-    for (let p = a.rowStart[i]!; p < a.rowStart[i + 1]!; p++) {
-      const v = a.values[p]!;
-      const o = a.colIndex[p]! * k;
-      for (let j = 0; j < k; j++) out[o + j]! += v * x[xo + j]!;
+  const { rowStart, colIndex, values } = a;
+  for (let j = 0; j < k; j++) {
+    const xo = j * a.rows;
+    const o = j * a.cols;
+    for (let i = 0; i < a.rows; i++) {
+      const xv = x[xo + i]!;
+      if (xv === 0) continue;
+      for (let p = rowStart[i]!; p < rowStart[i + 1]!; p++) out[o + colIndex[p]!]! += values[p]! * xv;
     }
   }
   return out;
 }
 
-/** Orthonormalises the k columns of an n x k matrix in place (modified Gram-Schmidt, twice for stability). */
+/**
+ * Orthonormalises the k columns of an n x k column-major matrix in place
+ * (modified Gram-Schmidt, run twice: "twice is enough" for stability).
+ */
 export function orthonormalizeColumns(m: Float64Array, n: number, k: number): void {
   for (let pass = 0; pass < 2; pass++) {
     for (let j = 0; j < k; j++) {
+      const cj = m.subarray(j * n, (j + 1) * n);
       for (let prev = 0; prev < j; prev++) {
+        const cp = m.subarray(prev * n, (prev + 1) * n);
         let dot = 0;
-        for (let i = 0; i < n; i++) dot += m[i * k + j]! * m[i * k + prev]!;
-        for (let i = 0; i < n; i++) m[i * k + j]! -= dot * m[i * k + prev]!;
+        for (let i = 0; i < n; i++) dot += cj[i]! * cp[i]!;
+        for (let i = 0; i < n; i++) cj[i]! -= dot * cp[i]!;
       }
       let norm = 0;
-      for (let i = 0; i < n; i++) norm += m[i * k + j]! ** 2;
+      for (let i = 0; i < n; i++) norm += cj[i]! * cj[i]!;
       norm = Math.sqrt(norm);
       // A column that collapsed to zero (rank deficiency) stays zero rather than dividing by ~0.
-      for (let i = 0; i < n; i++) m[i * k + j] = norm > 1e-12 ? m[i * k + j]! / norm : 0;
+      if (norm > 1e-12) for (let i = 0; i < n; i++) cj[i] = cj[i]! / norm;
+      else cj.fill(0);
     }
   }
 }
@@ -133,7 +144,7 @@ export function symmetricEigen(input: Float64Array, k: number): { values: Float6
 
 export interface TruncatedSvd {
   rank: number;
-  /** Left singular vectors, rows x rank. */
+  /** Left singular vectors, rows x rank, row-major. */
   u: Float64Array;
   singularValues: Float64Array;
 }
@@ -156,26 +167,29 @@ export function randomizedSvd(a: SparseMatrix, rank: number, options: { oversamp
     q = sparseTimesDense(a, z, k);
     orthonormalizeColumns(q, a.rows, k);
   }
-  // B = Qᵀ A is k x cols; stored transposed (cols x k) as Aᵀ Q.
+  // B = Qᵀ A is k x cols; held transposed (cols x k, column-major) as Aᵀ Q.
   const bt = sparseTransposeTimesDense(a, q, k);
   const bbt = new Float64Array(k * k);
-  for (let r = 0; r < a.cols; r++) {
-    const o = r * k;
-    for (let i = 0; i < k; i++) {
-      const x = bt[o + i]!;
-      if (x === 0) continue;
-      for (let j = i; j < k; j++) bbt[i * k + j]! += x * bt[o + j]!;
+  for (let i = 0; i < k; i++) {
+    const ci = bt.subarray(i * a.cols, (i + 1) * a.cols);
+    for (let j = i; j < k; j++) {
+      const cj = bt.subarray(j * a.cols, (j + 1) * a.cols);
+      let s = 0;
+      for (let r = 0; r < a.cols; r++) s += ci[r]! * cj[r]!;
+      bbt[i * k + j] = s;
+      bbt[j * k + i] = s;
     }
   }
-  for (let i = 0; i < k; i++) for (let j = 0; j < i; j++) bbt[i * k + j] = bbt[j * k + i]!;
   const { values, vectors } = symmetricEigen(bbt, k);
   const r = Math.min(rank, k);
+  // U = Q · eigenvectors, returned row-major (rows x r): row i is term i's coordinates.
   const u = new Float64Array(a.rows * r);
-  for (let i = 0; i < a.rows; i++) {
-    for (let j = 0; j < r; j++) {
-      let s = 0;
-      for (let t = 0; t < k; t++) s += q[i * k + t]! * vectors[t * k + j]!;
-      u[i * r + j] = s;
+  for (let j = 0; j < r; j++) {
+    for (let t = 0; t < k; t++) {
+      const w = vectors[t * k + j]!;
+      if (w === 0) continue;
+      const qt = t * a.rows;
+      for (let i = 0; i < a.rows; i++) u[i * r + j]! += q[qt + i]! * w;
     }
   }
   const singularValues = new Float64Array(r);

@@ -27,7 +27,7 @@ export interface BuiltinTrainingOptions {
 }
 
 export const DEFAULT_TRAINING: Readonly<BuiltinTrainingOptions> = Object.freeze({
-  rank: 128,
+  rank: 96,
   maxTerms: 20_000,
   adjacentWeight: 1,
   contextSmoothing: 1,
@@ -76,7 +76,7 @@ export function trainModel(sequences: readonly TrainingSequence[], options: Part
   const vocab = buildVocabulary(sequences, o.maxTerms);
   const v = vocab.terms.length;
   const vectors = new Float32Array(v * o.rank);
-  if (v >= 2) {
+  if (v >= 2 && o.rank > 0) {
     const ppmi = ppmiMatrix(countCooccurrences(sequences, vocab, o.adjacentWeight), o.contextSmoothing);
     const svd = randomizedSvd(ppmi, o.rank, { powerIterations: o.powerIterations, seed: o.seed });
     for (let i = 0; i < v; i++) {

@@ -1,0 +1,80 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { BuiltinEmbedder } from '../../src/embedding/builtin/builtin-embedder.ts';
+import { deserializeModel, type LearnedModelState } from '../../src/embedding/builtin/model.ts';
+import { dot } from '../../src/embedding/vectors.ts';
+import { MnemosError } from '../../src/domain/errors.ts';
+
+// Tiny "store": sessions in which a question is answered by the next turn.
+const SESSIONS = [
+  ['Do you play any instruments?', 'Yes, I play the clarinet every evening.', 'The garden needs watering again.'],
+  ['Which instruments do your kids like?', 'My son loves his violin lessons.', 'We planted tomatoes in the garden.'],
+  ['Any instruments in the band?', 'A clarinet, a violin and drums.', 'Rain again, good for the garden.'],
+  ['How was the hike?', 'The trail by the waterfall was beautiful.', 'We saw a deer near the trail.'],
+  ['Where did you hike?', 'Up the mountain trail to the lake.', 'The lake water was freezing.'],
+];
+
+const norm = (v: Float32Array): number => Math.sqrt(dot(v, v));
+
+test('dimensions, unit length, determinism', async () => {
+  const a = BuiltinEmbedder.train(SESSIONS, { rank: 8 });
+  const b = BuiltinEmbedder.train(SESSIONS, { rank: 8 });
+  assert.equal(a.dimensions, 8 + 64);
+  assert.equal(a.model, b.model);
+  const [va] = await a.embed(['I play the clarinet']);
+  const [vb] = await b.embed(['I play the clarinet']);
+  assert.equal(va!.length, a.dimensions);
+  assert.ok(Math.abs(norm(va!) - 1) < 1e-6);
+  assert.deepEqual(va, vb);
+  assert.deepEqual(await a.embed([]), []);
+  const [empty] = await a.embed(['the of and']);
+  assert.ok(empty!.every((x) => x === 0), 'a text of stop words only is the zero vector');
+});
+
+test('the learned part puts question words near the answers of the next turn', () => {
+  const e = BuiltinEmbedder.train(SESSIONS, { rank: 8, adjacentWeight: 1 });
+  const noAdjacency = BuiltinEmbedder.train(SESSIONS, { rank: 8, adjacentWeight: 0 });
+  const sim = (m: BuiltinEmbedder, x: string, y: string): number => dot(m.embedSync(x, 'query'), m.embedSync(y));
+  // "instruments" and "clarinet" never share a text; they meet across neighbouring turns.
+  assert.ok(sim(e, 'instruments', 'clarinet') > sim(e, 'instruments', 'waterfall'));
+  assert.ok(sim(e, 'instruments', 'clarinet') > sim(noAdjacency, 'instruments', 'clarinet'));
+});
+
+test('the model id names recipe, sizes and the trained model; untrained is explicit', () => {
+  const untrained = new BuiltinEmbedder();
+  assert.match(untrained.model, /^builtin-ppmi-svd-subword@1:r96:h64x0\.25n3-5:untrained$/);
+  assert.equal(untrained.state(), null);
+  const trained = BuiltinEmbedder.train(SESSIONS, { rank: 8 });
+  const other = BuiltinEmbedder.train(SESSIONS.slice(0, 3), { rank: 8 });
+  assert.match(trained.model, /:r8:.*:[0-9a-f]{16}$/);
+  assert.notEqual(trained.model, other.model, 'a retrained model is a different vector space');
+  assert.equal(untrained.embedSync('clarinet').length, untrained.dimensions);
+});
+
+test('query embeddings drop question-frame words, document embeddings keep them', () => {
+  const e = BuiltinEmbedder.train(SESSIONS, { rank: 8 });
+  assert.deepEqual(e.embedSync('What did you play?', 'query'), e.embedSync('you play?', 'query'));
+  assert.notDeepEqual(e.embedSync('What did you play?', 'document'), e.embedSync('you play?', 'document'));
+});
+
+test('model state round-trips through JSON and is checked on load', () => {
+  const e = BuiltinEmbedder.train(SESSIONS, { rank: 8 });
+  const state = JSON.parse(JSON.stringify(e.state())) as LearnedModelState;
+  const back = new BuiltinEmbedder(deserializeModel(state));
+  assert.equal(back.model, e.model);
+  assert.deepEqual(back.embedSync('clarinet lessons'), e.embedSync('clarinet lessons'));
+  const tampered = { ...state, terms: [...state.terms].reverse() };
+  assert.throws(() => deserializeModel(tampered), (err: unknown) => MnemosError.is(err, 'corrupt'));
+  assert.throws(() => deserializeModel({ ...state, analyzer: 'other@1' }), (err: unknown) => MnemosError.is(err, 'conflict'));
+  assert.throws(() => deserializeModel({ ...state, version: 2 } as unknown as LearnedModelState), (err: unknown) => MnemosError.is(err, 'validation_failed'));
+});
+
+test('rank 0 trains only the IDF table (subword part alone)', () => {
+  const e = BuiltinEmbedder.train(SESSIONS, { rank: 0 });
+  assert.equal(e.dimensions, 64);
+  assert.ok(Math.abs(norm(e.embedSync('clarinet')) - 1) < 1e-6);
+  // Character n-grams: a misspelling stays close to the word.
+  assert.ok(dot(e.embedSync('reccomend'), e.embedSync('recommend')) > 0.25);
+  assert.ok(dot(e.embedSync('painting'), e.embedSync('paint')) > 0.4);
+  assert.ok(Math.abs(dot(e.embedSync('reccomend'), e.embedSync('waterfall'))) < 0.15);
+});
