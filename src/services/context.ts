@@ -16,6 +16,14 @@ export interface ServiceContext {
 export interface EngineConfig {
   /** How long a forget/edit preview token stays valid. */
   previewTtlMs: number;
+  /**
+   * The MeTTa journal the journal tools read (journal_query, journal_view).
+   * Default: `journal.metta` next to the SQLite file, or
+   * `./.mnemos/journal.metta` for other stores (services/journal-reads.ts).
+   */
+  journalPath?: string;
+  /** Agent bridge reads; both default off. Autonomous writes have no setting: they cannot be enabled. */
+  journalBridge?: { promptViewReads?: boolean; indexViewReads?: boolean };
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {

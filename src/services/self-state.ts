@@ -1,4 +1,5 @@
 import type { ServiceContext } from './context.ts';
+import { journalBridgeParts } from './journal-bridge-parts.ts';
 
 export type PartState = 'on' | 'off' | 'unavailable';
 
@@ -67,6 +68,7 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}): Se
       why: `forget and edit need a preview token, valid ${Math.round(ctx.config.previewTtlMs / 60000)} minutes`,
       setting: 'config previewTtlMs',
     },
+    ...journalBridgeParts(ctx),
     ...(extras.parts ?? []),
   ];
   return { backend: ctx.store.backend, parts };

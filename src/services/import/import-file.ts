@@ -9,11 +9,13 @@ import { buildMemory } from '../build-memory.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
 import { parseInput } from '../validate.ts';
+import { withVectors } from '../embeddings.ts';
 import { markdownInputs } from './markdown.ts';
+import { mettaOps } from './metta-import.ts';
 import { isMemoryRecord, memoryRecordSchema } from './memory-records.ts';
 import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transcript.ts';
 
-export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl'] as const;
+export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportProgress {
@@ -43,6 +45,7 @@ export function detectFormat(path: string, text: string): ImportFormat {
   const ext = extname(path).toLowerCase();
   if (ext === '.md' || ext === '.markdown') return 'markdown';
   if (ext === '.json') return 'transcript';
+  if (ext === '.metta') return 'metta';
   if (ext === '.jsonl' || ext === '.ndjson') {
     const first = text.split(/\r?\n/).find((l) => l.trim() !== '');
     if (!first) return 'jsonl';
@@ -78,6 +81,8 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   const ops: WriteOp[] = [];
   if (format === 'jsonl') {
     ops.push(...jsonlOps(p, text, path, now));
+  } else if (format === 'metta') {
+    ops.push(...mettaOps(p, text, path, now));
   } else {
     const inputs: RememberInput[] =
       format === 'markdown'
@@ -90,7 +95,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     if (format === 'markdown') ops.push(...(await staleChunkOps(ctx, p, abs, ops)));
   }
   progress('writing', 0, ops.length);
-  const results = ops.length ? await ctx.store.apply(p, ops) : [];
+  const results = ops.length ? await ctx.store.apply(p, await withVectors(ctx, p, ops)) : [];
   progress('done', ops.length, ops.length);
   return summarise(abs, format, results);
 }

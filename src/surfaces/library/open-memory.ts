@@ -6,6 +6,9 @@ import { verifyAudit } from '../../services/audit-verify.ts';
 import { DEFAULT_CONFIG, type EngineConfig, type ServiceContext } from '../../services/context.ts';
 import { applyEdit, confirmEdit, previewEdit } from '../../services/edit.ts';
 import { exportJsonl } from '../../services/export.ts';
+import { exportMetta } from '../../services/export-metta.ts';
+import { engineJournalBridge, journalPathOf, queryJournalFile, viewJournalFile, type JournalQueryInput, type JournalViewInput } from '../../services/journal-reads.ts';
+import { MnemosError } from '../../domain/errors.ts';
 import { confirmForget, previewForget } from '../../services/forget.ts';
 import { history } from '../../services/history.ts';
 import { importFile, type ImportOptions } from '../../services/import/import-file.ts';
@@ -124,6 +127,37 @@ export class Mnemos {
 
   export(write: (line: string) => void | Promise<void>) {
     return exportJsonl(this.ctx, this.principal, write);
+  }
+
+  /** Every memory version as MemoryCluster records; fails naming a memory that would not fit losslessly. */
+  exportMetta(write: (text: string) => void | Promise<void>) {
+    return exportMetta(this.ctx, this.principal, write);
+  }
+
+  /** Where the engine's MeTTa journal lives (config journalPath or its default). */
+  get journalPath(): string {
+    return journalPathOf(this.ctx);
+  }
+
+  /** Owner only: the journal is owner data. Whole clusters; a missing journal is an empty result. */
+  journalQuery(input: JournalQueryInput) {
+    this.requireOwner('journal queries');
+    return queryJournalFile(this.journalPath, input);
+  }
+
+  /** Owner only: a bounded audit, index, prompt or PLN-safe view of the journal. */
+  journalView(input: JournalViewInput) {
+    this.requireOwner('journal views');
+    return viewJournalFile(this.journalPath, input);
+  }
+
+  /** The agent bridge over the journal, with the configured read flags (default off). */
+  journalBridge() {
+    return engineJournalBridge(this.ctx);
+  }
+
+  private requireOwner(what: string): void {
+    if (this.principal.role !== 'owner') throw new MnemosError('forbidden', `${what} are for the owner only; this is a ${this.principal.role} principal`);
   }
 
   status() {

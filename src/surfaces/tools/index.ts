@@ -13,6 +13,8 @@ import { workingMemoryNote } from './working-memory-note.ts';
 import { consolidationStatus } from './consolidation-status.ts';
 import { memoryGraph } from './memory-graph.ts';
 import { memoryPin } from './memory-pin.ts';
+import { journalQuery } from './journal-query.ts';
+import { journalView } from './journal-view.ts';
 
 /** Every agent tool. A new tool is one module plus one entry here; MCP, HTTP and OpenAPI follow. */
-export const TOOLS: Tool[] = [memorySearch, memoryGet, workingMemoryNote, memoryForget, memoryEdit, memoryHistory, recallRange, deepRecall, memoryStatus, selfStateTool, blackboardWrite, blackboardRead, blackboardQuery, cycleStatus, cycleTick, episodesRecent, memoryPin, consolidationStatus, memoryGraph] as Tool[];
+export const TOOLS: Tool[] = [memorySearch, memoryGet, workingMemoryNote, memoryForget, memoryEdit, memoryHistory, recallRange, deepRecall, memoryStatus, selfStateTool, blackboardWrite, blackboardRead, blackboardQuery, cycleStatus, cycleTick, episodesRecent, memoryPin, consolidationStatus, memoryGraph, journalQuery, journalView] as Tool[];

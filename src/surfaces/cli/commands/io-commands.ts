@@ -17,7 +17,7 @@ function progressBar(ctx: CommandContext): ((p: ImportProgress) => void) | undef
 export const importCmd: Command = {
   name: 'import',
   usage: 'import <file...> [--format f] [--session id]',
-  summary: 'import Markdown, memory JSONL or conversation transcripts (idempotent)',
+  summary: 'import Markdown, memory JSONL, conversation transcripts or MeTTa MemoryCluster records (idempotent)',
   options: { format: { type: 'string' }, session: { type: 'string' } },
   async run(ctx) {
     if (ctx.args.length === 0) throw new MnemosError('validation_failed', 'give at least one file to import', { field: 'file' });
@@ -40,21 +40,24 @@ export const importCmd: Command = {
 
 export const exportCmd: Command = {
   name: 'export',
-  usage: 'export [--format jsonl] [--out file]',
-  summary: 'lossless export of every memory version (JSONL)',
+  usage: 'export [--format jsonl|metta] [--out file]',
+  summary: 'lossless export of every memory version (JSONL, or MeTTa MemoryCluster records)',
   options: { format: { type: 'string' }, out: { type: 'string' } },
   async run(ctx) {
     const format = str(ctx, 'format') ?? 'jsonl';
-    if (format !== 'jsonl') throw new MnemosError('validation_failed', `unknown export format "${format}"; supported: jsonl`, { field: 'format' });
+    if (format !== 'jsonl' && format !== 'metta') throw new MnemosError('validation_failed', `unknown export format "${format}"; supported: jsonl, metta`, { field: 'format' });
     const m = await ctx.open();
+    // metta checks every memory before writing anything (export-metta.ts), so a failure leaves no partial file.
+    const run = (write: (text: string) => void | Promise<void>) => (format === 'metta' ? m.exportMetta(write) : m.export(write));
     const out = str(ctx, 'out');
     if (!out) {
       if (ctx.json) throw new MnemosError('validation_failed', 'with --json, give --out <file> (stdout carries the JSON summary)', { field: 'out' });
-      await m.export((line) => void ctx.stdout(line));
+      await run((line) => void ctx.stdout(line));
       return undefined;
     }
+    if (format === 'metta') await m.exportMetta(() => undefined); // validate before creating the file
     const stream = createWriteStream(out);
-    const count = await m.export((line) => {
+    const count = await run((line) => {
       if (!stream.write(line)) return new Promise<void>((r) => stream.once('drain', () => r()));
     });
     await new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
