@@ -51,16 +51,29 @@ export interface IndexGraphResult {
 }
 
 /** Extracts entities and relations from memories not yet indexed, a batch per transaction. */
-export async function indexGraph(ctx: ServiceContext, p: Principal, opts: { limit: number; extractor?: Extractor; batch?: number }): Promise<IndexGraphResult> {
+export async function indexGraph(
+  ctx: ServiceContext,
+  p: Principal,
+  opts: { limit: number; extractor?: Extractor; batch?: number; /** Current memories the caller already holds (consolidation). */ current?: readonly Memory[] },
+): Promise<IndexGraphResult> {
   const graph = requireGraph(ctx);
   const out: IndexGraphResult = { memories: 0, entitiesCreated: 0, mentions: 0, relationsAdded: 0, relationsClosed: 0 };
   let state: GraphIndexState | null = null;
   const batchSize = opts.batch ?? 500;
+  // With the memories in hand and the fast path, one look-up of what is indexed replaces a query per batch.
+  let todo: Memory[] | null = null;
+  if (opts.current && graph.indexedIds) {
+    const indexed = await graph.indexedIds(p);
+    todo = opts.current.filter((m) => m.supersededAt === null && m.lifecycle !== 'expired' && !indexed.has(m.id));
+  }
+  let offset = 0;
   while (out.memories < opts.limit) {
-    const ids = await graph.unindexed(p, Math.min(batchSize, opts.limit - out.memories));
+    const take = Math.min(batchSize, opts.limit - out.memories);
+    const ids = todo ? todo.slice(offset, offset + take).map((m) => m.id) : await graph.unindexed(p, take);
     if (ids.length === 0) break;
     state ??= new GraphIndexState(await graph.allEntities(p));
-    const memories = await ctx.store.getMany(p, ids);
+    const memories = todo ? todo.slice(offset, offset + take) : await ctx.store.getMany(p, ids);
+    offset += ids.length;
     const w: GraphWrite = { upsertEntities: [], insertRelations: [], closeRelations: [], evidence: [], indexed: [] };
     const dirty = new Map<string, EntityRecord>();
     for (const m of memories) {

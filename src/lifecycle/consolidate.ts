@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { MnemosError } from '../domain/errors.ts';
-import type { Memory } from '../domain/memory.ts';
+import type { Lifecycle, Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import { toIso } from '../domain/time.ts';
 import type { Extractor } from '../graph/extraction.ts';
@@ -43,6 +43,8 @@ export interface ConsolidationReport {
   changes: ChangeNote[];
   merges: { survivorId: string; loserId: string; similarity: number; method: string }[];
   openLoops: OpenLoop[];
+  /** Milliseconds per phase of this attempt. */
+  timings: Record<string, number>;
 }
 
 export interface ConsolidateOptions {
@@ -111,7 +113,15 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
     if (opts.onProgress) await opts.onProgress(phase, detail);
   };
   const now = ctx.now();
+  const timings: Record<string, number> = {};
+  let mark = performance.now();
+  const lap = (name: string) => {
+    const t = performance.now();
+    timings[name] = Math.round((timings[name] ?? 0) + t - mark);
+    mark = t;
+  };
   let memories: Memory[] = await loadCurrent(ctx, sys);
+  lap('load');
   let openLoops: OpenLoop[] = [];
 
   try {
@@ -127,45 +137,55 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         const plan = planLifecycle(memories, now);
         const applied = await applyInBatches(ctx, sys, plan.ops, 1000, afterBatch);
         await jobs.markExpired(sys, plan.expiredLineages, now);
+        // Keep the loaded list current instead of reading everything again; reload only if something was stale.
+        if (applied === plan.ops.length) {
+          const to = new Map<string, Lifecycle>();
+          for (const o of plan.ops) if (o.kind === 'lifecycle') to.set(o.id, o.to);
+          memories = memories.map((m) => (to.has(m.id) ? { ...m, lifecycle: to.get(m.id)! } : m));
+        } else memories = await loadCurrent(ctx, sys);
         for (const [k, v] of Object.entries(plan.counts)) counts[k] = (counts[k] ?? 0) + v;
         counts.lifecycleSkippedStale = (counts.lifecycleSkippedStale ?? 0) + plan.ops.length - applied;
         note(plan.notes);
       } else if (phase === 'merge') {
-        memories = await loadCurrent(ctx, sys);
         const byId = new Map(memories.map((m) => [m.id, m]));
-        const plans = planAllMerges(memories, ctx.analyzeQuery, cfg);
+        const plans = planAllMerges(memories, cfg);
+        const replaced = new Map<string, Memory>();
         // 200 merges per transaction; a merge's two new versions always commit together, and only committed merges are reported.
         for (let i = 0; i < plans.length; i += 200) {
           const group = plans.slice(i, i + 200);
-          const applied = await applyGroups(ctx, sys, group.map((m) => mergeOps(byId.get(m.survivorId)!, byId.get(m.loserId)!, m, now)));
+          const groups = group.map((m) => mergeOps(byId.get(m.survivorId)!, byId.get(m.loserId)!, m, now));
+          const applied = await applyGroups(ctx, sys, groups);
           for (const [k, m] of group.entries()) {
             if (!applied[k]) continue;
+            for (const op of groups[k]!) if (op.kind === 'update') replaced.set(op.previousId, op.next);
             merges.push(m);
             counts.merged = (counts.merged ?? 0) + 1;
             note([{ id: m.loserId, action: 'merge', to: 'archived', reason: `near-duplicate of ${m.survivorId} (${m.method} ${m.similarity})` }]);
           }
           await afterBatch();
         }
+        if (replaced.size > 0) memories = memories.map((m) => replaced.get(m.id) ?? m);
       } else if (phase === 'purge') {
         const due = await jobs.dueForPurge(sys, now - cfg.purgeAfterMs, 100_000);
         const ops: WriteOp[] = due.map((lineageId) => ({ kind: 'forget', lineageId, reason: `purge: expired more than ${Math.round(cfg.purgeAfterMs / 86_400_000)} days ago` }));
         counts.purged = (counts.purged ?? 0) + (await applyInBatches(ctx, sys, ops, 200, afterBatch));
         note(due.slice(0, 100).map((id) => ({ id, action: 'purge' as const, reason: 'expired past retention' })));
       } else if (phase === 'orphans') {
-        memories = await loadCurrent(ctx, sys);
+        if (counts.purged) memories = await loadCurrent(ctx, sys);
         const r = planOrphanRescue(memories, now, cfg);
         counts.rescued = (counts.rescued ?? 0) + (await applyInBatches(ctx, sys, r.ops, 1000, afterBatch));
         note(r.notes);
         openLoops = stalledGoals(memories, now, cfg);
         counts.openLoops = openLoops.length;
       } else if (phase === 'graph' && ctx.store.graph) {
-        const g = await indexGraph(ctx, sys, { limit: cfg.graphBatch, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
+        const g = await indexGraph(ctx, sys, { limit: cfg.graphBatch, current: memories, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
         counts.graphMemories = (counts.graphMemories ?? 0) + g.memories;
         counts.entitiesCreated = (counts.entitiesCreated ?? 0) + g.entitiesCreated;
         counts.relationsAdded = (counts.relationsAdded ?? 0) + g.relationsAdded;
         counts.relationsClosed = (counts.relationsClosed ?? 0) + g.relationsClosed;
       }
       done.add(phase);
+      lap(phase);
       await renew(phase);
       await progress(phase, { done: done.size });
     }
@@ -184,6 +204,7 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
       changes,
       merges,
       openLoops,
+      timings,
     };
     await jobs.finish(sys, job.id, holder, 'done', report as unknown as Record<string, unknown>, endMs);
     return report;
@@ -211,6 +232,7 @@ function emptyReport(job: JobRecord, status: 'skipped' | 'busy', reason: string,
     changes: [],
     merges: [],
     openLoops: last.openLoops ?? [],
+    timings: {},
   };
 }
 

@@ -35,6 +35,16 @@ const BATCH = 1000;
 /** Every current version in the namespace, any lifecycle. */
 export async function loadCurrent(ctx: ServiceContext, sys: Principal): Promise<Memory[]> {
   const out: Memory[] = [];
+  const jobs = ctx.store.jobs;
+  if (jobs?.scanCurrent) {
+    let cursor: string | null = null;
+    do {
+      const page: { memories: Memory[]; cursor: string | null } = await jobs.scanCurrent(sys, cursor, 5000);
+      out.push(...page.memories);
+      cursor = page.cursor;
+    } while (cursor !== null);
+    return out;
+  }
   let after: string | null = null;
   for (;;) {
     const page = await ctx.store.scan(sys, after, 5000);
@@ -155,8 +165,17 @@ export function mergeOps(survivor: Memory, loser: Memory, plan: PlannedMerge, no
   ];
 }
 
-export function planAllMerges(memories: readonly Memory[], analyze: (t: string) => string[], cfg: LifecycleConfig): PlannedMerge[] {
-  return planMerges(memories, analyze, { textThreshold: cfg.textDuplicateThreshold, vectorThreshold: cfg.vectorDuplicateThreshold });
+/**
+ * Near-duplicates are judged on surface words (lower-cased, split on
+ * non-letters), not stems: cheaper at 100k memories, and two texts that
+ * differ in word forms are less likely to be true duplicates anyway.
+ */
+export function surfaceWords(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+}
+
+export function planAllMerges(memories: readonly Memory[], cfg: LifecycleConfig): PlannedMerge[] {
+  return planMerges(memories, surfaceWords, { textThreshold: cfg.textDuplicateThreshold, vectorThreshold: cfg.vectorDuplicateThreshold });
 }
 
 /** Archived memories merged into a survivor that is gone, still strong and long unused: back to activated. */

@@ -82,12 +82,22 @@ export interface SimilarPair {
 
 /** Candidate pairs at or above the thresholds, never across groups. */
 export function similarPairs(items: readonly SimilarityItem[], textThreshold: number, vectorThreshold: number): SimilarPair[] {
-  const buckets = new Map<string, number[]>();
+  // Numeric bucket keys (two 32-bit mixes in one safe integer): no strings per band at 100k items. A collision only adds a candidate, which the exact check rejects.
+  const buckets = new Map<number, number[]>();
+  const groupHash = new Map<string, number>();
   items.forEach((it, idx) => {
     if (it.shingles.size === 0) return;
     const sig = minhash(it.shingles);
+    let g = groupHash.get(it.group);
+    if (g === undefined) groupHash.set(it.group, (g = fnv1a(it.group)));
     for (let b = 0; b < BANDS; b++) {
-      const key = `${it.group}\u0000${b}\u0000${Array.from(sig.subarray(b * ROWS, b * ROWS + ROWS)).join(',')}`;
+      let h1 = Math.imul(g ^ (b + 1), 0x9e3779b1) >>> 0;
+      let h2 = (g + Math.imul(b + 7, 0x85ebca6b)) >>> 0;
+      for (let r = b * ROWS; r < b * ROWS + ROWS; r++) {
+        h1 = Math.imul(h1 ^ sig[r]!, 0x01000193) >>> 0;
+        h2 = Math.imul((h2 + sig[r]!) >>> 0, 0xc2b2ae35) >>> 0;
+      }
+      const key = h1 * 2097152 + (h2 >>> 11);
       const list = buckets.get(key);
       if (list) list.push(idx);
       else buckets.set(key, [idx]);

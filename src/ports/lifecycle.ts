@@ -1,3 +1,4 @@
+import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { LedgerFact } from '../lifecycle/ledger-rules.ts';
 
@@ -76,6 +77,8 @@ export interface GraphStore {
   /** Current memory versions not yet extracted, oldest first. */
   unindexed(p: Principal, limit: number): Promise<string[]>;
   write(p: Principal, w: GraphWrite): Promise<void>;
+  /** Optional fast path: ids of every indexed memory version, so a run holding all memories can skip the per-batch look-up. */
+  indexedIds?(p: Principal): Promise<Set<string>>;
 }
 
 // ---- canonical ledger ----
@@ -150,4 +153,9 @@ export interface JobStore {
   /** Expired (soft-deleted) memories and when they expired, for the purge after retention. */
   markExpired(p: Principal, lineageIds: string[], at: number): Promise<void>;
   dueForPurge(p: Principal, before: number, limit: number): Promise<string[]>;
+  /**
+   * Optional fast path: current versions (any lifecycle) in storage order, a
+   * page at a time; `cursor` is opaque. Without it a run pages through scan().
+   */
+  scanCurrent?(p: Principal, cursor: string | null, limit: number): Promise<{ memories: Memory[]; cursor: string | null }>;
 }

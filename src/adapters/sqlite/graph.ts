@@ -82,6 +82,12 @@ export class SqliteGraph implements GraphStore {
     return rows.map((r) => r.id);
   }
 
+  async indexedIds(p: Principal): Promise<Set<string>> {
+    const s = scopeSql(readScope(p), 'm');
+    const rows = this.db.prepare(`SELECT g.memory_id AS id FROM graph_indexed g JOIN memories m ON m.id = g.memory_id WHERE ${s.sql}`).pluck().all(...s.params) as string[];
+    return new Set(rows);
+  }
+
   async write(p: Principal, w: GraphWrite): Promise<void> {
     readScope(p);
     const upsert = this.db.prepare(

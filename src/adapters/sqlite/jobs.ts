@@ -7,6 +7,8 @@ import { toIso, toIsoOrNull } from '../../domain/time.ts';
 import type { ClaimResult, JobRecord, JobStore } from '../../ports/lifecycle.ts';
 import { withBusyRetry } from './connection.ts';
 import type { DerivedPlace } from './places.ts';
+import { rowToMemory, type MemoryRow } from './rows.ts';
+import type { Memory } from '../../domain/memory.ts';
 
 type Row = Record<string, unknown>;
 
@@ -86,6 +88,15 @@ export class SqliteJobs implements JobStore {
       for (const id of lineageIds) stmt.run(id, p.namespace, at);
     });
     withBusyRetry(() => run.immediate());
+  }
+
+  /** Rowid order reads the table sequentially; id order would read it at random when ids and rowids disagree. */
+  async scanCurrent(p: Principal, cursor: string | null, limit: number): Promise<{ memories: Memory[]; cursor: string | null }> {
+    this.owner(p);
+    const rows = this.db
+      .prepare('SELECT rowid AS _rowid, * FROM memories WHERE rowid > ? AND namespace = ? AND superseded_at IS NULL ORDER BY rowid LIMIT ?')
+      .all(cursor === null ? 0 : Number(cursor), p.namespace, limit) as (MemoryRow & { _rowid: number })[];
+    return { memories: rows.map(rowToMemory), cursor: rows.length < limit ? null : String(rows[rows.length - 1]!._rowid) };
   }
 
   async dueForPurge(p: Principal, before: number, limit: number): Promise<string[]> {

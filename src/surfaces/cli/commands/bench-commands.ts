@@ -3,6 +3,7 @@ import { machineNote, writeBenchSection } from '../../../bench/report.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { benchCycleCmd } from './cycle-commands.ts';
 import { benchServeCmd } from './bench-serve-command.ts';
+import { benchConsolidateCmd } from './bench-consolidate-command.ts';
 import { num, str } from './options.ts';
 
 export const BENCH_FILE = 'docs/BENCHMARKS.md';
@@ -53,7 +54,7 @@ export const bench: Command = {
   name: 'bench',
   usage: 'bench <ingest|...>',
   summary: 'benchmarks: print figures and update docs/BENCHMARKS.md',
-  subcommands: [ingest, benchServeCmd, benchCycleCmd],
+  subcommands: [ingest, benchServeCmd, benchCycleCmd, benchConsolidateCmd],
   async run() {
     return undefined;
   },
