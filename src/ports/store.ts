@@ -1,6 +1,7 @@
 import type { AuditDraft, AuditEntry } from '../domain/audit.ts';
 import type { Lifecycle, Memory, MemoryType } from '../domain/memory.ts';
 import type { Principal, Role } from '../domain/principal.ts';
+import type { VectorIndex } from './vectors.ts';
 import type { GraphStore, JobStore, LedgerStore } from './lifecycle.ts';
 
 /**
@@ -86,6 +87,8 @@ export type WriteOp =
       memory: Memory;
       /** When memory.sourceKey already exists among current versions: skip if same content, else per policy. */
       onExistingSource: 'skip_if_same' | 'supersede' | 'conflict';
+      /** Stored in the same transaction when the store has the `vectors` capability. */
+      vector?: { model: string; vector: Float32Array };
       audit?: Partial<AuditDraft>;
     }
   | {
@@ -96,6 +99,7 @@ export type WriteOp =
       next: Memory;
       action: 'update' | 'supersede';
       reason?: string;
+      vector?: { model: string; vector: Float32Array };
     }
   | { kind: 'lifecycle'; id: string; from: Lifecycle; to: Lifecycle; reason: string; importance?: number }
   /** Closes the current version without a successor (its source no longer has it). */
@@ -182,6 +186,8 @@ export interface MemoryStore {
 
   audit: AuditLog;
   pending: PendingChanges;
+  /** Present when capabilities.vectors is true. */
+  vectors?: VectorIndex;
   tokens: TokenStore;
   /** Memory lifecycle (ports/lifecycle.ts); absent on a backend that has not implemented them yet. */
   graph?: GraphStore;

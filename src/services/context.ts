@@ -1,5 +1,7 @@
 import type { MemoryStore } from '../ports/store.ts';
 import type { CycleRegistry } from './cycle/cycle-registry.ts';
+import type { EmbeddingService } from '../embedding/embedding-service.ts';
+import type { EmbeddingConfig } from './embeddings.ts';
 
 /** What every service needs; built once by the engine, never global. */
 export interface ServiceContext {
@@ -11,6 +13,8 @@ export interface ServiceContext {
   config: EngineConfig;
   /** Per-agent cognitive cycles, created on first use (services/cycle/cycle-api.ts). */
   cycles?: CycleRegistry;
+  /** Embedding services by namespace (the built-in model is learned per namespace). */
+  embedders?: Map<string, { service: EmbeddingService; checkedAt: number }>;
 }
 
 export interface EngineConfig {
@@ -24,8 +28,17 @@ export interface EngineConfig {
   journalPath?: string;
   /** Agent bridge reads; both default off. Autonomous writes have no setting: they cannot be enabled. */
   journalBridge?: { promptViewReads?: boolean; indexViewReads?: boolean };
+  /** Which embedder gives search its vector list (services/embeddings.ts). */
+  embeddings: EmbeddingConfig;
+  /** Reciprocal Rank Fusion constant. */
+  rrfK: number;
+  /** Cosine below which a vector neighbour is not considered a match. */
+  vectorMinSimilarity: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
   previewTtlMs: 15 * 60 * 1000,
+  embeddings: { provider: 'builtin' },
+  rrfK: 60,
+  vectorMinSimilarity: 0.3,
 };

@@ -9,6 +9,7 @@ import { patchSchema, type MemoryPatch } from './inputs.ts';
 import { getMemory } from './memories.ts';
 import { issuePreview, redeemPreview } from './preview-token.ts';
 import { parseInput } from './validate.ts';
+import { withVectors } from './embeddings.ts';
 
 export interface FieldChange {
   field: string;
@@ -83,6 +84,6 @@ export async function applyEdit(ctx: ServiceContext, p: Principal, id: string, p
   const patch = parseInput(patchSchema, patchInput, 'edit');
   const prev = await editable(ctx, p, id);
   const next = applyPatch(prev, patch, ctx.now());
-  await ctx.store.apply(p, [{ kind: 'update', previousId: prev.id, next, action, ...(reason ? { reason } : {}) }]);
+  await ctx.store.apply(p, await withVectors(ctx, p, [{ kind: 'update', previousId: prev.id, next, action, ...(reason ? { reason } : {}) }]));
   return { id: next.id, previousId: prev.id, version: next.version };
 }

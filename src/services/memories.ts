@@ -6,6 +6,7 @@ import { buildMemory, toStoreFilter } from './build-memory.ts';
 import type { ServiceContext } from './context.ts';
 import { listSchema, rememberSchema, type ListInput, type RememberInput } from './inputs.ts';
 import { parseInput } from './validate.ts';
+import { withVectors } from './embeddings.ts';
 
 export interface RememberResult {
   id: string;
@@ -24,7 +25,7 @@ export async function remember(ctx: ServiceContext, p: Principal, inputs: Rememb
   const now = ctx.now();
   const parsed = inputs.map((input, i) => parseInput(rememberSchema, input, inputs.length > 1 ? `memory #${i + 1}` : 'memory'));
   const ops: WriteOp[] = parsed.map((input) => ({ kind: 'insert', memory: buildMemory(p, input, now), onExistingSource: policy }));
-  return toRememberResults(await ctx.store.apply(p, ops));
+  return toRememberResults(await ctx.store.apply(p, await withVectors(ctx, p, ops)));
 }
 
 export function toRememberResults(results: WriteResult[]): RememberResult[] {

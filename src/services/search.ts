@@ -1,19 +1,38 @@
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
+import { graphCandidates } from '../graph/graph-query.ts';
+import { ledgerExactHits } from '../lifecycle/ledger.ts';
+import { rrf, type RankedList } from '../retrieval/rrf.ts';
+import { parseTimeQuery, type TimeQuery } from '../retrieval/time/time-expressions.ts';
+import type { MemoryFilter } from '../ports/store.ts';
 import { toStoreFilter } from './build-memory.ts';
 import type { ServiceContext } from './context.ts';
+import { embeddingsFor } from './embeddings.ts';
 import { searchSchema, type SearchInput } from './inputs.ts';
 import { parseInput } from './validate.ts';
 
+export type SearchMode = 'keyword' | 'vector' | 'hybrid';
+
 export interface SearchHit {
   memory: Memory;
+  /** Fused score (Reciprocal Rank Fusion), higher is better. */
   score: number;
-  /** Why it matched: the query terms it contains and its rank in each list that found it. */
+  /** Why it matched: the query terms it contains and its 1-based rank in each list that found it. */
   why: { matchedTerms: string[]; ranks: Record<string, number> };
+}
+
+export interface LedgerHit {
+  key: string;
+  value: string;
+  statement: string | null;
+  confidence: number;
+  score: number;
 }
 
 export interface SearchResult {
   query: string;
+  /** Exact hits in the canonical ledger of settled facts; they come before everything else. */
+  ledger: LedgerHit[];
   hits: SearchHit[];
   /** What was searched; always present, and the whole answer when nothing matched. */
   explain: SearchExplain;
@@ -22,41 +41,136 @@ export interface SearchResult {
 export interface SearchExplain {
   terms: string[];
   lists: string[];
+  /** Lists that could not run, and why (e.g. no embedding model). */
+  skipped: Record<string, string>;
   filter: Record<string, unknown>;
   scope: { namespace: string; role: string };
+  time: { phrases: string[]; from: string; to: string } | null;
+  vectorModel: string | null;
   /** How many memories were searched; counted only when nothing matched. */
   visibleMemories?: number;
   message?: string;
 }
 
-/** How many keyword candidates to take per requested result. */
-const CANDIDATE_FACTOR = 4;
+/** How deep each list goes into the fusion. */
+const DEPTH = 100;
 
-export async function searchMemories(ctx: ServiceContext, p: Principal, input: SearchInput): Promise<SearchResult> {
+/**
+ * The retrieval pipeline: canonical-ledger exact hits first, then keyword
+ * (BM25 over the full-text index), vector (the namespace's embedder) and
+ * graph lists fused with Reciprocal Rank Fusion. A time phrase in the query
+ * ("last week", "in May 2023") adds a list of the fused results whose event
+ * time falls in its range. Importance and recency only order near-ties.
+ */
+export async function searchMemories(ctx: ServiceContext, p: Principal, input: SearchInput & { mode?: SearchMode }): Promise<SearchResult> {
   const q = parseInput(searchSchema, input, 'search request');
+  const mode: SearchMode = input.mode ?? 'hybrid';
   const filter = toStoreFilter(q.filter);
   const terms = ctx.analyzeQuery(q.query);
-  const want = q.offset + q.limit;
-  const candidates = terms.length ? await ctx.store.keywordCandidates(p, { terms, filter, limit: Math.max(want * CANDIDATE_FACTOR, 50) }) : [];
-  const ranked = candidates.filter((c) => q.minScore === undefined || c.score >= q.minScore).slice(q.offset, want);
-  const memories = await ctx.store.getMany(p, ranked.map((c) => c.id));
-  const byId = new Map(memories.map((m) => [m.id, m]));
+  const time = parseTimeQuery(q.query, q.referenceTime ?? new Date(ctx.now()).toISOString());
+  const depth = Math.max(DEPTH, q.offset + q.limit);
+  const lists: RankedList[] = [];
+  const skipped: Record<string, string> = {};
+
+  const [ledger, keyword, vector, graph] = await Promise.all([
+    ledgerExactHits(ctx, p, q.query).catch(() => []),
+    mode !== 'vector' && terms.length ? ctx.store.keywordCandidates(p, { terms, filter, limit: depth }) : Promise.resolve([]),
+    mode !== 'keyword' ? vectorList(ctx, p, time.text || q.query, filter, depth, skipped) : Promise.resolve(null),
+    mode === 'hybrid' ? graphCandidates(ctx, p, q.query, depth).catch(() => []) : Promise.resolve([]),
+  ]);
+  if (mode !== 'vector') lists.push({ name: 'keyword', ids: keyword.map((k) => k.id) });
+  if (vector) lists.push({ name: 'vector', ids: vector.ids });
+  if (graph.length) lists.push({ name: 'graph', ids: graph });
+
+  const first = rrf(lists, { k: ctx.config.rrfK });
+  const byId = new Map((await ctx.store.getMany(p, first.slice(0, depth).map((f) => f.id))).map((m) => [m.id, m]));
+  // The graph list comes from outside the filtered queries: keep only what the filter admits.
+  const known = (id: string) => byId.has(id) && admits(filter, byId.get(id)!);
+  if (mode === 'hybrid' && time.range) {
+    const from = Date.parse(time.range.from);
+    const to = Date.parse(time.range.to);
+    const inRange = first.map((f) => f.id).filter((id) => {
+      if (!known(id)) return false;
+      const t = Date.parse(byId.get(id)!.validFrom);
+      return t >= from && t < to;
+    });
+    if (inRange.length) lists.push({ name: 'time', ids: inRange });
+  }
+  const fused = rrf(lists, { k: ctx.config.rrfK, tieBreaker: (id) => prior(byId.get(id)) }).filter((f) => known(f.id));
+
   const termSet = new Set(terms);
-  const hits: SearchHit[] = [];
-  ranked.forEach((c, i) => {
-    const memory = byId.get(c.id);
-    if (!memory) return;
-    const own = new Set(ctx.analyzeQuery(memory.text));
-    hits.push({ memory, score: c.score, why: { matchedTerms: [...termSet].filter((t) => own.has(t)), ranks: { keyword: q.offset + i + 1 } } });
-  });
-  const explain: SearchExplain = { terms, lists: ['keyword'], filter: q.filter, scope: { namespace: p.namespace, role: p.role } };
+  const hits: SearchHit[] = fused
+    .filter((f) => q.minScore === undefined || f.score >= q.minScore)
+    .slice(q.offset, q.offset + q.limit)
+    .map((f) => {
+      const memory = byId.get(f.id)!;
+      const own = new Set(ctx.analyzeQuery(memory.text));
+      return { memory, score: f.score, why: { matchedTerms: [...termSet].filter((t) => own.has(t)), ranks: f.ranks } };
+    });
+
+  const explain: SearchExplain = {
+    terms,
+    lists: lists.map((l) => l.name),
+    skipped,
+    filter: q.filter,
+    scope: { namespace: p.namespace, role: p.role },
+    time: time.range ? { phrases: time.expressions.map((e) => e.phrase), from: time.range.from, to: time.range.to } : null,
+    vectorModel: vector?.model ?? null,
+  };
   if (hits.length === 0) {
     // Counting what was searched costs a scan, so it is paid only when it is the answer.
     explain.visibleMemories = await ctx.store.count(p, filter);
     explain.message =
-      terms.length === 0
+      terms.length === 0 && !vector
         ? `the query "${q.query}" has no searchable words (only stop words or punctuation)`
-        : `no memory among the ${explain.visibleMemories} visible to ${p.role} "${p.id}" in namespace "${p.namespace}" contains any of: ${terms.join(', ')}`;
+        : `nothing among the ${explain.visibleMemories} memories visible to ${p.role} "${p.id}" in namespace "${p.namespace}" matched ${terms.length ? `the words ${terms.join(', ')}` : 'the query'} (lists searched: ${explain.lists.join(', ') || 'none'})`;
   }
-  return { query: q.query, hits, explain };
+  return {
+    query: q.query,
+    ledger: ledger.map((f) => ({ key: f.key, value: f.value, statement: f.statement ?? null, confidence: f.confidence, score: f.score })),
+    hits,
+    explain,
+  };
 }
+
+async function vectorList(ctx: ServiceContext, p: Principal, text: string, filter: MemoryFilter, depth: number, skipped: Record<string, string>): Promise<{ ids: string[]; model: string } | null> {
+  if (!ctx.store.vectors) {
+    skipped.vector = `the ${ctx.store.backend} store has no vector index`;
+    return null;
+  }
+  const svc = await embeddingsFor(ctx, p);
+  if (!svc) {
+    skipped.vector = 'embeddings are off (MNEMOS_EMBEDDINGS=off)';
+    return null;
+  }
+  try {
+    const qv = await svc.embedOne(text, { kind: 'query' });
+    const hits = await ctx.store.vectors.nearest(p, { model: svc.model, vector: qv, filter, limit: depth });
+    // Nearest neighbours always exist; only similar enough ones are evidence of a match.
+    return { ids: hits.filter((h) => h.score >= ctx.config.vectorMinSimilarity).map((h) => h.id), model: svc.model };
+  } catch (err) {
+    skipped.vector = `the embedder failed (${(err as Error).message}); results are keyword-only`;
+    return null;
+  }
+}
+
+/** Near-tie prior: importance, then recency. Never outranks the fusion itself. */
+function prior(m: Memory | undefined): number {
+  if (!m) return 0;
+  return m.importance + Date.parse(m.validFrom) / 1e15;
+}
+
+/** The filter, checked on a memory in hand (for lists that come from outside the store's filtered queries). */
+function admits(f: MemoryFilter, m: Memory): boolean {
+  if (f.types?.length && !f.types.includes(m.type)) return false;
+  if (f.tags?.length && !f.tags.some((t) => m.tags.includes(t))) return false;
+  if (f.labels?.length && !f.labels.some((t) => m.labels.includes(t))) return false;
+  if (f.sessionId && m.sessionId !== f.sessionId) return false;
+  if (f.minSalience !== undefined && m.salience < f.minSalience) return false;
+  const v = Date.parse(m.validFrom);
+  if (f.valid?.from && v < Date.parse(f.valid.from)) return false;
+  if (f.valid?.to && v >= Date.parse(f.valid.to)) return false;
+  return true;
+}
+
+export type { TimeQuery };

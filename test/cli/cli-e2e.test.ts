@@ -29,7 +29,7 @@ test('the real CLI: add, search, get, update, history, forget, export/import, st
 
     const found = json(dir, 'search', 'support group');
     assert.equal(found.body.hits[0].memory.id, id);
-    assert.deepEqual(found.body.hits[0].why.ranks, { keyword: 1 });
+    assert.equal(found.body.hits[0].why.ranks.keyword, 1);
     const none = json(dir, 'search', 'volcano');
     assert.equal(none.body.hits.length, 0);
     assert.match(none.body.explain.message, /volcano/);

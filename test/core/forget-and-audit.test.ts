@@ -21,7 +21,11 @@ test('forget leaves no trace: table, full-text index, search, pending edits and 
 
     const preview = await m.forget(v2.id, 'user asked');
     assert.equal(preview.versions, 2);
-    assert.deepEqual(preview.removes, { full_text_index: 2, pending_changes: 1, knowledge_graph: 0, expiry_ledger: 0, memories: 2 });
+    // Every place that holds the text or data derived from it, counted before anything changes.
+    assert.equal(preview.removes.memories, 2);
+    assert.equal(preview.removes.full_text_index, 2);
+    assert.equal(preview.removes.vectors, 2);
+    assert.equal(preview.removes.pending_changes, 1);
     // The preview changes nothing.
     assert.equal((await m.search(SECRET)).hits.length, 1);
     await m.confirmForget(preview.token);
@@ -43,6 +47,7 @@ test('forget leaves no trace: table, full-text index, search, pending edits and 
     assert.equal((raw.prepare("SELECT count(*) n FROM memories_fts WHERE memories_fts MATCH 'zanzibarquokka'").get() as { n: number }).n, 0);
     assert.equal((raw.prepare("SELECT count(*) n FROM memories_fts_vocab WHERE term = 'zanzibarquokka'").get() as { n: number }).n, 0);
     assert.equal((raw.prepare('SELECT count(*) n FROM pending_changes').get() as { n: number }).n, 0);
+    assert.equal((raw.prepare('SELECT count(*) n FROM memory_vectors').get() as { n: number }).n, 1, 'only the kept memory has a vector');
     assert.equal((raw.prepare("SELECT count(*) n FROM audit_log WHERE details LIKE '%zanzibar%'").get() as { n: number }).n, 0);
     raw.close();
     for (const f of readdirSync(dir)) {

@@ -132,6 +132,32 @@ CREATE INDEX tokens_namespace ON tokens(namespace, created_at);
     name: 'memory lifecycle: knowledge graph, canonical ledger, jobs with leases, expiry ledger',
     sql: LIFECYCLE_SCHEMA_SQL,
   },
+  {
+    version: 6,
+    name: 'vectors beside memories, their change log, and learned embedding models',
+    sql: `
+CREATE TABLE memory_vectors (
+  memory_rowid INTEGER PRIMARY KEY REFERENCES memories(rowid) ON DELETE CASCADE,
+  model TEXT NOT NULL,
+  vector BLOB NOT NULL
+);
+CREATE INDEX memory_vectors_model ON memory_vectors(model);
+-- Rowids only: lets every process keep its in-memory copy of the vectors in step.
+CREATE TABLE vector_log (seq INTEGER PRIMARY KEY AUTOINCREMENT, memory_rowid INTEGER NOT NULL);
+CREATE TRIGGER memory_vectors_logged_insert AFTER INSERT ON memory_vectors BEGIN INSERT INTO vector_log (memory_rowid) VALUES (new.memory_rowid); END;
+CREATE TRIGGER memory_vectors_logged_update AFTER UPDATE ON memory_vectors BEGIN INSERT INTO vector_log (memory_rowid) VALUES (new.memory_rowid); END;
+CREATE TRIGGER memory_vectors_logged_delete AFTER DELETE ON memory_vectors BEGIN INSERT INTO vector_log (memory_rowid) VALUES (old.memory_rowid); END;
+CREATE TABLE embedding_models (
+  namespace TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  state TEXT,
+  texts INTEGER NOT NULL,
+  trained_at TEXT NOT NULL,
+  PRIMARY KEY (namespace, provider)
+);
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -32,6 +32,7 @@ import { rowToAudit } from '../sql/audit-rows.ts';
 import { rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
+import { SqliteVectorIndex } from './vectors.ts';
 import { SqliteGraph, graphPlace } from './graph.ts';
 import { SqliteJobs, expiryPlace } from './jobs.ts';
 import { SqliteLedger } from './ledger.ts';
@@ -57,8 +58,11 @@ const ORDER_SQL: Record<ListOrder, string> = {
 
 export class SqliteStore implements MemoryStore {
   readonly backend = 'sqlite';
-  readonly capabilities: StoreCapabilities = { multiProcess: true, keywordSearch: true, vectors: false, approximateVectorIndex: false, jobLeases: true };
+  readonly capabilities: StoreCapabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: false, jobLeases: true };
   readonly audit: AuditLog;
+  readonly vectors: SqliteVectorIndex;
+  /** Writes this connection made; with PRAGMA data_version (other connections' commits) it says when cached query results went stale. */
+  private writes = 0;
   readonly pending: PendingChanges;
   readonly tokens: TokenStore;
   readonly graph: SqliteGraph;
@@ -80,7 +84,8 @@ export class SqliteStore implements MemoryStore {
     // the analysis limit keeps this to milliseconds even on a large file.
     db.pragma('analysis_limit = 1000');
     db.pragma('optimize = 0x10002');
-    this.places = corePlaces(db);
+    this.vectors = new SqliteVectorIndex(db, (p, f) => this.where(p, f), () => `${this.db.pragma('data_version', { simple: true }) as number}:${this.writes}`);
+    this.places = [...corePlaces(db), this.vectors.place()];
     this.writer = new SqliteWriter(db, analyze, () => [...this.places, ...this.extraPlaces, memoriesPlace(db)]);
     this.audit = new SqliteAuditLog(db);
     this.pending = new SqlitePending(db);
@@ -122,6 +127,7 @@ export class SqliteStore implements MemoryStore {
     const now = Date.now();
     const run = this.db.transaction((batch: WriteOp[]) => this.writer.applyAll(p, batch, now));
     const results = withBusyRetry(() => run.immediate(ops));
+    this.writes++;
     if (results.some((r) => r.kind === 'forget')) this.scrubAfterForget();
     return results;
   }

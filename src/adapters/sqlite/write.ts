@@ -21,6 +21,7 @@ export class SqliteWriter {
   private readonly byId: Database.Statement;
   private readonly currentBySource: Database.Statement;
   private readonly heldByOther: Database.Statement;
+  private readonly insertVector: Database.Statement;
   private readonly insertAudit: Database.Statement;
   private readonly auditHead: Database.Statement;
 
@@ -34,6 +35,7 @@ export class SqliteWriter {
     this.deleteFts = db.prepare('DELETE FROM memories_fts WHERE rowid = ?');
     this.byId = db.prepare('SELECT rowid, * FROM memories WHERE id = ?');
     this.currentBySource = db.prepare('SELECT rowid, * FROM memories WHERE namespace = ? AND owner_id = ? AND source_key = ? AND superseded_at IS NULL');
+    this.insertVector = db.prepare('INSERT OR REPLACE INTO memory_vectors (memory_rowid, model, vector) VALUES (?, ?, ?)');
     this.heldByOther = db.prepare('SELECT 1 FROM memories WHERE namespace = ? AND source_key = ? AND superseded_at IS NULL AND owner_id <> ? LIMIT 1');
     this.insertAudit = db.prepare(
       'INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -52,7 +54,7 @@ export class SqliteWriter {
       case 'insert':
         return this.insert(ctx, op);
       case 'update':
-        return this.update(ctx, op.previousId, op.next, op.action, op.reason);
+        return this.update(ctx, op.previousId, op.next, op.action, op.reason, op.vector);
       case 'lifecycle':
         return this.lifecycle(ctx, op);
       case 'retire':
@@ -89,18 +91,18 @@ export class SqliteWriter {
         if (op.onExistingSource === 'supersede') {
           const prev = rowToMemory(existing);
           const next: Memory = { ...m, lineageId: prev.lineageId, version: prev.version + 1 };
-          this.update(ctx, prev.id, next, 'supersede', 'source changed');
+          this.update(ctx, prev.id, next, 'supersede', 'source changed', op.vector);
           return { kind: 'insert', id: next.id, status: 'superseded', previousId: prev.id };
         }
         return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
       }
     }
-    this.writeRow(m);
+    this.writeRow(m, op.vector);
     this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } });
     return { kind: 'insert', id: m.id, status: 'created' };
   }
 
-  private update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string): WriteResult {
+  private update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string, vector?: { model: string; vector: Float32Array }): WriteResult {
     const row = this.byId.get(previousId) as MemoryRow | undefined;
     if (!row) throw new MnemosError('not_found', `memory ${previousId} does not exist`, { id: previousId });
     const prev = rowToMemory(row);
@@ -111,7 +113,7 @@ export class SqliteWriter {
     }
     if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
     this.db.prepare('UPDATE memories SET superseded_at = ?, superseded_by = ? WHERE id = ?').run(ctx.now, next.id, prev.id);
-    this.writeRow(next);
+    this.writeRow(next, vector);
     this.audit(ctx, {
       action,
       memoryId: next.id,
@@ -185,10 +187,11 @@ export class SqliteWriter {
     return fp;
   }
 
-  private writeRow(m: Memory): void {
+  private writeRow(m: Memory, vector?: { model: string; vector: Float32Array }): void {
     const terms = this.analyze(m.text);
     const info = this.insertMemory.run(...memoryToRow(m, terms.length));
     this.insertFts.run(info.lastInsertRowid, terms.join(' '));
+    if (vector) this.insertVector.run(info.lastInsertRowid, vector.model, Buffer.from(vector.vector.buffer, vector.vector.byteOffset, vector.vector.byteLength));
   }
 
   removeFtsRow(rowid: number): void {

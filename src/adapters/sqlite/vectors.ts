@@ -1,0 +1,129 @@
+import type Database from 'better-sqlite3';
+import { MnemosError } from '../../domain/errors.ts';
+import { canWrite, type Principal } from '../../domain/principal.ts';
+import { toIso } from '../../domain/time.ts';
+import type { MemoryFilter } from '../../ports/store.ts';
+import type { VectorHit, VectorIndex } from '../../ports/vectors.ts';
+import type { SqlPart } from '../sql/scope-sql.ts';
+import { VectorCache, type VectorRows } from '../vector-cache.ts';
+import type { DerivedPlace } from './places.ts';
+
+const toBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+const fromBlob = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+
+/**
+ * Vectors for SQLite: stored as float32 blobs beside the memory rows (removed
+ * with them by a cascading key), scanned exactly from an in-process matrix
+ * that follows the change log. Scope and filters come from the store's own
+ * SQL (the one place the read rule lives) as a set of admitted rows, cached
+ * until the data changes.
+ */
+export class SqliteVectorIndex implements VectorIndex, VectorRows {
+  private readonly caches = new Map<string, VectorCache>();
+  private readonly admitted = new Map<string, { version: string; rows: Set<number> }>();
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly where: (p: Principal, filter: MemoryFilter | null) => SqlPart,
+    private readonly dataVersion: () => string,
+  ) {}
+
+  async logHead(): Promise<number> {
+    return (this.db.prepare('SELECT coalesce(max(seq), 0) AS s FROM vector_log').get() as { s: number }).s;
+  }
+
+  async logTail(): Promise<number> {
+    return (this.db.prepare('SELECT coalesce(min(seq), 0) AS s FROM vector_log').get() as { s: number }).s;
+  }
+
+  async changedSince(seq: number): Promise<{ seq: number; rowid: number }[]> {
+    return (this.db.prepare('SELECT seq, memory_rowid AS rowid FROM vector_log WHERE seq > ? ORDER BY seq').all(seq) as { seq: number; rowid: number }[]);
+  }
+
+  async load(model: string, rowids: number[] | null): Promise<{ rowid: number; id: string; vector: Float32Array }[]> {
+    const base = 'SELECT v.memory_rowid AS rowid, m.id AS id, v.vector AS vector FROM memory_vectors v JOIN memories m ON m.rowid = v.memory_rowid WHERE v.model = ?';
+    const rows = (rowids === null
+      ? this.db.prepare(base).all(model)
+      : this.db.prepare(`${base} AND v.memory_rowid IN (${rowids.map(() => '?').join(', ')})`).all(model, ...rowids)) as { rowid: number; id: string; vector: Buffer }[];
+    return rows.map((r) => ({ rowid: r.rowid, id: r.id, vector: fromBlob(r.vector) }));
+  }
+
+  async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]> {
+    let cache = this.caches.get(q.model);
+    if (!cache) {
+      cache = new VectorCache(q.model, q.vector.length, this);
+      this.caches.set(q.model, cache);
+    }
+    if (cache.dims !== q.vector.length) throw new MnemosError('validation_failed', `query vector has ${q.vector.length} dimensions; model ${q.model} has ${cache.dims}`);
+    await cache.refresh();
+    return cache.nearest(q.vector, this.admittedRows(p, q.filter), q.limit);
+  }
+
+  /** The rows the principal may see that pass the filter: computed by the store's SQL, reused until anything changes. */
+  private admittedRows(p: Principal, filter: MemoryFilter): Set<number> {
+    const w = this.where(p, filter);
+    const key = `${w.sql}\u0000${JSON.stringify(w.params.map((x) => (typeof x === 'number' && x > 1e12 ? Math.floor(x / 60_000) : x)))}`;
+    const version = this.dataVersion();
+    const hit = this.admitted.get(key);
+    if (hit && hit.version === version) return hit.rows;
+    const rows = new Set((this.db.prepare(`SELECT m.rowid AS r FROM memories m WHERE ${w.sql}`).all(...w.params) as { r: number }[]).map((x) => x.r));
+    if (this.admitted.size > 64) this.admitted.clear();
+    this.admitted.set(key, { version, rows });
+    return rows;
+  }
+
+  async put(p: Principal, items: { id: string; model: string; vector: Float32Array }[]): Promise<number> {
+    const find = this.db.prepare('SELECT rowid, namespace, owner_id AS ownerId FROM memories WHERE id = ?');
+    const put = this.db.prepare('INSERT OR REPLACE INTO memory_vectors (memory_rowid, model, vector) VALUES (?, ?, ?)');
+    const run = this.db.transaction(() => {
+      let n = 0;
+      for (const it of items) {
+        const m = find.get(it.id) as { rowid: number; namespace: string; ownerId: string } | undefined;
+        if (!m || !canWrite(p, m)) continue;
+        put.run(m.rowid, it.model, toBlob(it.vector));
+        n++;
+      }
+      return n;
+    });
+    return run.immediate();
+  }
+
+  async missing(p: Principal, model: string, limit: number): Promise<{ id: string; text: string }[]> {
+    const w = this.where(p, {});
+    return this.db
+      .prepare(`SELECT m.id AS id, m.text AS text FROM memories m LEFT JOIN memory_vectors v ON v.memory_rowid = m.rowid AND v.model = ? WHERE v.memory_rowid IS NULL AND ${w.sql} ORDER BY m.rowid LIMIT ?`)
+      .all(model, ...w.params, limit) as { id: string; text: string }[];
+  }
+
+  async count(p: Principal, model: string): Promise<number> {
+    const w = this.where(p, {});
+    return (this.db.prepare(`SELECT count(*) AS n FROM memories m JOIN memory_vectors v ON v.memory_rowid = m.rowid AND v.model = ? WHERE ${w.sql}`).get(model, ...w.params) as { n: number }).n;
+  }
+
+  async loadModel(p: Principal, provider: string) {
+    const r = this.db.prepare('SELECT model, state, texts, trained_at FROM embedding_models WHERE namespace = ? AND provider = ?').get(p.namespace, provider) as
+      | { model: string; state: string | null; texts: number; trained_at: string }
+      | undefined;
+    return r ? { model: r.model, state: r.state === null ? null : JSON.parse(r.state), texts: r.texts, trainedAt: r.trained_at } : null;
+  }
+
+  async saveModel(p: Principal, provider: string, m: { model: string; state: unknown; texts: number }): Promise<void> {
+    if (p.role !== 'owner') throw new MnemosError('forbidden', 'only an owner may replace the embedding model of a namespace');
+    this.db
+      .prepare('INSERT OR REPLACE INTO embedding_models (namespace, provider, model, state, texts, trained_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(p.namespace, provider, m.model, m.state === null ? null : JSON.stringify(m.state), m.texts, toIso(Date.now()));
+  }
+
+  /** Forget counts and removes vectors like every other derived place. */
+  place(): DerivedPlace {
+    const count = this.db.prepare('SELECT count(*) AS n FROM memory_vectors WHERE memory_rowid = ?');
+    const del = this.db.prepare('DELETE FROM memory_vectors WHERE memory_rowid = ?');
+    return {
+      name: 'vectors',
+      count: (rowids) => rowids.reduce((n, r) => n + (count.get(r) as { n: number }).n, 0),
+      remove: (rowids) => {
+        for (const r of rowids) del.run(r);
+      },
+    };
+  }
+}

@@ -1,0 +1,168 @@
+import { BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
+import { deserializeModel, type LearnedModelState } from '../embedding/builtin/model.ts';
+import { EmbeddingService } from '../embedding/embedding-service.ts';
+import type { Embedder } from '../embedding/port.ts';
+import { loadOnnxEmbedder } from '../embedding/providers/onnx-directory.ts';
+import { OpenAiCompatibleEmbedder } from '../embedding/providers/openai-compatible.ts';
+import { MnemosError } from '../domain/errors.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { ServiceContext } from './context.ts';
+import type { WriteOp } from '../ports/store.ts';
+
+/**
+ * Which embedder the engine uses. `builtin` (the default) needs no network
+ * and no download: its learned part is trained from the namespace's own text
+ * and kept in the store; `openai` speaks /v1/embeddings; `onnx` loads a local
+ * model directory; `off` leaves search keyword-only.
+ */
+export type EmbeddingConfig =
+  | { provider: 'builtin' }
+  | { provider: 'off' }
+  | { provider: 'openai'; baseUrl: string; apiKey?: string; model: string; dimensions: number; timeoutMs?: number }
+  | { provider: 'onnx'; directory: string };
+
+interface Loaded {
+  service: EmbeddingService;
+  checkedAt: number;
+}
+
+/** How long a process trusts its copy of a namespace's learned model before looking for a newer one. */
+const MODEL_RECHECK_MS = 10_000;
+
+/** The embedding service for the caller's namespace, or null when vectors are off or the store cannot hold them. */
+export async function embeddingsFor(ctx: ServiceContext, p: Principal): Promise<EmbeddingService | null> {
+  const cfg = ctx.config.embeddings;
+  if (cfg.provider === 'off' || !ctx.store.capabilities.vectors || !ctx.store.vectors) return null;
+  ctx.embedders ??= new Map();
+  const key = cfg.provider === 'builtin' ? `builtin:${p.namespace}` : cfg.provider;
+  const cached = ctx.embedders.get(key);
+  const now = ctx.now();
+  if (cached && (cfg.provider !== 'builtin' || now - cached.checkedAt < MODEL_RECHECK_MS)) return cached.service;
+  if (cached && cfg.provider === 'builtin') {
+    const stored = await ctx.store.vectors.loadModel(p, 'builtin');
+    if (!stored || stored.model === cached.service.model) {
+      cached.checkedAt = now;
+      return cached.service;
+    }
+  }
+  const service = new EmbeddingService(await createEmbedder(ctx, p, cfg));
+  ctx.embedders.set(key, { service, checkedAt: now } satisfies Loaded);
+  return service;
+}
+
+async function createEmbedder(ctx: ServiceContext, p: Principal, cfg: Exclude<EmbeddingConfig, { provider: 'off' }>): Promise<Embedder> {
+  switch (cfg.provider) {
+    case 'builtin': {
+      const stored = await ctx.store.vectors!.loadModel(p, 'builtin');
+      return new BuiltinEmbedder(stored?.state ? deserializeModel(stored.state as LearnedModelState) : null);
+    }
+    case 'openai':
+      return new OpenAiCompatibleEmbedder({ baseUrl: cfg.baseUrl, model: cfg.model, dimensions: cfg.dimensions, ...(cfg.apiKey ? { apiKey: cfg.apiKey } : {}), ...(cfg.timeoutMs ? { timeoutMs: cfg.timeoutMs } : {}) });
+    case 'onnx':
+      return loadOnnxEmbedder({ directory: cfg.directory });
+  }
+}
+
+/** Vectors for new memory texts at write time; null when vectors are off. A provider failure never loses the write: the text is stored and backfilled later. */
+export async function embedForWrite(ctx: ServiceContext, p: Principal, texts: string[]): Promise<{ model: string; vectors: Float32Array[] } | null> {
+  const svc = await embeddingsFor(ctx, p);
+  if (!svc || texts.length === 0) return null;
+  try {
+    return { model: svc.model, vectors: await svc.embed(texts, { kind: 'document' }) };
+  } catch (err) {
+    if (MnemosError.is(err, 'unavailable')) return null;
+    throw err;
+  }
+}
+
+export interface BackfillProgress {
+  phase: 'training' | 'embedding' | 'done';
+  done: number;
+  total: number;
+}
+
+export interface BackfillResult {
+  provider: string;
+  model: string;
+  trained: boolean;
+  embedded: number;
+  total: number;
+}
+
+const TRAIN_PAGE = 5000;
+
+/**
+ * Makes every visible current memory carry a vector of the current model.
+ * For the built-in embedder it first (re)trains the learned part from the
+ * namespace's own text when asked or when there is none yet; a new model
+ * means every memory is re-embedded, never mixed with old vectors.
+ */
+export async function backfillEmbeddings(ctx: ServiceContext, p: Principal, opts: { retrain?: boolean; onProgress?: (x: BackfillProgress) => void } = {}): Promise<BackfillResult> {
+  const cfg = ctx.config.embeddings;
+  const store = ctx.store;
+  if (cfg.provider === 'off') throw new MnemosError('unavailable', 'embeddings are off (MNEMOS_EMBEDDINGS=off); nothing to backfill');
+  if (!store.capabilities.vectors || !store.vectors) throw new MnemosError('unsupported', `the ${store.backend} store in use cannot hold vectors yet; search stays keyword-only`);
+  let trained = false;
+  if (cfg.provider === 'builtin') {
+    const existing = await store.vectors.loadModel(p, 'builtin');
+    if (opts.retrain || !existing?.state) {
+      opts.onProgress?.({ phase: 'training', done: 0, total: 1 });
+      const sequences = await trainingSequences(ctx, p);
+      const texts = sequences.reduce((n, s) => n + s.length, 0);
+      if (texts > 0) {
+        const embedder = BuiltinEmbedder.train(sequences);
+        await store.vectors.saveModel(p, 'builtin', { model: embedder.model, state: embedder.state(), texts });
+        ctx.embedders?.delete(`builtin:${p.namespace}`);
+        trained = true;
+      }
+    }
+  }
+  const svc = await embeddingsFor(ctx, p);
+  if (!svc) throw new MnemosError('unavailable', 'no embedder is configured');
+  const total = await store.count(p, {});
+  let embedded = 0;
+  for (;;) {
+    const batch = await store.vectors.missing(p, svc.model, 512);
+    if (batch.length === 0) break;
+    const vectors = await svc.embed(batch.map((b) => b.text), { kind: 'document' });
+    const written = await store.vectors.put(p, batch.map((b, i) => ({ id: b.id, model: svc.model, vector: vectors[i]! })));
+    embedded += written;
+    opts.onProgress?.({ phase: 'embedding', done: embedded, total });
+    if (written === 0) break; // what is left belongs to other principals; they backfill their own
+  }
+  opts.onProgress?.({ phase: 'done', done: embedded, total });
+  return { provider: cfg.provider, model: svc.model, trained, embedded, total };
+}
+
+/** Texts grouped the way they belong together (a session's turns, a file's chunks) and in order, for co-occurrence. */
+async function trainingSequences(ctx: ServiceContext, p: Principal): Promise<string[][]> {
+  const groups = new Map<string, { at: string; text: string }[]>();
+  for (let offset = 0; ; offset += TRAIN_PAGE) {
+    const page = await ctx.store.list(p, {}, { limit: TRAIN_PAGE, offset }, 'valid_asc');
+    for (const m of page) {
+      const key = m.sessionId ? `s:${m.sessionId}` : m.source.path ? `f:${m.source.path}` : `m:${m.id}`;
+      const g = groups.get(key) ?? [];
+      g.push({ at: m.validFrom, text: m.text });
+      groups.set(key, g);
+    }
+    if (page.length < TRAIN_PAGE) break;
+  }
+  return [...groups.values()].map((g) => g.map((x) => x.text));
+}
+
+/** Attaches write-time vectors to the insert and update operations of a batch (same transaction as the rows). */
+export async function withVectors<T extends WriteOp>(ctx: ServiceContext, p: Principal, ops: T[]): Promise<T[]> {
+  const texts: string[] = [];
+  for (const op of ops) {
+    if (op.kind === 'insert' && op.memory.supersededAt === null) texts.push(op.memory.text);
+    else if (op.kind === 'update') texts.push(op.next.text);
+  }
+  const emb = await embedForWrite(ctx, p, texts);
+  if (!emb) return ops;
+  let i = 0;
+  return ops.map((op) => {
+    if (op.kind === 'insert' && op.memory.supersededAt === null) return { ...op, vector: { model: emb.model, vector: emb.vectors[i++]! } };
+    if (op.kind === 'update') return { ...op, vector: { model: emb.model, vector: emb.vectors[i++]! } };
+    return op;
+  });
+}
