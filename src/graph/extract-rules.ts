@@ -50,6 +50,11 @@ function isSentenceStart(text: string, index: number): boolean {
   return index === 0 || /(^|[.!?:\n]\s*|^\s*)$/.test(before) || /\n\s*$/.test(before);
 }
 
+/** Strips what normalizeName strips at the edges of a lower-case key (possessive, quotes), without Unicode folding. */
+function normalizeCheap(key: string): string {
+  return key.replace(/['’]s$/, '').replace(/^['’-]+|['’-]+$/g, '');
+}
+
 export function extractRules(text: string, known: ReadonlySet<string> = new Set()): Extraction {
   const mentions: Mention[] = [];
   const seen = new Set<string>();
@@ -78,11 +83,20 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
   // Known names in any case ("dr smith" in a lower-case chat line).
   if (known.size > 0) {
     const words = text.split(/[^\p{L}\p{N}@'’-]+/u).filter(Boolean);
+    // A cheap key first (lower-case words); the full normalisation runs only on a hit. This loop sees every memory of a run.
+    const lower = words.map((w) => w.toLowerCase());
+    const found = new Set([...seen].map((s) => normalizeName(s.slice(s.indexOf('|') + 1))));
     for (let i = 0; i < words.length; i++) {
+      let key = '';
       for (let len = 1; len <= 3 && i + len <= words.length; len++) {
+        key = len === 1 ? lower[i]! : `${key} ${lower[i + len - 1]}`;
+        if (!known.has(key) && !known.has(normalizeCheap(key))) continue;
         const phrase = words.slice(i, i + len).join(' ');
         const norm = normalizeName(phrase);
-        if (norm && known.has(norm) && !NOT_NAMES.has(norm) && ![...seen].some((s) => normalizeName(s.slice(s.indexOf('|') + 1)) === norm)) add(phrase, 'name');
+        if (norm && known.has(norm) && !NOT_NAMES.has(norm) && !found.has(norm)) {
+          found.add(norm);
+          add(phrase, 'name');
+        }
       }
     }
   }
