@@ -1,4 +1,6 @@
 import type { RememberInput } from '../inputs.ts';
+import { OWNER_MARKED_LABEL } from '../../lifecycle/merge-plan.ts';
+import { overlapsOwnerMarked, ownerMarkedRanges } from '../../lifecycle/owner-marked.ts';
 
 /**
  * Splits Markdown into chunks at headings and, inside long sections, at
@@ -64,7 +66,10 @@ export function chunkMarkdown(source: string, maxChars = 1500): MarkdownChunk[] 
 }
 
 export function markdownInputs(absPath: string, source: string): RememberInput[] {
+  // Blocks between <!-- owner --> markers are the owner's words: labelled so every automated rewrite or merge leaves them verbatim.
+  const owned = ownerMarkedRanges(source);
   return chunkMarkdown(source).map((c) => ({
+    ...(overlapsOwnerMarked(owned, c.lineStart, c.lineEnd) ? { labels: [OWNER_MARKED_LABEL] } : {}),
     text: c.text,
     type: 'general',
     origin: 'file',
