@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ndcgAt, recallAt, percentile, mean } from '../../src/bench/beir-metrics.ts';
-import { loadBeir, parseQrels, runBeir } from '../../src/bench/beir.ts';
-import { inMemoryBm25Search } from '../../src/bench/beir-keyword.ts';
+import { loadBeir, parseQrels } from '../../src/bench/beir.ts';
+import { benchBeir } from '../../src/bench/beir-run.ts';
 import { MnemosError } from '../../src/domain/errors.ts';
 
 const SCIFACT = resolve(process.cwd(), '../shared/datasets/scifact');
@@ -43,9 +43,7 @@ test('a missing BEIR folder is not_found', async () => {
 });
 
 test('SciFact gate: in-memory BM25 (k1 0.9, b 0.4) nDCG@10 and recall@100 floors', { skip }, async () => {
-  const data = await loadBeir(SCIFACT);
-  assert.equal(data.corpus.length, 5183);
-  const report = await runBeir(data, inMemoryBm25Search());
+  const report = await benchBeir(SCIFACT);
   // Measured 0.6773 / 0.9287 (Pyserini bm25-flat: 0.6789 / 0.9253).
   assert.equal(report.queries, 300);
   assert.ok(report['ndcg@10'] >= 0.67, `nDCG@10 ${report['ndcg@10']}`);

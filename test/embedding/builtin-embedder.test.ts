@@ -42,8 +42,9 @@ test('the learned part puts question words near the answers of the next turn', (
 
 test('the model id names recipe, sizes and the trained model; untrained is explicit', () => {
   const untrained = new BuiltinEmbedder();
-  assert.match(untrained.model, /^builtin-ppmi-svd-subword@1:r96:h64x0\.25n3-5:untrained$/);
+  assert.match(untrained.model, /^builtin-ppmi-svd-subword@1:r128:h64x0\.25n3-5:untrained$/);
   assert.equal(untrained.state(), null);
+  assert.equal(untrained.trained, false);
   const trained = BuiltinEmbedder.train(SESSIONS, { rank: 8 });
   const other = BuiltinEmbedder.train(SESSIONS.slice(0, 3), { rank: 8 });
   assert.match(trained.model, /:r8:.*:[0-9a-f]{16}$/);

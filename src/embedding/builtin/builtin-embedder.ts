@@ -10,6 +10,7 @@
  *
  * The whole vector is then scaled to unit length, so cosine = dot product.
  */
+import { analyze } from '../../retrieval/text/analyze.ts';
 import { tokenize } from '../../retrieval/text/tokenize.ts';
 import { porterStem } from '../../retrieval/text/porter-stemmer.ts';
 import { ENGLISH_STOP_WORDS, QUERY_FRAME_WORDS } from '../../retrieval/text/stop-words.ts';
@@ -17,7 +18,6 @@ import type { EmbedOptions, Embedder } from '../port.ts';
 import { DEFAULT_TRAINING, trainModel, serializeModel, type BuiltinTrainingOptions, type LearnedModel, type LearnedModelState } from './model.ts';
 import { addSubwordVector, type SubwordOptions } from './subword-hashing.ts';
 import { l2Normalize } from '../vectors.ts';
-import { analyze } from '../../retrieval/text/analyze.ts';
 
 export interface BuiltinEmbedderOptions {
   /** Dimensions of the subword part; 0 turns it off. */
@@ -38,6 +38,7 @@ export class BuiltinEmbedder implements Embedder {
   readonly model: string;
   readonly dimensions: number;
   readonly maxBatch = 512;
+  /** The learned model; null until trained (then only the subword part carries meaning). */
   readonly learned: LearnedModel | null;
   private readonly options: BuiltinEmbedderOptions;
   private readonly rank: number;
@@ -59,6 +60,11 @@ export class BuiltinEmbedder implements Embedder {
   static train(sequences: ReadonlyArray<readonly string[]>, options: Partial<BuiltinEmbedderOptions & BuiltinTrainingOptions> = {}): BuiltinEmbedder {
     const analyzed = sequences.map((seq) => seq.map((text) => analyze(text)));
     return new BuiltinEmbedder(trainModel(analyzed, options), options);
+  }
+
+  /** False until a model is learned: the engine should fuse vector results only from a trained embedder. */
+  get trained(): boolean {
+    return this.learned !== null;
   }
 
   /** The learned model's serialisable state, for the store to persist; null when untrained. */

@@ -27,7 +27,7 @@ export interface BuiltinTrainingOptions {
 }
 
 export const DEFAULT_TRAINING: Readonly<BuiltinTrainingOptions> = Object.freeze({
-  rank: 96,
+  rank: 128,
   maxTerms: 20_000,
   adjacentWeight: 1,
   contextSmoothing: 1,
