@@ -7,3 +7,8 @@ export type { Principal, Role } from './domain/principal.ts';
 export { localOwner } from './domain/principal.ts';
 export type { RememberInput, MemoryPatch, SearchInput, ListInput } from './services/inputs.ts';
 export type { MemoryStore } from './ports/store.ts';
+export { startScheduler, type SchedulerOptions } from './lifecycle/scheduler.ts';
+export type { LifecycleConfig } from './lifecycle/config.ts';
+export type { ConsolidationReport } from './lifecycle/consolidate.ts';
+export { graphCandidates } from './graph/graph-query.ts';
+export { ledgerExactHits } from './lifecycle/ledger.ts';
