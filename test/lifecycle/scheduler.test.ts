@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startScheduler } from '../../src/index.ts';
+import type { ConsolidationReport } from '../../src/lifecycle/consolidate.ts';
+import { lifecycleStore } from './helpers.ts';
+
+test('startScheduler runs consolidations on its interval, one at a time, and stops cleanly', async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: 'scheduled work' });
+    const reports: ConsolidationReport[] = [];
+    const sched = startScheduler(s.m, { intervalMs: 20, onReport: (r) => reports.push(r) });
+    await new Promise((r) => setTimeout(r, 400));
+    await sched.stop();
+    assert.ok(reports.length >= 2, `ran ${reports.length} times`);
+    assert.equal(reports[0]!.status, 'done');
+    assert.ok(reports.slice(1).every((r) => r.status === 'skipped'), 'nothing new: later ticks skip');
+    const n = reports.length;
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(reports.length, n, 'no run after stop');
+  } finally {
+    await s.close();
+  }
+});
