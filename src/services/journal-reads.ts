@@ -120,10 +120,11 @@ export function renderView(snapshot: JournalSnapshot, v: JournalViewInput): stri
 export async function engineJournalBridge(ctx: ServiceContext): Promise<AgentMemoryBridge> {
   const journal = await openJournalForRead(journalPathOf(ctx));
   const snapshot = journal ? journal.view() : new JournalSnapshot();
-  const flags = ctx.config.journalBridge ?? {};
+  const flags: { promptViewReads?: boolean; indexViewReads?: boolean; autonomousWrites?: unknown } = ctx.config.journalBridge ?? {};
   return new AgentMemoryBridge({
     source: () => snapshot,
-    flags: { promptViewReads: flags.promptViewReads === true, indexViewReads: flags.indexViewReads === true, autonomousWrites: false },
+    // autonomousWrites is passed through so a config asking for it fails loudly in the bridge constructor.
+    flags: { promptViewReads: flags.promptViewReads === true, indexViewReads: flags.indexViewReads === true, autonomousWrites: flags.autonomousWrites === true },
     now: () => new Date(ctx.now()),
   });
 }

@@ -140,13 +140,13 @@ export class Mnemos {
   }
 
   /** Owner only: the journal is owner data. Whole clusters; a missing journal is an empty result. */
-  journalQuery(input: JournalQueryInput) {
+  async journalQuery(input: JournalQueryInput) {
     this.requireOwner('journal queries');
     return queryJournalFile(this.journalPath, input);
   }
 
   /** Owner only: a bounded audit, index, prompt or PLN-safe view of the journal. */
-  journalView(input: JournalViewInput) {
+  async journalView(input: JournalViewInput) {
     this.requireOwner('journal views');
     return viewJournalFile(this.journalPath, input);
   }

@@ -87,7 +87,7 @@ const validate: Command = {
   human: (r) =>
     r.valid
       ? `${r.file}: valid (${r.clusters} cluster${r.clusters === 1 ? '' : 's'})`
-      : [`${r.file}: invalid, ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}`, ...r.problems.map((p: Problem) => `  ${p.line !== undefined ? `line ${p.line}` : '-'} [${p.rule}] ${p.message}`)].join('\n'),
+      : [`${r.file}: invalid, ${r.problems.length} problem${r.problems.length === 1 ? '' : 's'}`, ...r.problems.map((p: Problem) => `  [${p.rule}] ${p.message}`)].join('\n'),
 };
 
 const append: Command = {

@@ -1,0 +1,115 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Journal } from '../../src/journal/journal.ts';
+import { TOOLS } from '../../src/surfaces/tools/index.ts';
+import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
+import { openMemory, type Mnemos } from '../../src/surfaces/library/open-memory.ts';
+import { record, REFERENCE_EXAMPLE, tempDir } from './helpers.ts';
+
+const call = (memory: Mnemos, name: string, input: unknown) => runTool(findTool(TOOLS, name), input, { memory, surfaceParts: [] });
+
+test('journal_query and journal_view read the engine journal (config journalPath), bounded and read-only', async () => {
+  const { dir, cleanup } = tempDir();
+  const journalPath = join(dir, 'j.metta');
+  const m = await openMemory({ db: join(dir, 'm.db'), config: { journalPath } });
+  try {
+    for (const name of ['journal_query', 'journal_view']) {
+      const tool = findTool(TOOLS, name);
+      assert.equal(tool.readOnly, true);
+      assert.equal(tool.ownerOnly, true);
+    }
+    // No journal yet: an empty answer with a message, not an error.
+    const empty = (await call(m, 'journal_query', { by: 'about', value: 'parser' })) as { exists: boolean; clusters: unknown[]; message: string };
+    assert.deepEqual([empty.exists, empty.clusters.length], [false, 0]);
+    assert.match(empty.message, /no journal/);
+    const emptyView = (await call(m, 'journal_view', { kind: 'prompt' })) as { text: string; message: string };
+    assert.equal(emptyView.text, '');
+
+    const journal = await Journal.open(journalPath);
+    await journal.appendMany([REFERENCE_EXAMPLE, record('mc-2', 'c-2', ['(CommitmentText c-2 "write the docs")', '(About c-2 docs)', '(HasStatus c-2 active)'])]);
+
+    const q = (await call(m, 'journal_query', { by: 'status', value: 'active' })) as { count: number; clusters: Array<{ id: string; text: string }> };
+    assert.deepEqual(q.clusters.map((c) => c.id), ['mc-2026-11-29-standup', 'mc-2']);
+    assert.equal(q.clusters[0]!.text, REFERENCE_EXAMPLE);
+    const one = (await call(m, 'journal_query', { by: 'status', value: 'active', limit: 1 })) as { count: number };
+    assert.equal(one.count, 1);
+
+    const v = (await call(m, 'journal_view', { kind: 'prompt', topics: ['docs'], maxChars: 200 })) as { text: string; chars: number };
+    assert.match(v.text.split('\n')[0]!, /c-2/);
+    assert.ok(v.chars <= 200);
+    const audit = (await call(m, 'journal_view', { kind: 'audit' })) as { text: string };
+    assert.ok(audit.text.startsWith(REFERENCE_EXAMPLE));
+
+    // Caps: the schema refuses what would flood a context window.
+    await assert.rejects(call(m, 'journal_query', { by: 'id', value: 'x', limit: 51 }), /limit/);
+    await assert.rejects(call(m, 'journal_view', { kind: 'audit', maxChars: 20_001 }), /maxChars/);
+    await assert.rejects(call(m, 'journal_view', { kind: 'audit', maxChars: -1 }), /maxChars/);
+    await assert.rejects(call(m, 'journal_query', { by: 'colour', value: 'x' }), /by/);
+  } finally {
+    await m.close();
+    cleanup();
+  }
+});
+
+test('the journal is owner data: guests and agents get forbidden (403) from the tools and the facade', async () => {
+  const { dir, cleanup } = tempDir();
+  const m = await openMemory({ db: join(dir, 'm.db') });
+  try {
+    for (const role of ['guest', 'agent'] as const) {
+      const other = m.as({ role, namespace: 'default', id: `${role}-1`, agentId: 'a1' });
+      for (const [name, input] of [['journal_query', { by: 'id', value: 'x' }], ['journal_view', { kind: 'prompt' }]] as const) {
+        await assert.rejects(call(other, name, input), (err: Error & { code?: string }) => err.code === 'forbidden' && /owner only/.test(err.message));
+      }
+      await assert.rejects(other.journalQuery({ by: 'id', value: 'x' }), (err: Error & { code?: string }) => err.code === 'forbidden');
+    }
+  } finally {
+    await m.close();
+    cleanup();
+  }
+});
+
+test('default journal path sits next to the SQLite file; self_state reports the bridge flags and the setting that changes them', async () => {
+  const { dir, cleanup } = tempDir();
+  mkdirSync(join(dir, 'store'));
+  const m = await openMemory({ db: join(dir, 'store', 'm.db') });
+  const on = await openMemory({ db: join(dir, 'on.db'), config: { journalBridge: { promptViewReads: true } } });
+  try {
+    assert.equal(m.journalPath, join(dir, 'store', 'journal.metta'));
+    const parts = (await call(m, 'self_state', {})) as { parts: Array<{ part: string; state: string; setting: string | null; why: string }> };
+    const byName = new Map(parts.parts.map((p) => [p.part, p]));
+    assert.equal(byName.get('journal_prompt_view')!.state, 'off');
+    assert.match(byName.get('journal_prompt_view')!.setting!, /journalBridge\.promptViewReads/);
+    assert.equal(byName.get('journal_index_view')!.state, 'off');
+    assert.equal(byName.get('journal_autonomous_writes')!.state, 'off');
+    assert.equal(byName.get('journal_autonomous_writes')!.setting, null);
+    assert.match(byName.get('journal_autonomous_writes')!.why, /cannot be enabled/);
+
+    const onParts = on.selfState().parts;
+    assert.equal(onParts.find((p) => p.part === 'journal_prompt_view')!.state, 'on');
+
+    // The bridge follows the same flags: off gives an empty fragment, on a read-only envelope.
+    writeFileSync(join(dir, 'store', 'journal.metta'), REFERENCE_EXAMPLE);
+    writeFileSync(join(dir, 'journal.metta'), REFERENCE_EXAMPLE);
+    assert.equal((await m.journalBridge()).promptViewMetta(), '');
+    const envelope = (await on.journalBridge()).promptViewMetta();
+    assert.match(envelope, /\(PromptViewMode oc-prompt-memory-view read-only\)/);
+    assert.match(envelope, /ship the parser by Friday/);
+    assert.equal((await on.journalBridge()).indexViewMetta(), '');
+    const bridge = await on.journalBridge();
+    assert.throws(() => bridge.appendFromAgent(REFERENCE_EXAMPLE), (err: Error & { code?: string }) => err.code === 'forbidden');
+    // Asking for autonomous writes through config is a clear error, never a silent downgrade.
+    const writer = await openMemory({ db: join(dir, 'w.db'), config: { journalBridge: { autonomousWrites: true } as never } });
+    try {
+      await assert.rejects(writer.journalBridge(), (err: Error & { code?: string }) => err.code === 'forbidden' && /cannot be enabled/.test(err.message));
+      assert.equal(writer.selfState().parts.find((p) => p.part === 'journal_autonomous_writes')!.state, 'off');
+    } finally {
+      await writer.close();
+    }
+  } finally {
+    await m.close();
+    await on.close();
+    cleanup();
+  }
+});
