@@ -9,6 +9,7 @@ import { buildMemory } from '../build-memory.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
 import { parseInput } from '../validate.ts';
+import { withVectors } from '../embeddings.ts';
 import { markdownInputs } from './markdown.ts';
 import { mettaOps } from './metta-import.ts';
 import { isMemoryRecord, memoryRecordSchema } from './memory-records.ts';
@@ -94,7 +95,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     if (format === 'markdown') ops.push(...(await staleChunkOps(ctx, p, abs, ops)));
   }
   progress('writing', 0, ops.length);
-  const results = ops.length ? await ctx.store.apply(p, ops) : [];
+  const results = ops.length ? await ctx.store.apply(p, await withVectors(ctx, p, ops)) : [];
   progress('done', ops.length, ops.length);
   return summarise(abs, format, results);
 }
