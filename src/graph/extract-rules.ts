@@ -26,13 +26,14 @@ const NOT_NAMES = new Set(
 );
 
 const FAMILY = 'sister|brother|mother|father|wife|husband|partner|friend|colleague|boss|manager|daughter|son|cousin|aunt|uncle|grandmother|grandfather|mentor|doctor';
-const RELATION_PATTERNS: { re: RegExp; build: (m: RegExpExecArray) => ExtractedRelation }[] = [
-  { re: new RegExp(String.raw`(${NAME}) is (${NAME})['’]s (${FAMILY})\b`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: `${m[3]!.toLowerCase()}_of`, object: m[2]! }) },
-  { re: new RegExp(String.raw`(${NAME})['’]s (${FAMILY}),? (?:is )?(${NAME})`, 'gu'), build: (m) => ({ subject: m[3]!, predicate: `${m[2]!.toLowerCase()}_of`, object: m[1]! }) },
-  { re: new RegExp(String.raw`(${NAME}) (?:now )?(?:works|worked|is working|started working) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'works_at', object: m[2]! }) },
-  { re: new RegExp(String.raw`(${NAME}) (?:now )?(?:lives|lived|moved|relocated) (?:in|to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lives_in', object: m[2]! }) },
-  { re: new RegExp(String.raw`(${NAME}) (?:married|is married to|got married to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'married_to', object: m[2]! }) },
-  { re: new RegExp(String.raw`(${NAME}) (?:knows|met|meets) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'knows', object: m[2]! }) },
+/** Each pattern has a cheap hint; a text without it skips the (costly) regex. */
+const RELATION_PATTERNS: { hint: RegExp; re: RegExp; build: (m: RegExpExecArray) => ExtractedRelation }[] = [
+  { hint: /['’]s /, re: new RegExp(String.raw`(${NAME}) is (${NAME})['’]s (${FAMILY})\b`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: `${m[3]!.toLowerCase()}_of`, object: m[2]! }) },
+  { hint: /['’]s /, re: new RegExp(String.raw`(${NAME})['’]s (${FAMILY}),? (?:is )?(${NAME})`, 'gu'), build: (m) => ({ subject: m[3]!, predicate: `${m[2]!.toLowerCase()}_of`, object: m[1]! }) },
+  { hint: /work/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:works|worked|is working|started working) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'works_at', object: m[2]! }) },
+  { hint: /live|moved|relocated/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:lives|lived|moved|relocated) (?:in|to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lives_in', object: m[2]! }) },
+  { hint: /married/, re: new RegExp(String.raw`(${NAME}) (?:married|is married to|got married to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'married_to', object: m[2]! }) },
+  { hint: /knows|met/, re: new RegExp(String.raw`(${NAME}) (?:knows|met|meets) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'knows', object: m[2]! }) },
 ];
 
 function cleanName(raw: string): string | null {
@@ -84,13 +85,13 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
   if (known.size > 0) {
     const words = text.split(/[^\p{L}\p{N}@'’-]+/u).filter(Boolean);
     // A cheap key first (lower-case words); the full normalisation runs only on a hit. This loop sees every memory of a run.
-    const lower = words.map((w) => w.toLowerCase());
+    const lower = words.map((w) => normalizeCheap(w.toLowerCase()));
     const found = new Set([...seen].map((s) => normalizeName(s.slice(s.indexOf('|') + 1))));
     for (let i = 0; i < words.length; i++) {
       let key = '';
       for (let len = 1; len <= 3 && i + len <= words.length; len++) {
         key = len === 1 ? lower[i]! : `${key} ${lower[i + len - 1]}`;
-        if (!known.has(key) && !known.has(normalizeCheap(key))) continue;
+        if (!known.has(key)) continue;
         const phrase = words.slice(i, i + len).join(' ');
         const norm = normalizeName(phrase);
         if (norm && known.has(norm) && !NOT_NAMES.has(norm) && !found.has(norm)) {
@@ -101,7 +102,9 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
     }
   }
   const relations: ExtractedRelation[] = [];
-  for (const { re, build } of RELATION_PATTERNS) {
+  const hasCapital = /\p{Lu}/u.test(text);
+  for (const { hint, re, build } of RELATION_PATTERNS) {
+    if (!hasCapital || !hint.test(text)) continue;
     for (const m of text.matchAll(re)) {
       const r = build(m);
       const subject = cleanName(r.subject);

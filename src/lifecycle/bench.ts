@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { MEMORY_TYPES } from '../domain/memory.ts';
 import { prng, SyntheticText } from '../bench/synthetic.ts';
 import type { RememberInput } from '../services/inputs.ts';
-import { openMemory } from '../surfaces/library/open-memory.ts';
+import { openMemory, type Mnemos } from '../surfaces/library/open-memory.ts';
 import type { ConsolidationReport } from './consolidate.ts';
 
 /**
@@ -27,42 +27,47 @@ const FIRST = ['Ana', 'Ben', 'Chen', 'Dara', 'Emil', 'Farah', 'Goran', 'Hana', '
 const LAST = ['Silva', 'Okafor', 'Lind', 'Moreau', 'Patel', 'Kowalski', 'Tanaka', 'Haddad'];
 const ORGS = ['Acme Corp', 'Globex Labs', 'Initech Systems', 'Umbrella Foods'];
 
-export async function benchConsolidate(opts: { n: number; db?: string; onProgress?: (done: number, total: number) => void }): Promise<ConsolidateBenchResult> {
-  const db = opts.db ?? join(tmpdir(), `mnemos-bench-consolidate-${process.pid}.db`);
-  const own = opts.db === undefined;
-  const real = Date.now();
-  const clock = { t: real };
-  const m = await openMemory({ db, now: () => clock.t });
+/** Seeds n synthetic memories (ages spread over 60 days through the clock). */
+export async function seedConsolidateBench(m: Mnemos, clock: { t: number }, n: number, onProgress?: (done: number, total: number) => void): Promise<void> {
+  const real = clock.t;
   const text = new SyntheticText(7);
   const rand = prng(11);
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  const batch = 2000;
+  let prev = '';
+  for (let done = 0; done < n; done += batch) {
+    clock.t = real - Math.floor(rand() * 60) * 86_400_000;
+    const inputs: RememberInput[] = [];
+    for (let i = 0; i < Math.min(batch, n - done); i++) {
+      const r = rand();
+      let t = text.sentence();
+      if (r < 0.02 && prev) t = `${prev}.`;
+      else if (r < 0.22) t = `${pick(FIRST)} ${pick(LAST)} works at ${pick(ORGS)}; ${t}`;
+      prev = t;
+      const type = r > 0.98 ? 'goal' : pick(MEMORY_TYPES.filter((x) => x !== 'skill' && x !== 'goal'));
+      inputs.push({
+        text: t,
+        type,
+        importance: Math.round((0.2 + rand() * 0.8) * 100) / 100,
+        ...(r > 0.97 && r <= 0.98 ? { expiresAt: new Date(clock.t + 86_400_000).toISOString() } : {}),
+      });
+    }
+    await m.rememberMany(inputs, 'skip_if_same');
+    onProgress?.(Math.min(done + batch, n), n);
+  }
+  clock.t = real;
+}
+
+export async function benchConsolidate(opts: { n: number; db?: string; onProgress?: (done: number, total: number) => void }): Promise<ConsolidateBenchResult> {
+  const db = opts.db ?? join(tmpdir(), `mnemos-bench-consolidate-${process.pid}.db`);
+  const own = opts.db === undefined;
+  const clock = { t: Date.now() };
+  const m = await openMemory({ db, now: () => clock.t });
   let peak = process.memoryUsage().rss;
   try {
     const t0 = Date.now();
-    const batch = 2000;
-    let prev = '';
-    for (let done = 0; done < opts.n; done += batch) {
-      clock.t = real - Math.floor(rand() * 60) * 86_400_000;
-      const inputs: RememberInput[] = [];
-      for (let i = 0; i < Math.min(batch, opts.n - done); i++) {
-        const r = rand();
-        let t = text.sentence();
-        if (r < 0.02 && prev) t = `${prev}.`;
-        else if (r < 0.22) t = `${pick(FIRST)} ${pick(LAST)} works at ${pick(ORGS)}; ${t}`;
-        prev = t;
-        const type = r > 0.98 ? 'goal' : pick(MEMORY_TYPES.filter((x) => x !== 'skill' && x !== 'goal'));
-        inputs.push({
-          text: t,
-          type,
-          importance: Math.round((0.2 + rand() * 0.8) * 100) / 100,
-          ...(r > 0.97 && r <= 0.98 ? { expiresAt: new Date(clock.t + 86_400_000).toISOString() } : {}),
-        });
-      }
-      await m.rememberMany(inputs, 'skip_if_same');
-      opts.onProgress?.(Math.min(done + batch, opts.n), opts.n);
-    }
+    await seedConsolidateBench(m, clock, opts.n, opts.onProgress);
     const ingestSeconds = (Date.now() - t0) / 1000;
-    clock.t = real;
     const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
     const start = performance.now();
     let report: ConsolidationReport;

@@ -24,6 +24,8 @@ export class SqliteWriter {
   private readonly insertVector: Database.Statement;
   private readonly insertAudit: Database.Statement;
   private readonly auditHead: Database.Statement;
+  private setLifecycle: Database.Statement | undefined;
+  private closeVersion: Database.Statement | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -112,7 +114,7 @@ export class SqliteWriter {
       throw new MnemosError('conflict', `memory ${prev.id} was already replaced by ${prev.supersededBy ?? 'a newer version'}; edit the current version`, { id: prev.id, supersededBy: prev.supersededBy });
     }
     if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
-    this.db.prepare('UPDATE memories SET superseded_at = ?, superseded_by = ? WHERE id = ?').run(ctx.now, next.id, prev.id);
+    (this.closeVersion ??= this.db.prepare('UPDATE memories SET superseded_at = ?, superseded_by = ? WHERE id = ?')).run(ctx.now, next.id, prev.id);
     this.writeRow(next, vector);
     this.audit(ctx, {
       action,
@@ -130,7 +132,8 @@ export class SqliteWriter {
     const m = rowToMemory(row);
     this.assertWritable(ctx.p, m);
     if (m.lifecycle !== op.from) throw new MnemosError('conflict', `memory ${op.id} is ${m.lifecycle}, not ${op.from}`, { id: op.id });
-    this.db.prepare('UPDATE memories SET lifecycle = ?, importance = coalesce(?, importance) WHERE id = ?').run(op.to, op.importance ?? null, op.id);
+    // Cached: a consolidation moves tens of thousands of memories in one run.
+    (this.setLifecycle ??= this.db.prepare('UPDATE memories SET lifecycle = ?, importance = coalesce(?, importance) WHERE id = ?')).run(op.to, op.importance ?? null, op.id);
     this.audit(ctx, { action: 'lifecycle', memoryId: op.id, beforeHash: m.contentHash, afterHash: m.contentHash, details: { from: op.from, to: op.to, reason: op.reason } });
     return { kind: 'lifecycle', id: op.id };
   }
