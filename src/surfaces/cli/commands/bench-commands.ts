@@ -4,6 +4,7 @@ import type { Command, CommandContext } from '../command.ts';
 import { benchCycleCmd } from './cycle-commands.ts';
 import { benchServeCmd } from './bench-serve-command.ts';
 import { benchConsolidateCmd } from './bench-consolidate-command.ts';
+import { benchJournalCmd } from './bench-journal-command.ts';
 import { num, str } from './options.ts';
 
 export const BENCH_FILE = 'docs/BENCHMARKS.md';
@@ -54,7 +55,7 @@ export const bench: Command = {
   name: 'bench',
   usage: 'bench <ingest|...>',
   summary: 'benchmarks: print figures and update docs/BENCHMARKS.md',
-  subcommands: [ingest, benchServeCmd, benchCycleCmd, benchConsolidateCmd],
+  subcommands: [ingest, benchServeCmd, benchCycleCmd, benchConsolidateCmd, benchJournalCmd],
   async run() {
     return undefined;
   },
