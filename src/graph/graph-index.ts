@@ -64,7 +64,8 @@ export async function indexGraph(
   let todo: Memory[] | null = null;
   if (opts.current && graph.indexedIds) {
     const indexed = await graph.indexedIds(p);
-    todo = opts.current.filter((m) => m.supersededAt === null && m.lifecycle !== 'expired' && !indexed.has(m.id));
+    // Archived and expired memories are out of recall, so out of the graph until rescued.
+    todo = opts.current.filter((m) => m.supersededAt === null && m.lifecycle !== 'expired' && m.lifecycle !== 'archived' && !indexed.has(m.id));
   }
   let offset = 0;
   while (out.memories < opts.limit) {

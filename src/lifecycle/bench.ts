@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MEMORY_TYPES } from '../domain/memory.ts';
 import { prng, SyntheticText } from '../bench/synthetic.ts';
@@ -16,6 +16,10 @@ import type { ConsolidationReport } from './consolidate.ts';
 export interface ConsolidateBenchResult {
   memories: number;
   seconds: number;
+  /** CPU time of this process during the pass: the figure to trust on a busy machine. */
+  cpuSeconds: number;
+  /** 1-minute load average when the pass ended. */
+  loadAverage: number;
   memoriesPerSecond: number;
   counts: Record<string, number>;
   timings: Record<string, number>;
@@ -70,6 +74,7 @@ export async function benchConsolidate(opts: { n: number; db?: string; onProgres
     const ingestSeconds = (Date.now() - t0) / 1000;
     const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100);
     const start = performance.now();
+    const cpu0 = process.cpuUsage();
     let report: ConsolidationReport;
     try {
       report = await m.consolidate({ force: true });
@@ -77,10 +82,13 @@ export async function benchConsolidate(opts: { n: number; db?: string; onProgres
       clearInterval(timer);
     }
     const seconds = (performance.now() - start) / 1000;
+    const cpu = process.cpuUsage(cpu0);
     peak = Math.max(peak, process.memoryUsage().rss);
     return {
       memories: opts.n,
       seconds: Math.round(seconds * 100) / 100,
+      cpuSeconds: Math.round((cpu.user + cpu.system) / 1e4) / 100,
+      loadAverage: Math.round(loadavg()[0]! * 10) / 10,
       memoriesPerSecond: Math.round(opts.n / seconds),
       counts: report.counts,
       timings: report.timings,

@@ -74,7 +74,7 @@ export class PgGraph implements GraphStore {
 
   async unindexed(p: Principal, limit: number): Promise<string[]> {
     const found = await this.q<{ id: string }>([
-      "SELECT m.id FROM memories m WHERE m.superseded_at IS NULL AND m.lifecycle NOT IN ('expired') AND ",
+      "SELECT m.id FROM memories m WHERE m.superseded_at IS NULL AND m.lifecycle NOT IN ('expired', 'archived') AND ",
       scopeSql(readScope(p), 'm'),
       ' AND NOT EXISTS (SELECT 1 FROM graph_indexed g WHERE g.memory_id = m.id) ORDER BY m.recorded_at, m.id ',
       sql('LIMIT ?', limit),

@@ -76,7 +76,7 @@ export class SqliteGraph implements GraphStore {
     const s = scopeSql(readScope(p), 'm');
     const rows = this.db
       .prepare(
-        `SELECT m.id FROM memories m WHERE m.superseded_at IS NULL AND m.lifecycle NOT IN ('expired') AND ${s.sql} AND NOT EXISTS (SELECT 1 FROM graph_indexed g WHERE g.memory_id = m.id) ORDER BY m.rowid LIMIT ?`,
+        `SELECT m.id FROM memories m WHERE m.superseded_at IS NULL AND m.lifecycle NOT IN ('expired', 'archived') AND ${s.sql} AND NOT EXISTS (SELECT 1 FROM graph_indexed g WHERE g.memory_id = m.id) ORDER BY m.rowid LIMIT ?`,
       )
       .all(...s.params, limit) as { id: string }[];
     return rows.map((r) => r.id);
