@@ -1,4 +1,4 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { MnemosError } from '../../../domain/errors.ts';
 import { IMPORT_FORMATS, type FileImportResult, type ImportFormat, type ImportProgress } from '../../../services/import/import-file.ts';
 import type { Command, CommandContext } from '../command.ts';
@@ -55,12 +55,15 @@ export const exportCmd: Command = {
       await run((line) => void ctx.stdout(line));
       return undefined;
     }
-    if (format === 'metta') await m.exportMetta(() => undefined); // validate before creating the file
-    const stream = createWriteStream(out);
+    // The file is created at the first write, so a refused metta export leaves no file behind.
+    let stream: WriteStream | undefined;
+    const file = () => (stream ??= createWriteStream(out));
     const count = await run((line) => {
-      if (!stream.write(line)) return new Promise<void>((r) => stream.once('drain', () => r()));
+      const s = file();
+      if (!s.write(line)) return new Promise<void>((r) => s.once('drain', () => r()));
     });
-    await new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    const s = file();
+    await new Promise<void>((resolve, reject) => s.end((err?: Error | null) => (err ? reject(err) : resolve())));
     return { format, out, memories: count };
   },
   human: (r) => `exported ${r.memories} memory versions to ${r.out}`,
