@@ -115,6 +115,12 @@ test('the CLI: mnemos export --format metta --out, then mnemos import into a fre
     assert.equal(imp.body.total.created, 2);
     assert.equal((await run(dir, 'export', '--format', 'metta', '--out', 'two.metta', '--db', 'fresh.db')).code, 0);
     assert.equal(readFileSync(join(dir, 'two.metta'), 'utf8'), readFileSync(join(dir, 'one.metta'), 'utf8'));
+    // The export is a journal: it appends as is and answers journal queries (goals are Commitments).
+    assert.equal((await run(dir, 'journal', 'append', 'mem-journal.metta', 'one.metta')).code, 0);
+    const goals = await runJson(dir, 'journal', 'query', 'mem-journal.metta', '--by', 'type', '--value', 'Commitment');
+    assert.equal(goals.body.count, 1);
+    assert.match(goals.body.clusters[0].text, /\(CommitmentText m-[0-9A-Z]+ "remember the milk"\)/);
+    assert.match((await runJson(dir, 'journal', 'view', 'mem-journal.metta', '--kind', 'prompt', '--topic', 'shopping')).body.text, /remember the milk/);
 
     assert.equal((await run(dir, 'add', 'y'.repeat(4500))).code, 0);
     const refused = await run(dir, 'export', '--format', 'metta', '--out', 'three.metta');
