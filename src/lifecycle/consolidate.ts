@@ -141,7 +141,10 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         if (applied === plan.ops.length) {
           const to = new Map<string, Lifecycle>();
           for (const o of plan.ops) if (o.kind === 'lifecycle') to.set(o.id, o.to);
-          memories = memories.map((m) => (to.has(m.id) ? { ...m, lifecycle: to.get(m.id)! } : m));
+          for (const m of memories) {
+            const next = to.get(m.id);
+            if (next) m.lifecycle = next; // the run's own copies: updated in place, no second list
+          }
         } else memories = await loadCurrent(ctx, sys);
         for (const [k, v] of Object.entries(plan.counts)) counts[k] = (counts[k] ?? 0) + v;
         counts.lifecycleSkippedStale = (counts.lifecycleSkippedStale ?? 0) + plan.ops.length - applied;

@@ -25,6 +25,7 @@ export class SqliteWriter {
   private readonly insertAudit: Database.Statement;
   private readonly auditHead: Database.Statement;
   private setLifecycle: Database.Statement | undefined;
+  private lifecycleRow: Database.Statement | undefined;
   private closeVersion: Database.Statement | undefined;
 
   constructor(
@@ -127,9 +128,12 @@ export class SqliteWriter {
   }
 
   private lifecycle(ctx: BatchContext, op: Extract<WriteOp, { kind: 'lifecycle' }>): WriteResult {
-    const row = this.byId.get(op.id) as MemoryRow | undefined;
+    // Only the columns this check needs: a consolidation sends tens of thousands of these.
+    const row = (this.lifecycleRow ??= this.db.prepare('SELECT id, namespace, owner_id AS ownerId, lifecycle, content_hash AS contentHash FROM memories WHERE id = ?')).get(op.id) as
+      | { id: string; namespace: string; ownerId: string; lifecycle: string; contentHash: string }
+      | undefined;
     if (!row) throw new MnemosError('not_found', `memory ${op.id} does not exist`, { id: op.id });
-    const m = rowToMemory(row);
+    const m = row;
     this.assertWritable(ctx.p, m);
     if (m.lifecycle !== op.from) throw new MnemosError('conflict', `memory ${op.id} is ${m.lifecycle}, not ${op.from}`, { id: op.id });
     // Cached: a consolidation moves tens of thousands of memories in one run.
