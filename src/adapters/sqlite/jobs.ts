@@ -94,7 +94,8 @@ export class SqliteJobs implements JobStore {
   async scanCurrent(p: Principal, cursor: string | null, limit: number): Promise<{ memories: Memory[]; cursor: string | null }> {
     this.owner(p);
     const rows = this.db
-      .prepare('SELECT rowid AS _rowid, * FROM memories WHERE rowid > ? AND namespace = ? AND superseded_at IS NULL ORDER BY rowid LIMIT ?')
+      // `+namespace` keeps the planner on the rowid range: with a namespace index it sorts the whole namespace for every page.
+      .prepare('SELECT rowid AS _rowid, * FROM memories WHERE rowid > ? AND +namespace = ? AND superseded_at IS NULL ORDER BY rowid LIMIT ?')
       .all(cursor === null ? 0 : Number(cursor), p.namespace, limit) as (MemoryRow & { _rowid: number })[];
     return { memories: rows.map(rowToMemory), cursor: rows.length < limit ? null : String(rows[rows.length - 1]!._rowid) };
   }
