@@ -63,8 +63,9 @@ const DEPTH = 100;
  * time falls in its range. Importance and recency only order near-ties.
  */
 export async function searchMemories(ctx: ServiceContext, p: Principal, input: SearchInput & { mode?: SearchMode }): Promise<SearchResult> {
-  const q = parseInput(searchSchema, input, 'search request');
-  const mode: SearchMode = input.mode ?? 'hybrid';
+  const { mode: requested, ...rest } = input;
+  const q = parseInput(searchSchema, rest, 'search request');
+  const mode: SearchMode = requested ?? 'hybrid';
   const filter = toStoreFilter(q.filter);
   const terms = ctx.analyzeQuery(q.query);
   const time = parseTimeQuery(q.query, q.referenceTime ?? new Date(ctx.now()).toISOString());

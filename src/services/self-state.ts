@@ -14,6 +14,7 @@ export interface PartReport {
 export interface SelfState {
   backend: string;
   parts: PartReport[];
+  notes: string[];
 }
 
 /** Surfaces may add what only they know (e.g. which transports are serving). */
@@ -35,17 +36,16 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}): Se
       why: caps.keywordSearch ? `BM25 full-text index in the ${ctx.store.backend} store` : `the ${ctx.store.backend} backend has no full-text index`,
       setting: caps.keywordSearch ? null : 'use a backend with keyword search (--db)',
     },
-    {
-      part: 'embeddings',
-      state: 'unavailable',
-      why: 'no embedding model is configured in this build; search is keyword only',
-      setting: 'an embedding provider (coming with the embeddings issue); until then memory_search falls back to keyword search',
-    },
+    embeddingsPart(ctx),
     {
       part: 'vector_search',
-      state: caps.vectors ? 'off' : 'unavailable',
-      why: caps.vectors ? 'the store can hold vectors but no embedding model fills them' : `the ${ctx.store.backend} store does not hold vectors yet`,
-      setting: caps.vectors ? 'configure an embedding provider' : 'a PostgreSQL store with pgvector (--db postgres://...) once that backend ships, or the SQLite vector index',
+      state: caps.vectors && ctx.config.embeddings.provider !== 'off' ? 'on' : caps.vectors ? 'off' : 'unavailable',
+      why: !caps.vectors
+        ? `the ${ctx.store.backend} store does not hold vectors; memory_search fuses keyword, graph and ledger lists only`
+        : ctx.config.embeddings.provider === 'off'
+          ? 'embeddings are off, so search is keyword-only'
+          : 'exact cosine scan of the stored vectors, fused with keyword results (RRF)',
+      setting: caps.vectors ? 'MNEMOS_EMBEDDINGS=builtin|openai|onnx|off' : 'use the SQLite store (default) for vector search',
     },
     {
       part: 'postgresql',
@@ -71,5 +71,26 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}): Se
     ...journalBridgeParts(ctx),
     ...(extras.parts ?? []),
   ];
-  return { backend: ctx.store.backend, parts };
+  // Backend facts worth knowing (e.g. pgvector missing, so vectors are scanned exactly).
+  return { backend: ctx.store.backend, parts, notes: ctx.store.notes?.() ?? [] };
+}
+
+function embeddingsPart(ctx: ServiceContext): PartReport {
+  const e = ctx.config.embeddings;
+  const setting = 'MNEMOS_EMBEDDINGS=builtin|openai|onnx|off (openai: MNEMOS_EMBEDDINGS_URL, _MODEL, _DIMENSIONS, _KEY; onnx: MNEMOS_EMBEDDINGS_DIR)';
+  switch (e.provider) {
+    case 'off':
+      return { part: 'embeddings', state: 'off', why: 'turned off by configuration', setting };
+    case 'builtin':
+      return {
+        part: 'embeddings',
+        state: 'on',
+        why: 'built-in offline embedder (no network, no download): subword hashing plus a model learned from this store\'s text; run `mnemos embed --backfill --retrain` after large imports to refresh it',
+        setting,
+      };
+    case 'openai':
+      return { part: 'embeddings', state: 'on', why: `OpenAI-compatible endpoint ${e.baseUrl} model ${e.model}`, setting };
+    case 'onnx':
+      return { part: 'embeddings', state: 'on', why: `local ONNX model directory ${e.directory}`, setting };
+  }
 }

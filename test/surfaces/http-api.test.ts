@@ -198,10 +198,11 @@ describe('HTTP API (mnemos serve)', () => {
       assert.equal(cur.body.error.details.field, 'sessionId');
       const s = (await call('GET', '/v1/status', owner)).body;
       assert.ok(s.memories.total > 0);
-      assert.equal(s.configured.embeddings, 'unavailable');
+      assert.equal(s.configured.embeddings, 'on', 'the built-in embedder is on by default');
       const self = (await call('GET', '/v1/self', owner)).body;
       const emb = self.parts.find((p: { part: string }) => p.part === 'embeddings');
-      assert.equal(emb.state, 'unavailable');
+      assert.equal(emb.state, 'on');
+      assert.match(emb.why, /built-in offline embedder/);
       assert.ok(emb.setting);
       assert.equal(self.parts.find((p: { part: string }) => p.part === 'http_api').state, 'on');
     });

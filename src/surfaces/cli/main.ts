@@ -6,6 +6,7 @@ import { openMemory, type Mnemos } from '../library/open-memory.ts';
 import type { Command, CommandContext } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { EXIT_CODES } from './exit-codes.ts';
+import { embeddingConfigFromEnv } from './embedding-env.ts';
 
 const GLOBAL_OPTIONS = {
   db: { type: 'string' },
@@ -88,7 +89,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       stdout: io.stdout,
       stderr: io.stderr,
       isTTY: io.isTTY,
-      open: async () => (mnemos ??= await openMemory({ db, principal: localOwner(namespace) })),
+      open: async () => (mnemos ??= await openMemory({ db, principal: localOwner(namespace), config: { embeddings: embeddingConfigFromEnv(io.env) } })),
     };
     const result = await cmd.run(ctx);
     if (result !== undefined) {

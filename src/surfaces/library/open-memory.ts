@@ -14,7 +14,7 @@ import { history } from '../../services/history.ts';
 import { importFile, type ImportOptions } from '../../services/import/import-file.ts';
 import type { ListInput, MemoryPatch, RememberInput, SearchInput } from '../../services/inputs.ts';
 import { getMemory, listMemories, remember, type SourcePolicy } from '../../services/memories.ts';
-import { searchMemories } from '../../services/search.ts';
+import { searchMemories, type SearchMode } from '../../services/search.ts';
 import { status } from '../../services/status.ts';
 import { deepRecall, type DeepRecallInput } from '../../services/deep-recall.ts';
 import { ingestTranscript, type TranscriptInput } from '../../services/ingest-transcript.ts';
@@ -25,6 +25,7 @@ import { ensureOwnerToken } from '../../services/owner-token.ts';
 import { authenticate, createToken, listTokens, revokeToken, type CreateTokenInput } from '../../services/tokens.ts';
 import { LifecycleApi } from '../../lifecycle/api.ts';
 import { CycleApi } from '../../services/cycle/cycle-api.ts';
+import { backfillEmbeddings, type BackfillProgress } from '../../services/embeddings.ts';
 import { configureLifecycle, type LifecycleConfig } from '../../lifecycle/config.ts';
 import type { ConsolidateOptions } from '../../lifecycle/consolidate.ts';
 
@@ -91,7 +92,8 @@ export class Mnemos {
     return listMemories(this.ctx, this.principal, input);
   }
 
-  search(input: SearchInput | string) {
+  /** Hybrid search (mode 'keyword' or 'vector' runs one list only, for comparison). */
+  search(input: (SearchInput & { mode?: SearchMode }) | string) {
     return searchMemories(this.ctx, this.principal, typeof input === 'string' ? { query: input } : input);
   }
 
@@ -221,6 +223,11 @@ export class Mnemos {
   /** One consolidation run now (owner only); what the scheduler calls. */
   consolidate(opts?: ConsolidateOptions) {
     return this.lifecycle.consolidate(opts);
+  }
+
+  /** Gives every visible memory a vector of the current model; trains the built-in model first when asked or when there is none. */
+  embedBackfill(opts?: { retrain?: boolean; onProgress?: (x: BackfillProgress) => void }) {
+    return backfillEmbeddings(this.ctx, this.principal, opts);
   }
 
   /** This principal's cognitive cycle (seed 000): blackboard, tick, status, recent episodes. */

@@ -1,5 +1,6 @@
 import { blackboardQuery, blackboardRead, blackboardWrite, cycleStatus, cycleTick, episodesRecent } from './blackboard.ts';
 import { deepRecall } from './deep-recall.ts';
+import { memoryContext } from './memory-context.ts';
 import { memoryEdit } from './memory-edit.ts';
 import { memoryForget } from './memory-forget.ts';
 import { memoryGet } from './memory-get.ts';
@@ -17,4 +18,4 @@ import { journalQuery } from './journal-query.ts';
 import { journalView } from './journal-view.ts';
 
 /** Every agent tool. A new tool is one module plus one entry here; MCP, HTTP and OpenAPI follow. */
-export const TOOLS: Tool[] = [memorySearch, memoryGet, workingMemoryNote, memoryForget, memoryEdit, memoryHistory, recallRange, deepRecall, memoryStatus, selfStateTool, blackboardWrite, blackboardRead, blackboardQuery, cycleStatus, cycleTick, episodesRecent, memoryPin, consolidationStatus, memoryGraph, journalQuery, journalView] as Tool[];
+export const TOOLS: Tool[] = [memorySearch, memoryContext, memoryGet, workingMemoryNote, memoryForget, memoryEdit, memoryHistory, recallRange, deepRecall, memoryStatus, selfStateTool, blackboardWrite, blackboardRead, blackboardQuery, cycleStatus, cycleTick, episodesRecent, memoryPin, consolidationStatus, memoryGraph, journalQuery, journalView] as Tool[];

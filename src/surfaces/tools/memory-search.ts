@@ -30,6 +30,8 @@ export const memorySearch = defineTool({
     });
     return {
       query: r.query,
+      // Settled facts from the canonical ledger come before everything else.
+      canonical: r.ledger,
       results: r.hits.map((h) => ({
         id: h.memory.id,
         text: h.memory.text,
@@ -40,8 +42,9 @@ export const memorySearch = defineTool({
         why: h.why,
       })),
       searched: r.explain,
-      mode: 'keyword',
-      fallback: 'keyword only: no embedding model is configured (see self_state)',
+      lists: r.explain.lists,
+      model: r.explain.vectorModel,
+      ...(r.explain.skipped.vector ? { fallback: `keyword only: ${r.explain.skipped.vector}` } : {}),
     };
   },
 });

@@ -2,6 +2,7 @@ import { benchIngest, type IngestBenchResult } from '../../../bench/ingest.ts';
 import { machineNote, writeBenchSection } from '../../../bench/report.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { benchCycleCmd } from './cycle-commands.ts';
+import { benchBeirCmd, benchLatencyCmd, benchLocomoCmd } from './bench-retrieval-commands.ts';
 import { benchServeCmd } from './bench-serve-command.ts';
 import { benchConsolidateCmd } from './bench-consolidate-command.ts';
 import { benchJournalCmd } from './bench-journal-command.ts';
@@ -55,7 +56,7 @@ export const bench: Command = {
   name: 'bench',
   usage: 'bench <ingest|...>',
   summary: 'benchmarks: print figures and update docs/BENCHMARKS.md',
-  subcommands: [ingest, benchServeCmd, benchCycleCmd, benchConsolidateCmd, benchJournalCmd],
+  subcommands: [ingest, benchServeCmd, benchCycleCmd, benchConsolidateCmd, benchLocomoCmd, benchBeirCmd, benchLatencyCmd, benchJournalCmd],
   async run() {
     return undefined;
   },

@@ -1,0 +1,27 @@
+import { MnemosError } from '../../domain/errors.ts';
+import type { EmbeddingConfig } from '../../services/embeddings.ts';
+
+/** Reads the embedder choice from the environment (the CLI and server are the only places that read it). */
+export function embeddingConfigFromEnv(env: NodeJS.ProcessEnv): EmbeddingConfig {
+  const provider = (env.MNEMOS_EMBEDDINGS || 'builtin').toLowerCase();
+  switch (provider) {
+    case 'builtin':
+    case 'off':
+      return { provider };
+    case 'openai': {
+      const baseUrl = env.MNEMOS_EMBEDDINGS_URL;
+      const model = env.MNEMOS_EMBEDDINGS_MODEL;
+      const dimensions = Number(env.MNEMOS_EMBEDDINGS_DIMENSIONS);
+      if (!baseUrl || !model || !(dimensions > 0)) {
+        throw new MnemosError('validation_failed', 'MNEMOS_EMBEDDINGS=openai needs MNEMOS_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1), MNEMOS_EMBEDDINGS_MODEL and MNEMOS_EMBEDDINGS_DIMENSIONS', { field: 'MNEMOS_EMBEDDINGS' });
+      }
+      return { provider, baseUrl, model, dimensions, ...(env.MNEMOS_EMBEDDINGS_KEY ? { apiKey: env.MNEMOS_EMBEDDINGS_KEY } : {}) };
+    }
+    case 'onnx': {
+      if (!env.MNEMOS_EMBEDDINGS_DIR) throw new MnemosError('validation_failed', 'MNEMOS_EMBEDDINGS=onnx needs MNEMOS_EMBEDDINGS_DIR (a local model directory)', { field: 'MNEMOS_EMBEDDINGS_DIR' });
+      return { provider, directory: env.MNEMOS_EMBEDDINGS_DIR };
+    }
+    default:
+      throw new MnemosError('validation_failed', `MNEMOS_EMBEDDINGS must be builtin, openai, onnx or off, not "${provider}"`, { field: 'MNEMOS_EMBEDDINGS' });
+  }
+}
