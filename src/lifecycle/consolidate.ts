@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { MnemosError } from '../domain/errors.ts';
 import type { Lifecycle, Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -22,6 +20,7 @@ import {
   type ChangeNote,
   type OpenLoop,
 } from './consolidation-phases.ts';
+import { holderDead, newHolder } from './holder.ts';
 import { lifecyclePrincipal } from './principals.ts';
 
 export const CONSOLIDATE_JOB = 'consolidate';
@@ -58,23 +57,6 @@ export interface ConsolidateOptions {
 export function requireJobs(ctx: ServiceContext): JobStore {
   if (!ctx.store.jobs) throw new MnemosError('unsupported', `the ${ctx.store.backend} store has no job table yet`);
   return ctx.store.jobs;
-}
-
-/** `host:pid:nonce`; a holder on this host whose pid is gone crashed, so its lease need not be waited out. */
-export function newHolder(): string {
-  return `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-}
-
-export function holderDead(holder: string): boolean {
-  const [host, pid] = holder.split(':');
-  if (host !== hostname() || !pid || !/^\d+$/.test(pid)) return false;
-  if (Number(pid) === process.pid) return false;
-  try {
-    process.kill(Number(pid), 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 /**

@@ -79,3 +79,24 @@ test('a consolidation killed mid-run (SIGKILL) leaves a consistent store and the
     cleanup();
   }
 });
+
+test('two processes consolidating at once: one runs, the other is told it is busy', async () => {
+  const { dir, cleanup } = tempDir();
+  const db = join(dir, 'm.db');
+  try {
+    const seed = await openMemory({ db });
+    await seed.rememberMany(Array.from({ length: 2500 }, (_, i) => ({ text: `memo ${i} on subject ${i % 13}` })));
+    await seed.close();
+    const run = () =>
+      new Promise<string>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/consolidate-child.ts'), db, String(Date.now()), '800'], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('exit', () => resolve(/finished (\w+)/.exec(out)?.[1] ?? 'crashed'));
+      });
+    const results = (await Promise.all([run(), run()])).sort();
+    assert.deepEqual(results, ['busy', 'done']);
+  } finally {
+    cleanup();
+  }
+});
