@@ -269,7 +269,7 @@ describe('HTTP API (mnemos serve)', () => {
 
   it('shuts down cleanly on SIGTERM', async () => {
     const code = await server.stop('SIGTERM');
-    assert.equal(code, 0);
+    assert.equal(code, 0, server.stderr());
     assert.match(server.stderr(), /closing the store/);
   });
 });
