@@ -59,7 +59,12 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}): Se
       why: caps.multiProcess ? 'several processes may share the store' : 'one process at a time',
       setting: null,
     },
-    { part: 'consolidation', state: 'unavailable', why: 'the consolidation scheduler is not part of this build yet', setting: null },
+    {
+      part: 'consolidation',
+      state: 'on',
+      why: 'importance, forgetting, near-duplicate merges, TTLs, open loops and orphan rescue run as a job in the database: `mnemos consolidate`, and on a timer under `mnemos serve`',
+      setting: 'mnemos serve --consolidate-every-ms n (default 30 min, 0 = off) or MNEMOS_CONSOLIDATE_EVERY_MS',
+    },
     { part: 'dreams', state: 'unavailable', why: 'the dream engine is not part of this build yet', setting: null },
     { part: 'curiosity', state: 'unavailable', why: 'the curiosity engine is not part of this build yet', setting: null },
     {

@@ -6,8 +6,7 @@ import { defineTool } from './tool.ts';
 export const memoryGet = defineTool({
   name: 'memory_get',
   description:
-    'Read one memory by id ({id}), or the exact lines of a source file after a search ({path, from?, lines?}). Only files cited as the source of a memory you can see can be read, and only their cited lines.',
-  readOnly: true,
+    'Read one memory by id ({id}), or the exact lines of a source file after a search ({path, from?, lines?}). Only files cited as the source of a memory you can see can be read, and only their cited lines. Reading a memory by id recalls it: it is activated, strengthened a little, and for a while a correction updates it in place (labileUntil).',
   input: z
     .object({
       id: z.string().min(1).max(64).optional().describe('memory id from a search result'),
@@ -20,7 +19,10 @@ export const memoryGet = defineTool({
   async run(q, { memory }) {
     if (q.id !== undefined) {
       const m = await memory.get(q.id);
-      return { memory: m, source: citation(m) };
+      // An old version is history, not a recall; the current one opens the reconsolidation window.
+      if (m.supersededAt !== null) return { memory: m, source: citation(m) };
+      const r = await memory.lifecycle.recall(m.id);
+      return { memory: r.memory, source: citation(r.memory), labileUntil: r.labileUntil };
     }
     return memory.sourceLines({ path: q.path!, ...(q.from !== undefined ? { from: q.from } : {}), ...(q.lines !== undefined ? { lines: q.lines } : {}) });
   },

@@ -4,6 +4,7 @@ import { serveStdio } from '../../mcp/stdio.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { num, str } from './options.ts';
 import { cycleRegistry } from '../../../services/cycle/cycle-api.ts';
+import { startScheduler } from '../../../lifecycle/scheduler.ts';
 
 const log = (ctx: CommandContext) => (line: string) => ctx.stderr(`${line}\n`);
 
@@ -22,9 +23,9 @@ function shutdownSignal(): Promise<string> {
 
 export const serveCmd: Command = {
   name: 'serve',
-  usage: 'serve [--port 7420] [--host 127.0.0.1] [--owner-token-file path] [--cycle-tick-ms n]',
+  usage: 'serve [--port 7420] [--host 127.0.0.1] [--owner-token-file path] [--cycle-tick-ms n] [--consolidate-every-ms n]',
   summary: 'HTTP JSON API (/v1), MCP over HTTP (/mcp), /healthz, /openapi.json',
-  options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' }, 'cycle-tick-ms': { type: 'string' } },
+  options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' }, 'cycle-tick-ms': { type: 'string' }, 'consolidate-every-ms': { type: 'string' } },
   async run(ctx) {
     const port = num(ctx, 'port') ?? 7420;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MnemosError('validation_failed', '--port must be an integer 0-65535', { field: 'port' });
@@ -52,7 +53,20 @@ export const serveCmd: Command = {
     } else if (boot) {
       say(`  owner token: ${boot.token ? boot.path : `none saved at ${boot.path}; create one with mnemos token create --role owner`}`);
     }
+    // Consolidation is a job in the database: with several servers on one store, one runs and the others skip.
+    const every = num(ctx, 'consolidate-every-ms') ?? (process.env.MNEMOS_CONSOLIDATE_EVERY_MS !== undefined ? Number(process.env.MNEMOS_CONSOLIDATE_EVERY_MS) : 30 * 60_000);
+    const scheduler =
+      every > 0
+        ? startScheduler(memory, {
+            intervalMs: every,
+            onError: (err) => {
+              if (!MnemosError.is(err, 'busy')) say(`mnemos serve: consolidation failed: ${(err as Error).message}`);
+            },
+          })
+        : null;
+    if (scheduler) say(`  consolidation: every ${Math.round(every / 60_000)} min (--consolidate-every-ms 0 turns it off)`);
     const sig = await shutdownSignal();
+    await scheduler?.stop();
     say(`mnemos serve: ${sig}, finishing in-flight requests`);
     await server.close();
     say('mnemos serve: stopped; closing the store');
