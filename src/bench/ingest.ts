@@ -42,11 +42,11 @@ export async function benchIngest(opts: IngestBenchOptions): Promise<IngestBench
     const ingestSeconds = (performance.now() - t0) / 1000;
     const queries = opts.queries ?? 1000;
     const samples: number[] = [];
-    for (let i = 0; i < 50; i++) await mem.search({ query: gen.query(), limit: 10 });
+    for (let i = 0; i < 50; i++) await mem.search({ query: gen.query(), limit: 10, mode: 'keyword' });
     for (let i = 0; i < queries; i++) {
       const q = gen.query(2 + (i % 3));
       const s = performance.now();
-      await mem.search({ query: q, limit: 10 });
+      await mem.search({ query: q, limit: 10, mode: 'keyword' });
       samples.push(performance.now() - s);
     }
     const st = await mem.status();

@@ -84,7 +84,9 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   if (graph.length) lists.push({ name: 'graph', ids: graph });
 
   const first = rrf(lists, { k: ctx.config.rrfK });
-  const byId = new Map((await ctx.store.getMany(p, first.slice(0, depth).map((f) => f.id))).map((m) => [m.id, m]));
+  // Records are needed for the page (with room for near-tie reordering and filtered-out graph ids), and for the time list.
+  const need = mode === 'hybrid' && time.range ? depth : Math.min(depth, 2 * (q.offset + q.limit) + 10);
+  const byId = new Map((await ctx.store.getMany(p, first.slice(0, need).map((f) => f.id))).map((m) => [m.id, m]));
   // The graph list comes from outside the filtered queries: keep only what the filter admits.
   const known = (id: string) => byId.has(id) && admits(filter, byId.get(id)!);
   if (mode === 'hybrid' && time.range) {
