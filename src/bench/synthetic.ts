@@ -1,18 +1,12 @@
+import { mulberry32 } from '../embedding/builtin/prng.ts';
+
+/** The seeded generator the built-in embedder uses; benchmarks need the same determinism. */
+export const prng = mulberry32;
+
 /**
  * Deterministic synthetic corpus for speed benchmarks: Zipf-distributed words
  * from a generated vocabulary, so term statistics look like natural text.
  */
-export function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'ru', 'sa', 'ti', 'vo', 'ze', 'ba', 'do', 'fi', 'gu', 'ha', 'je', 'pa', 'qui', 'ro', 'su', 'wa'];
 
 export class SyntheticText {
