@@ -45,8 +45,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     port,
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
+        // Not unref'd: a connection that never finishes must end by this timer, or the process would
+        // drain its event loop with the shutdown still awaited (exit code 13) instead of closing the store.
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
-        force.unref();
         server.close(() => {
           clearTimeout(force);
           resolve();
