@@ -72,6 +72,7 @@ export class VectorCache {
     this.ids[slot] = id;
     this.rowids[slot] = rowid;
     this.slots.set(rowid, slot);
+    this.version++;
   }
 
   private remove(rowid: number): void {
@@ -81,33 +82,101 @@ export class VectorCache {
     this.ids[slot] = null;
     this.rowids[slot] = -1;
     this.free.push(slot);
+    this.version++;
+  }
+
+  private maskFor: { allowed: ReadonlySet<number>; version: number; mask: Uint8Array } | null = null;
+  private version = 0;
+
+  /** Admitted slots as a byte mask: one array read per row in the scan instead of a hash look-up. */
+  private mask(allowed: ReadonlySet<number>): Uint8Array {
+    const m = this.maskFor;
+    if (m && m.allowed === allowed && m.version === this.version && m.mask.length >= this.ids.length) return m.mask;
+    const mask = new Uint8Array(this.ids.length);
+    for (const rowid of allowed) {
+      const slot = this.slots.get(rowid);
+      if (slot !== undefined) mask[slot] = 1;
+    }
+    this.maskFor = { allowed, version: this.version, mask };
+    return mask;
   }
 
   /** Exact cosine scan over the allowed rows only (vectors are unit length, so a dot product). */
   nearest(query: Float32Array, allowed: ReadonlySet<number> | null, limit: number): VectorHit[] {
     const d = this.dims;
     const m = this.matrix;
-    const best: { slot: number; score: number }[] = [];
-    let floor = -Infinity;
-    for (let slot = 0; slot < this.ids.length; slot++) {
-      const rowid = this.rowids[slot]!;
-      if (rowid < 0 || (allowed !== null && !allowed.has(rowid))) continue;
-      let s = 0;
+    const mask = allowed === null ? null : this.mask(allowed);
+    const heap = new TopK(limit);
+    const n = this.ids.length;
+    for (let slot = 0; slot < n; slot++) {
+      if (this.rowids[slot]! < 0 || (mask !== null && mask[slot] !== 1)) continue;
       const o = slot * d;
-      for (let j = 0; j < d; j++) s += m[o + j]! * query[j]!;
-      if (best.length < limit) {
-        best.push({ slot, score: s });
-        if (best.length === limit) {
-          best.sort((a, b) => b.score - a.score);
-          floor = best[best.length - 1]!.score;
-        }
-      } else if (s > floor) {
-        best[best.length - 1] = { slot, score: s };
-        best.sort((a, b) => b.score - a.score);
-        floor = best[best.length - 1]!.score;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let j = 0;
+      for (; j + 3 < d; j += 4) {
+        s0 += m[o + j]! * query[j]!;
+        s1 += m[o + j + 1]! * query[j + 1]!;
+        s2 += m[o + j + 2]! * query[j + 2]!;
+        s3 += m[o + j + 3]! * query[j + 3]!;
       }
+      for (; j < d; j++) s0 += m[o + j]! * query[j]!;
+      heap.offer(slot, s0 + s1 + s2 + s3);
     }
-    best.sort((a, b) => b.score - a.score || (this.ids[a.slot]! < this.ids[b.slot]! ? -1 : 1));
-    return best.map((b) => ({ id: this.ids[b.slot]!, score: b.score }));
+    return heap
+      .sorted()
+      .sort((a, b) => b.score - a.score || (this.ids[a.slot]! < this.ids[b.slot]! ? -1 : 1))
+      .map((b) => ({ id: this.ids[b.slot]!, score: b.score }));
+  }
+}
+
+/** The k best (slot, score) pairs seen so far, kept in a min-heap so most rows cost one comparison. */
+class TopK {
+  private readonly slots: Int32Array;
+  private readonly scores: Float64Array;
+  private size = 0;
+
+  constructor(private readonly k: number) {
+    this.slots = new Int32Array(Math.max(1, k));
+    this.scores = new Float64Array(Math.max(1, k));
+  }
+
+  offer(slot: number, score: number): void {
+    if (this.k <= 0) return;
+    if (this.size < this.k) {
+      let i = this.size++;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (this.scores[parent]! <= score) break;
+        this.slots[i] = this.slots[parent]!;
+        this.scores[i] = this.scores[parent]!;
+        i = parent;
+      }
+      this.slots[i] = slot;
+      this.scores[i] = score;
+      return;
+    }
+    if (score <= this.scores[0]!) return;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= this.size) break;
+      const r = l + 1;
+      const c = r < this.size && this.scores[r]! < this.scores[l]! ? r : l;
+      if (this.scores[c]! >= score) break;
+      this.slots[i] = this.slots[c]!;
+      this.scores[i] = this.scores[c]!;
+      i = c;
+    }
+    this.slots[i] = slot;
+    this.scores[i] = score;
+  }
+
+  sorted(): { slot: number; score: number }[] {
+    const out: { slot: number; score: number }[] = [];
+    for (let i = 0; i < this.size; i++) out.push({ slot: this.slots[i]!, score: this.scores[i]! });
+    return out;
   }
 }

@@ -22,5 +22,7 @@ export interface VectorIndex {
   count(p: Principal, model: string): Promise<number>;
   /** The learned model of a namespace (e.g. the built-in embedder's state), persisted with the data. */
   loadModel(p: Principal, provider: string): Promise<{ model: string; state: unknown; trainedAt: string; texts: number } | null>;
+  /** Just the id of the stored model: a cheap check for a newer model than the one in hand. */
+  modelId(p: Principal, provider: string): Promise<string | null>;
   saveModel(p: Principal, provider: string, model: { model: string; state: unknown; texts: number }): Promise<void>;
 }

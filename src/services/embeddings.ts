@@ -39,8 +39,8 @@ export async function embeddingsFor(ctx: ServiceContext, p: Principal): Promise<
   const now = ctx.now();
   if (cached && (cfg.provider !== 'builtin' || now - cached.checkedAt < MODEL_RECHECK_MS)) return cached.service;
   if (cached && cfg.provider === 'builtin') {
-    const stored = await ctx.store.vectors.loadModel(p, 'builtin');
-    if (!stored || stored.model === cached.service.model) {
+    const stored = await ctx.store.vectors.modelId(p, 'builtin');
+    if (!stored || stored === cached.service.model) {
       cached.checkedAt = now;
       return cached.service;
     }

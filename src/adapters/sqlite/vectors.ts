@@ -107,6 +107,11 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     return r ? { model: r.model, state: r.state === null ? null : JSON.parse(r.state), texts: r.texts, trainedAt: r.trained_at } : null;
   }
 
+  async modelId(p: Principal, provider: string): Promise<string | null> {
+    const r = this.db.prepare('SELECT model FROM embedding_models WHERE namespace = ? AND provider = ?').get(p.namespace, provider) as { model: string } | undefined;
+    return r?.model ?? null;
+  }
+
   async saveModel(p: Principal, provider: string, m: { model: string; state: unknown; texts: number }): Promise<void> {
     if (p.role !== 'owner') throw new MnemosError('forbidden', 'only an owner may replace the embedding model of a namespace');
     this.db
