@@ -41,7 +41,8 @@ export class EngineBenchStores {
 
 const BATCH = 1000;
 
-export function engineLocomoSearch(stores: EngineBenchStores, mode: SearchMode): LocomoSearch {
+/** With `graph`, the knowledge graph is indexed (as consolidation does) before querying, so the graph list joins the fusion. */
+export function engineLocomoSearch(stores: EngineBenchStores, mode: SearchMode, opts: { graph?: boolean } = {}): LocomoSearch {
   return async (turns, context) => {
     const m = await stores.store(context.sampleId.replace(/[^A-Za-z0-9._-]/g, '-'));
     for (let i = 0; i < turns.length; i += BATCH) {
@@ -58,6 +59,7 @@ export function engineLocomoSearch(stores: EngineBenchStores, mode: SearchMode):
       );
     }
     if (mode !== 'keyword') await m.embedBackfill({ retrain: true });
+    if (opts.graph) await m.lifecycle.indexGraph({ limit: 1_000_000 });
     return async (question, limit) => {
       const r = await m.search({ query: question, limit: Math.min(limit, 200), referenceTime: context.referenceDate, mode });
       return r.hits.map((h) => String(h.memory.metadata.turn));

@@ -34,6 +34,8 @@ export interface EngineConfig {
   rrfK: number;
   /** Cosine below which a vector neighbour is not considered a match. */
   vectorMinSimilarity: number;
+  /** RRF weight of the knowledge-graph list; below 1 because a person named in most memories brings them all (measured on LoCoMo). */
+  graphListWeight: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
@@ -41,4 +43,5 @@ export const DEFAULT_CONFIG: EngineConfig = {
   embeddings: { provider: 'builtin' },
   rrfK: 60,
   vectorMinSimilarity: 0.3,
+  graphListWeight: 0.3,
 };

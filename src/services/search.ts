@@ -81,7 +81,7 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   ]);
   if (mode !== 'vector') lists.push({ name: 'keyword', ids: keyword.map((k) => k.id) });
   if (vector) lists.push({ name: 'vector', ids: vector.ids });
-  if (graph.length) lists.push({ name: 'graph', ids: graph });
+  if (graph.length) lists.push({ name: 'graph', ids: graph, weight: ctx.config.graphListWeight });
 
   const first = rrf(lists, { k: ctx.config.rrfK });
   // Records are needed for the page (with room for near-tie reordering and filtered-out graph ids), and for the time list.

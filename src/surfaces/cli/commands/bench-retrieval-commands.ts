@@ -21,9 +21,9 @@ function modeOf(ctx: CommandContext): SearchMode {
 
 export const benchLocomoCmd: Command = {
   name: 'locomo',
-  usage: 'locomo <locomo10.json> [--mode keyword|vector|hybrid] [--k 5,10,25,50] [--limit-conversations n] [--dump file] [--no-write]',
+  usage: 'locomo <locomo10.json> [--mode keyword|vector|hybrid] [--graph] [--k 5,10,25,50] [--limit-conversations n] [--dump file] [--no-write]',
   summary: "LoCoMo retrieval recall@k with the paper's protocol, through the real engine",
-  options: { mode: { type: 'string' }, k: { type: 'string' }, 'limit-conversations': { type: 'string' }, dump: { type: 'string' }, 'no-write': { type: 'boolean' } },
+  options: { mode: { type: 'string' }, graph: { type: 'boolean' }, k: { type: 'string' }, 'limit-conversations': { type: 'string' }, dump: { type: 'string' }, 'no-write': { type: 'boolean' } },
   async run(ctx) {
     const path = positional(ctx, 0, 'path to locomo10.json');
     const mode = modeOf(ctx);
@@ -34,17 +34,18 @@ export const benchLocomoCmd: Command = {
     if (limit !== undefined) conversations = conversations.slice(0, limit);
     const stores = new EngineBenchStores({ mode });
     try {
-      const run = await runLocomo(conversations, engineLocomoSearch(stores, mode), ks);
+      const graph = !!ctx.values.graph;
+      const run = await runLocomo(conversations, engineLocomoSearch(stores, mode, { graph }), ks);
       const dump = str(ctx, 'dump');
       if (dump) writeFileSync(dump, run.results.map((r) => JSON.stringify(r)).join('\n') + '\n');
       if (!ctx.values['no-write'] && limit === undefined) {
         const r = run.report;
         writeBenchSection(
           BENCH_FILE,
-          `locomo-${mode}`,
-          `LoCoMo retrieval, ${mode} (SQLite engine)`,
+          `locomo-${mode}${graph ? '-graph' : ''}`,
+          `LoCoMo retrieval, ${mode}${graph ? ' with the knowledge graph indexed' : ''} (SQLite engine)`,
           [
-            `Command: \`mnemos bench locomo ../shared/datasets/locomo/locomo10.json --mode ${mode}\` on ${machineNote()}. Every turn is ingested through the library; the built-in embedder is trained on each conversation's own text by \`embed --backfill\`.`,
+            `Command: \`mnemos bench locomo ../shared/datasets/locomo/locomo10.json --mode ${mode}${graph ? ' --graph' : ''}\` on ${machineNote()}. Every turn is ingested through the library; the built-in embedder is trained on each conversation's own text by \`embed --backfill\`.`,
             '',
             `| | ${ks.map((k) => `R@${k}`).join(' | ')} |`,
             `|---|${ks.map(() => '---').join('|')}|`,
