@@ -189,7 +189,7 @@ export interface MemoryStore {
   /** Present when capabilities.vectors is true. */
   vectors?: VectorIndex;
   tokens: TokenStore;
-  /** Memory lifecycle (ports/lifecycle.ts); absent on a backend that has not implemented them yet. */
+  /** Memory lifecycle (ports/lifecycle.ts); absent on a backend that lacks them. */
   graph?: GraphStore;
   ledger?: LedgerStore;
   jobs?: JobStore;
