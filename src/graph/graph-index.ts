@@ -2,7 +2,7 @@ import { MnemosError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
-import type { EntityRecord, EvidenceRecord, GraphStore, GraphWrite, RelationRecord } from '../ports/lifecycle.ts';
+import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../ports/lifecycle.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { scopeKey } from '../lifecycle/merge-plan.ts';
 import { extractRules } from './extract-rules.ts';

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { stateDir } from './state-dir.ts';
 import { MnemosError } from '../domain/errors.ts';
 import { AgentMemoryBridge } from '../journal/bridge.ts';
 import { clusterText } from '../journal/cluster.ts';
@@ -23,7 +24,6 @@ import type { ServiceContext } from './context.ts';
 export const VIEW_KINDS = ['audit', 'index', 'prompt', 'pln-safe'] as const;
 export type JournalViewKind = (typeof VIEW_KINDS)[number];
 
-export const DEFAULT_JOURNAL_PATH = './.mnemos/journal.metta';
 
 export interface JournalQueryInput {
   by: JournalQueryKind;
@@ -63,9 +63,7 @@ export interface JournalViewResult {
 /** The engine's journal: configured, else next to a SQLite file, else ./.mnemos/journal.metta. */
 export function journalPathOf(ctx: ServiceContext): string {
   if (ctx.config.journalPath) return ctx.config.journalPath;
-  const loc = ctx.store.location;
-  if (loc && loc !== ':memory:' && !loc.includes('://')) return join(dirname(loc), 'journal.metta');
-  return DEFAULT_JOURNAL_PATH;
+  return join(stateDir(ctx.store.location), 'journal.metta');
 }
 
 /** Opens read-only; null when the file does not exist. */

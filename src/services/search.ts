@@ -3,7 +3,7 @@ import type { Principal } from '../domain/principal.ts';
 import { graphCandidates } from '../graph/graph-query.ts';
 import { ledgerExactHits } from '../lifecycle/ledger.ts';
 import { rrf, type RankedList } from '../retrieval/rrf.ts';
-import { parseTimeQuery, type TimeQuery } from '../retrieval/time/time-expressions.ts';
+import { parseTimeQuery } from '../retrieval/time/time-expressions.ts';
 import type { MemoryFilter } from '../ports/store.ts';
 import { toStoreFilter } from './build-memory.ts';
 import type { ServiceContext } from './context.ts';
@@ -176,4 +176,3 @@ function admits(f: MemoryFilter, m: Memory): boolean {
   return true;
 }
 
-export type { TimeQuery };

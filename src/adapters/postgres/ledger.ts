@@ -1,9 +1,10 @@
+import { rowToFact } from '../sql/rows.ts';
 import type pg from 'pg';
 import { actorOf, type AuditDraft } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { sha256Hex } from '../../domain/hash.ts';
 import { readScope, type Principal } from '../../domain/principal.ts';
-import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
+import { toIso, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { LedgerFact } from '../../lifecycle/ledger-rules.ts';
 import type { LedgerPending, LedgerStore, LedgerWrite } from '../../ports/lifecycle.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
@@ -115,26 +116,4 @@ export class PgLedger implements LedgerStore {
       }
     });
   }
-}
-
-function rowToFact(r: Row): LedgerFact {
-  return {
-    id: r.id as string,
-    key: r.key as string,
-    value: r.value as string,
-    statement: r.statement as string,
-    category: r.category as LedgerFact['category'],
-    confidence: r.confidence as number,
-    mentions: r.mentions as number,
-    source: r.source as LedgerFact['source'],
-    status: r.status as LedgerFact['status'],
-    validFrom: toIso(Number(r.valid_from)),
-    validUntil: toIsoOrNull(r.valid_until as number | null),
-    supersededBy: (r.superseded_by as string | null) ?? null,
-    updatedAt: toIso(Number(r.updated_at)),
-    namespace: r.namespace as string,
-    ownerId: r.owner_id as string,
-    agentId: (r.agent_id as string | null) ?? null,
-    visibility: r.visibility as LedgerFact['visibility'],
-  };
 }

@@ -22,7 +22,7 @@ import type {
   WriteResult,
 } from '../../ports/store.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
-import { MEMORY_COLUMNS, rowToMemory, type MemoryRow } from '../sql/rows.ts';
+import { MEMORY_COLUMNS, rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
 import { rowToAudit } from '../sql/audit-rows.ts';
 import { createPool, inTransaction, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
@@ -264,15 +264,7 @@ export class PgStore implements MemoryStore {
       ' AND ',
       scopeSql(readScope(p), 't'),
     ]);
-    if (!row) return null;
-    return {
-      lineageId: row.lineage_id!,
-      versionIds: JSON.parse(row.version_ids!),
-      contentHash: row.content_hash!,
-      forgottenAt: row.forgotten_at!,
-      actor: row.actor!,
-      reason: row.reason!,
-    };
+    return row ? rowToTombstone(row) : null;
   }
 
   async stats(p: Principal): Promise<StoreStats> {

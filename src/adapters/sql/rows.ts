@@ -1,5 +1,7 @@
 import type { Memory } from '../../domain/memory.ts';
 import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
+import type { Tombstone } from '../../ports/store.ts';
+import type { LedgerFact } from '../../lifecycle/ledger-rules.ts';
 
 /** Column order of the memories table, shared by insert and select. */
 export const MEMORY_COLUMNS = [
@@ -53,5 +55,40 @@ export function rowToMemory(r: MemoryRow): Memory {
     tags: JSON.parse(r.tags as string),
     metadata: JSON.parse(r.metadata as string),
     expiresAt: toIsoOrNull(r.expires_at as number | null),
+  };
+}
+
+/** A tombstones row as both SQL backends store it (version ids as a JSON array). */
+export function rowToTombstone(row: Record<string, string>): Tombstone {
+  return {
+    lineageId: row.lineage_id!,
+    versionIds: JSON.parse(row.version_ids!),
+    contentHash: row.content_hash!,
+    forgottenAt: row.forgotten_at!,
+    actor: row.actor!,
+    reason: row.reason!,
+  };
+}
+
+/** A ledger row as both SQL backends return it (times as epoch milliseconds). */
+export function rowToFact(r: Record<string, unknown>): LedgerFact {
+  return {
+    id: r.id as string,
+    key: r.key as string,
+    value: r.value as string,
+    statement: r.statement as string,
+    category: r.category as LedgerFact['category'],
+    confidence: r.confidence as number,
+    mentions: r.mentions as number,
+    source: r.source as LedgerFact['source'],
+    status: r.status as LedgerFact['status'],
+    validFrom: toIso(r.valid_from as number),
+    validUntil: toIsoOrNull(r.valid_until as number | null),
+    supersededBy: (r.superseded_by as string | null) ?? null,
+    updatedAt: toIso(r.updated_at as number),
+    namespace: r.namespace as string,
+    ownerId: r.owner_id as string,
+    agentId: (r.agent_id as string | null) ?? null,
+    visibility: r.visibility as LedgerFact['visibility'],
   };
 }

@@ -7,7 +7,7 @@ import { toIso, toIsoOrNull } from '../../domain/time.ts';
 import type { ClaimResult, JobRecord, JobStore } from '../../ports/lifecycle.ts';
 import { withBusyRetry } from './connection.ts';
 import type { DerivedPlace } from './places.ts';
-import { rowToMemory, type MemoryRow } from './rows.ts';
+import { rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import type { Memory } from '../../domain/memory.ts';
 
 type Row = Record<string, unknown>;

@@ -1,10 +1,11 @@
+import { rowToFact } from '../sql/rows.ts';
 import type Database from 'better-sqlite3';
 import type { AuditDraft } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { sha256Hex } from '../../domain/hash.ts';
 import { actorOf } from '../../domain/audit.ts';
 import { readScope, type Principal } from '../../domain/principal.ts';
-import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
+import { toIso, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { LedgerFact } from '../../lifecycle/ledger-rules.ts';
 import type { LedgerPending, LedgerStore, LedgerWrite } from '../../ports/lifecycle.ts';
 import { scopeSql } from '../sql/scope-sql.ts';
@@ -107,26 +108,4 @@ export class SqliteLedger implements LedgerStore {
       throw err;
     }
   }
-}
-
-function rowToFact(r: Row): LedgerFact {
-  return {
-    id: r.id as string,
-    key: r.key as string,
-    value: r.value as string,
-    statement: r.statement as string,
-    category: r.category as LedgerFact['category'],
-    confidence: r.confidence as number,
-    mentions: r.mentions as number,
-    source: r.source as LedgerFact['source'],
-    status: r.status as LedgerFact['status'],
-    validFrom: toIso(r.valid_from as number),
-    validUntil: toIsoOrNull(r.valid_until as number | null),
-    supersededBy: (r.superseded_by as string | null) ?? null,
-    updatedAt: toIso(r.updated_at as number),
-    namespace: r.namespace as string,
-    ownerId: r.owner_id as string,
-    agentId: (r.agent_id as string | null) ?? null,
-    visibility: r.visibility as LedgerFact['visibility'],
-  };
 }

@@ -29,7 +29,7 @@ import { openDatabase, withBusyRetry } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
 import { rowToAudit } from '../sql/audit-rows.ts';
-import { rowToMemory, type MemoryRow } from '../sql/rows.ts';
+import { rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
 import { SqliteVectorIndex } from './vectors.ts';
@@ -77,7 +77,7 @@ export class SqliteStore implements MemoryStore {
   private constructor(
     readonly db: Database.Database,
     readonly location: string,
-    private readonly analyze: (text: string) => string[],
+    analyze: (text: string) => string[],
   ) {
     this.version = withBusyRetry(() => migrate(db));
     // Fresh statistics let the planner choose between the id, namespace and time indexes;
@@ -246,15 +246,7 @@ export class SqliteStore implements MemoryStore {
     const row = this.db
       .prepare(`SELECT t.* FROM tombstones t WHERE t.lineage_id = coalesce((SELECT lineage_id FROM tombstone_ids WHERE id = ?), ?) AND ${w.sql}`)
       .get(id, id, ...w.params) as Record<string, string> | undefined;
-    if (!row) return null;
-    return {
-      lineageId: row.lineage_id!,
-      versionIds: JSON.parse(row.version_ids!),
-      contentHash: row.content_hash!,
-      forgottenAt: row.forgotten_at!,
-      actor: row.actor!,
-      reason: row.reason!,
-    };
+    return row ? rowToTombstone(row) : null;
   }
 
   async stats(p: Principal): Promise<StoreStats> {

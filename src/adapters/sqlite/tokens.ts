@@ -1,30 +1,10 @@
-import { timingSafeEqual } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { AuditDraft } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
-import { readScope, type Principal, type Role } from '../../domain/principal.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { assertTokenOwner as assertOwner, matchToken, tokenRecord as toRecord, type TokenRow } from '../sql/token-rows.ts';
 import type { TokenRecord, TokenStore } from '../../ports/store.ts';
 import { withBusyRetry } from './connection.ts';
-
-interface TokenRow {
-  id: string;
-  hash: string;
-  role: string;
-  namespace: string;
-  principal_id: string;
-  agent_id: string | null;
-  label: string | null;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-function toRecord(r: TokenRow): TokenRecord {
-  return { id: r.id, role: r.role as Role, namespace: r.namespace, principalId: r.principal_id, agentId: r.agent_id, label: r.label, createdAt: r.created_at, revokedAt: r.revoked_at };
-}
-
-function assertOwner(p: Principal, what: string): void {
-  if (!readScope(p).all) throw new MnemosError('forbidden', `only an owner may ${what}`);
-}
 
 /**
  * Bearer tokens in SQLite. Only SHA-256 hashes are stored; creation and
@@ -72,10 +52,6 @@ export class SqliteTokens implements TokenStore {
 
   async findByHash(hash: string): Promise<TokenRecord | null> {
     const row = this.db.prepare('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL').get(hash) as TokenRow | undefined;
-    if (!row) return null;
-    // The index look-up narrows to one row; the final comparison is constant-time.
-    const a = Buffer.from(row.hash, 'hex');
-    const b = Buffer.from(hash, 'hex');
-    return a.length === b.length && timingSafeEqual(a, b) ? toRecord(row) : null;
+    return matchToken(row, hash);
   }
 }

@@ -5,7 +5,7 @@ import type { Memory } from '../../domain/memory.ts';
 import { canWrite, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
-import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from './rows.ts';
+import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import type { DerivedPlace } from './places.ts';
 import { sourceHeldByOther } from '../sql/write-errors.ts';
 
@@ -17,7 +17,6 @@ import { sourceHeldByOther } from '../sql/write-errors.ts';
 export class SqliteWriter {
   private readonly insertMemory: Database.Statement;
   private readonly insertFts: Database.Statement;
-  private readonly deleteFts: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly currentBySource: Database.Statement;
   private readonly heldByOther: Database.Statement;
@@ -35,7 +34,6 @@ export class SqliteWriter {
   ) {
     this.insertMemory = db.prepare(`INSERT INTO memories (${MEMORY_COLUMNS.join(', ')}) VALUES (${MEMORY_COLUMNS.map(() => '?').join(', ')})`);
     this.insertFts = db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)');
-    this.deleteFts = db.prepare('DELETE FROM memories_fts WHERE rowid = ?');
     this.byId = db.prepare('SELECT rowid, * FROM memories WHERE id = ?');
     this.currentBySource = db.prepare('SELECT rowid, * FROM memories WHERE namespace = ? AND owner_id = ? AND source_key = ? AND superseded_at IS NULL');
     this.insertVector = db.prepare('INSERT OR REPLACE INTO memory_vectors (memory_rowid, model, vector) VALUES (?, ?, ?)');
@@ -199,10 +197,6 @@ export class SqliteWriter {
     const info = this.insertMemory.run(...memoryToRow(m, terms.length));
     this.insertFts.run(info.lastInsertRowid, terms.join(' '));
     if (vector) this.insertVector.run(info.lastInsertRowid, vector.model, Buffer.from(vector.vector.buffer, vector.vector.byteOffset, vector.vector.byteLength));
-  }
-
-  removeFtsRow(rowid: number): void {
-    this.deleteFts.run(rowid);
   }
 
   private assertWritable(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId' | 'id'>): void {

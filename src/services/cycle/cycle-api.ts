@@ -1,4 +1,4 @@
-import { dirname, resolve } from 'node:path';
+import { stateDir } from '../state-dir.ts';
 import type { BlackboardEntry, Priority } from '../../cognition/blackboard-types.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
@@ -9,9 +9,7 @@ import { StoreEpisodes } from './store-episodes.ts';
 /** The engine's one cycle registry, created on first use (never at import or open). */
 export function cycleRegistry(ctx: ServiceContext): CycleRegistry {
   if (!ctx.cycles) {
-    const loc = ctx.store.location;
-    const logDir = /^postgres(ql)?:\/\//.test(loc) || loc === ':memory:' ? resolve('.mnemos') : dirname(loc);
-    ctx.cycles = new CycleRegistry(ctx.store, { logDir });
+    ctx.cycles = new CycleRegistry(ctx.store, { logDir: stateDir(ctx.store.location) });
   }
   return ctx.cycles;
 }

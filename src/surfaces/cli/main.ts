@@ -63,7 +63,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
         }
         throw new MnemosError('validation_failed', `mnemos ${cmd.name} needs a sub-command: ${cmd.subcommands.map((s) => s.name).join(', ')}`);
       }
-      rest = rest.filter((a, i) => i !== rest.indexOf(sub.name));
+      rest = rest.filter((_a, i) => i !== rest.indexOf(sub.name));
       path = `${path} ${sub.name}`;
       cmd = sub;
     }

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { benchCycle, type BenchCycleReport } from '../../../cognition/bench.ts';
 import { FileDurableEventLog } from '../../../cognition/durable-log-file.ts';
 import { episodeFromMemory } from '../../../cognition/episode.ts';
@@ -10,15 +10,14 @@ import { localOwner } from '../../../domain/principal.ts';
 import { machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { StoreEpisodes } from '../../../services/cycle/store-episodes.ts';
 import { openMemory } from '../../library/open-memory.ts';
+import { stateDir } from '../../../services/state-dir.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { num, oneLine, positional, shortTime, str } from './options.ts';
 
 /** Where the durable safety-event log lives: beside a SQLite file, or under ./.mnemos for a server database. */
-export function safetyLogPath(ctx: CommandContext): string {
+function safetyLogPath(ctx: CommandContext, storeLocation: string): string {
   const explicit = str(ctx, 'log');
-  if (explicit) return resolve(explicit);
-  const base = /^postgres(ql)?:\/\//.test(ctx.db) ? resolve('.mnemos') : dirname(resolve(ctx.db));
-  return join(base, `safety-events.${ctx.namespace}.jsonl`);
+  return explicit ? resolve(explicit) : join(stateDir(storeLocation), `safety-events.${ctx.namespace}.jsonl`);
 }
 
 const run: Command = {
@@ -37,7 +36,7 @@ const run: Command = {
     parseScenario(text); // a malformed line fails here, with its line number, before anything runs
     const m = await ctx.open();
     const episodes = new StoreEpisodes(m.store);
-    const log = await FileDurableEventLog.open(safetyLogPath(ctx));
+    const log = await FileDurableEventLog.open(safetyLogPath(ctx, m.store.location));
     try {
       const r: ScenarioResult = await runScenario(text, { principal: m.principal, sink: episodes, source: episodes, log });
       return { ticks: r.ticks, buffered: r.buffered, consolidated: r.consolidated, blocked: r.blocked, evicted: r.evicted, episodes: r.episodes, blockedEvents: r.blockedEvents, errors: r.errors };

@@ -2,7 +2,7 @@ import type { BackfillResult } from '../../../services/embeddings.ts';
 import { assembleContext, type ContextResult } from '../../../services/context-assembly.ts';
 import { citation } from '../../tools/citation.ts';
 import type { Command, CommandContext } from '../command.ts';
-import { FILTER_OPTIONS, filterFrom, num, positional, str } from './options.ts';
+import { FILTER_OPTIONS, filterFrom, num, positional } from './options.ts';
 import { MnemosError } from '../../../domain/errors.ts';
 
 function progress(ctx: CommandContext) {
@@ -33,7 +33,7 @@ export const context: Command = {
     const maxTokens = num(ctx, 'max-tokens') ?? 1000;
     if (!(maxTokens >= 1) || !Number.isInteger(maxTokens) || maxTokens > 200_000) throw new MnemosError('validation_failed', '--max-tokens must be an integer from 1 to 200000', { field: 'max-tokens' });
     const m = await ctx.open();
-    return assembleContext(m.context, m.principal, { query: positional(ctx, 0, 'query'), filter: filterFrom(ctx), maxTokens, ...(str(ctx, 'as-of') ? {} : {}) }, (x) => citation(x).cite);
+    return assembleContext(m.context, m.principal, { query: positional(ctx, 0, 'query'), filter: filterFrom(ctx), maxTokens }, (x) => citation(x).cite);
   },
   human: (r: ContextResult) => `${r.text}\n\n(${r.items.length} items, ${r.usedTokens}/${r.budget} tokens${r.skipped.length ? `, ${r.skipped.length} left out` : ''})`,
 };
