@@ -1,4 +1,5 @@
 import type { VectorHit } from '../ports/vectors.ts';
+import { VectorMatrix } from './vector-matrix.ts';
 
 /**
  * An in-process copy of one model's vectors, kept in step with the database
@@ -19,7 +20,7 @@ export class VectorCache {
   private slots = new Map<number, number>(); // rowid -> slot
   private ids: (string | null)[] = [];
   private rowids: number[] = [];
-  private matrix: Float32Array;
+  private readonly matrix: VectorMatrix;
   private seq = -1;
   private free: number[] = [];
 
@@ -28,7 +29,7 @@ export class VectorCache {
     readonly dims: number,
     private readonly rows: VectorRows,
   ) {
-    this.matrix = new Float32Array(1024 * dims);
+    this.matrix = new VectorMatrix(dims);
   }
 
   get size(): number {
@@ -62,13 +63,9 @@ export class VectorCache {
       slot = this.ids.length;
       this.ids.push(null);
       this.rowids.push(-1);
-      if ((slot + 1) * this.dims > this.matrix.length) {
-        const grown = new Float32Array(this.matrix.length * 2);
-        grown.set(this.matrix);
-        this.matrix = grown;
-      }
+      this.matrix.reserve(slot + 1);
     }
-    this.matrix.set(vector, slot * this.dims);
+    this.matrix.set(slot, vector);
     this.ids[slot] = id;
     this.rowids[slot] = rowid;
     this.slots.set(rowid, slot);
@@ -103,27 +100,16 @@ export class VectorCache {
 
   /** Exact cosine scan over the allowed rows only (vectors are unit length, so a dot product). */
   nearest(query: Float32Array, allowed: ReadonlySet<number> | null, limit: number): VectorHit[] {
-    const d = this.dims;
-    const m = this.matrix;
     const mask = allowed === null ? null : this.mask(allowed);
     const heap = new TopK(limit);
     const n = this.ids.length;
+    // Every row is scored in one pass (the SIMD kernel is cheaper than skipping rows one by one); the admitted ones compete.
+    const scores = this.matrix.scores(query, n);
     for (let slot = 0; slot < n; slot++) {
-      if (this.rowids[slot]! < 0 || (mask !== null && mask[slot] !== 1)) continue;
-      const o = slot * d;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      for (; j + 3 < d; j += 4) {
-        s0 += m[o + j]! * query[j]!;
-        s1 += m[o + j + 1]! * query[j + 1]!;
-        s2 += m[o + j + 2]! * query[j + 2]!;
-        s3 += m[o + j + 3]! * query[j + 3]!;
-      }
-      for (; j < d; j++) s0 += m[o + j]! * query[j]!;
-      heap.offer(slot, s0 + s1 + s2 + s3);
+      const score = scores[slot]!;
+      // The heap's floor check first: most rows lose to it and never reach the scope test.
+      if (score <= heap.floor || this.rowids[slot]! < 0 || (mask !== null && mask[slot] !== 1)) continue;
+      heap.offer(slot, score);
     }
     return heap
       .sorted()
@@ -141,6 +127,11 @@ class TopK {
   constructor(private readonly k: number) {
     this.slots = new Int32Array(Math.max(1, k));
     this.scores = new Float64Array(Math.max(1, k));
+  }
+
+  /** A score at or below this cannot enter (minus infinity until the heap is full). */
+  get floor(): number {
+    return this.size < this.k ? -Infinity : this.scores[0]!;
   }
 
   offer(slot: number, score: number): void {

@@ -1,0 +1,125 @@
+import { paddedDims, simdScan, type ScanFn } from './simd-dot.ts';
+
+const PAGE = 65_536;
+/** WebAssembly memories stop at 4 GiB; past half of that the plain JavaScript path takes over rather than risk a failed grow. */
+const MAX_WASM_BYTES = 2 ** 31;
+
+/**
+ * Rows of float32 vectors in one contiguous block, scored against a query all
+ * at once. Where WebAssembly SIMD exists the block lives in a WebAssembly
+ * memory and the SIMD kernel scores it; elsewhere (or for matrices too large
+ * for one memory) a JavaScript loop does the same arithmetic.
+ *
+ * Layout in the WebAssembly memory: [query | rows × padded dims | scores].
+ * Growing keeps the rows where they are; the scores area is scratch and moves
+ * to the new end.
+ */
+export class VectorMatrix {
+  readonly padded: number;
+  private capacity: number;
+  private memory: WebAssembly.Memory | null = null;
+  private scan: ScanFn | null = null;
+  private rows: Float32Array;
+  private query: Float32Array;
+  private out: Float32Array;
+
+  constructor(
+    readonly dims: number,
+    opts: { initialRows?: number; simd?: boolean } = {},
+  ) {
+    this.padded = paddedDims(dims);
+    this.capacity = opts.initialRows ?? 1024;
+    const bytes = this.bytesFor(this.capacity);
+    if (opts.simd !== false && bytes <= MAX_WASM_BYTES) {
+      const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
+      const scan = simdScan(memory);
+      if (scan) {
+        this.memory = memory;
+        this.scan = scan;
+      }
+    }
+    this.rows = new Float32Array(0);
+    this.query = new Float32Array(0);
+    this.out = new Float32Array(0);
+    this.views();
+  }
+
+  /** Whether scoring runs in the SIMD kernel (reported by status, useful when comparing machines). */
+  get simd(): boolean {
+    return this.scan !== null;
+  }
+
+  private bytesFor(rows: number): number {
+    return (this.padded + rows * this.padded + rows) * 4;
+  }
+
+  private views(): void {
+    if (this.memory) {
+      const buf = this.memory.buffer;
+      this.query = new Float32Array(buf, 0, this.padded);
+      this.rows = new Float32Array(buf, this.padded * 4, this.capacity * this.padded);
+      this.out = new Float32Array(buf, (this.padded + this.capacity * this.padded) * 4, this.capacity);
+    } else {
+      const grown = new Float32Array(this.capacity * this.padded);
+      grown.set(this.rows.subarray(0, Math.min(this.rows.length, grown.length)));
+      this.rows = grown;
+      if (this.query.length !== this.padded) this.query = new Float32Array(this.padded);
+      this.out = new Float32Array(this.capacity);
+    }
+  }
+
+  /** Makes room for at least `rows` rows, doubling so appends stay cheap. */
+  reserve(rows: number): void {
+    if (rows <= this.capacity) return;
+    let next = this.capacity;
+    while (next < rows) next *= 2;
+    if (this.memory) {
+      const need = this.bytesFor(next);
+      if (need > MAX_WASM_BYTES) {
+        // Too large for one WebAssembly memory: carry the rows over to a plain array.
+        const old = this.rows.slice(0, this.capacity * this.padded);
+        this.memory = null;
+        this.scan = null;
+        this.rows = old;
+      } else if (need > this.memory.buffer.byteLength) {
+        this.memory.grow(Math.ceil((need - this.memory.buffer.byteLength) / PAGE));
+      }
+    }
+    this.capacity = next;
+    this.views();
+  }
+
+  set(row: number, vector: Float32Array): void {
+    const o = row * this.padded;
+    this.rows.set(vector, o);
+    if (this.padded !== vector.length) this.rows.fill(0, o + vector.length, o + this.padded);
+  }
+
+  /** Dot products of the query with rows 0..count-1; the returned array is reused by the next call. */
+  scores(query: Float32Array, count: number): Float32Array {
+    this.query.fill(0);
+    this.query.set(query);
+    if (this.scan) {
+      this.scan(this.rows.byteOffset, this.query.byteOffset, this.padded, count, this.out.byteOffset);
+      return this.out;
+    }
+    const d = this.padded;
+    const m = this.rows;
+    const q = this.query;
+    for (let r = 0; r < count; r++) {
+      const o = r * d;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (let j = 0; j < d; j += 4) {
+        s0 += m[o + j]! * q[j]!;
+        s1 += m[o + j + 1]! * q[j + 1]!;
+        s2 += m[o + j + 2]! * q[j + 2]!;
+        s3 += m[o + j + 3]! * q[j + 3]!;
+      }
+      this.out[r] = s0 + s1 + s2 + s3;
+    }
+    return this.out;
+  }
+}
