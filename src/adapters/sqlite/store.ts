@@ -48,6 +48,9 @@ const jsonArrayAny: JsonArrayAny = (column, values) => ({
   params: values,
 });
 
+/** How many of the index's best matches are checked against scope and filter before falling back to the exact full query. */
+const KEYWORD_OVERFETCH = 4;
+
 const ORDER_SQL: Record<ListOrder, string> = {
   recorded_desc: 'm.recorded_at DESC, m.id DESC',
   recorded_asc: 'm.recorded_at ASC, m.id ASC',
@@ -213,8 +216,23 @@ export class SqliteStore implements MemoryStore {
     if (terms.length === 0) return [];
     const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
     const w = this.where(p, q.filter);
-    const rows = this.stmt(`SELECT m.id AS id, bm25(memories_fts) AS rank FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND ${w.sql} ORDER BY rank LIMIT ?`)
-      .all(match, ...w.params, q.limit) as { id: string; rank: number }[];
+    // First the index's own best few times the page, then scope and filter on
+    // those rows only: joining every match to its row is what made common
+    // words slow. If too few survive while the index had more, the exact full
+    // query runs; either way the result is the true top of the admitted rows.
+    const head = q.limit * KEYWORD_OVERFETCH;
+    const first = this.stmt(
+      `SELECT m.id AS id, f.rank AS rank FROM (SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f JOIN memories m ON m.rowid = f.rowid WHERE ${w.sql} ORDER BY f.rank LIMIT ?`,
+    ).all(match, head, ...w.params, q.limit) as { id: string; rank: number }[];
+    const indexHadMore = () => (this.stmt('SELECT count(*) AS n FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)').get(match, head) as { n: number }).n >= head;
+    const rows =
+      first.length >= q.limit || !indexHadMore()
+        ? first
+        : (this.stmt(`SELECT m.id AS id, bm25(memories_fts) AS rank FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND ${w.sql} ORDER BY rank LIMIT ?`).all(
+            match,
+            ...w.params,
+            q.limit,
+          ) as { id: string; rank: number }[]);
     // FTS5's bm25() is lower-is-better; the port promises higher-is-better.
     return rows.map((r) => ({ id: r.id, score: -r.rank }));
   }
