@@ -269,6 +269,20 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.equal(ts.df.zzznone, 0);
     });
 
+    test('keyword candidates reach admitted rows ranked below many rows the caller may not see', async () => {
+      // Owner-only rows that repeat the word rank above the shared ones: an
+      // adapter that cuts the ranking before applying scope would return nothing.
+      const hidden = Array.from({ length: 30 }, (_, i) => mem(owner, { text: `quokka quokka quokka private note ${i}`, visibility: 'owner', key: `deep:o${i}` }));
+      const shared = Array.from({ length: 3 }, (_, i) => mem(owner, { text: `a long shared note that mentions one quokka among many other words number ${i}`, visibility: 'shared', key: `deep:s${i}` }));
+      await s.apply(owner, [...hidden, ...shared].map((m) => insert(m)));
+      const terms = analyze('quokka');
+      const forGuest = await s.keywordCandidates(guest, { terms, filter: {}, limit: 2 });
+      assert.equal(forGuest.length, 2);
+      for (const h of forGuest) assert.ok(shared.some((m) => m.id === h.id), 'a guest only gets shared rows');
+      const forOwner = await s.keywordCandidates(owner, { terms, filter: {}, limit: 2 });
+      for (const h of forOwner) assert.ok(hidden.some((m) => m.id === h.id), 'the owner gets the best-ranked rows');
+    });
+
     test('scan pages through every version in id order; stats count them', async () => {
       const seen: Memory[] = [];
       let afterId: string | null = null;
