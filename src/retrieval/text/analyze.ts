@@ -10,12 +10,31 @@ import { tokenize } from './tokenize.ts';
 
 export const ANALYZER_VERSION = 'en-lucene33-porter@1';
 
+/**
+ * Stems of recently seen words. Words follow Zipf's law, so a few thousand
+ * entries answer almost every look-up, and stemming was a large share of the
+ * cost of a write. Bounded: cleared when full rather than grown forever.
+ */
+const stems = new Map<string, string>();
+const STEM_CACHE_MAX = 100_000;
+
+/** porterStem, memoised (the stemmer is a pure function of the word). */
+export function stem(token: string): string {
+  let s = stems.get(token);
+  if (s === undefined) {
+    s = porterStem(token);
+    if (stems.size >= STEM_CACHE_MAX) stems.clear();
+    stems.set(token, s);
+  }
+  return s;
+}
+
 /** Terms for indexing, in document order, duplicates kept (term frequency matters). */
 export function analyze(text: string): string[] {
   const out: string[] = [];
   for (const token of tokenize(text)) {
     if (ENGLISH_STOP_WORDS.has(token)) continue;
-    out.push(porterStem(token));
+    out.push(stem(token));
   }
   return out;
 }
@@ -30,7 +49,7 @@ export function analyzeQuery(text: string): string[] {
   const out: string[] = [];
   for (const token of tokenize(text)) {
     if (ENGLISH_STOP_WORDS.has(token) || QUERY_FRAME_WORDS.has(token)) continue;
-    out.push(porterStem(token));
+    out.push(stem(token));
   }
   return out;
 }
