@@ -6,12 +6,15 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import pg from 'pg';
 import { PgStore } from '../../src/adapters/postgres/index.ts';
+import { PG_MIGRATIONS } from '../../src/adapters/postgres/migrations.ts';
+import { MEMORY_COLUMNS, memoryToRow } from '../../src/adapters/sql/rows.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { mem } from './contract.ts';
-import { dropSchema, freshSchema, pgSkip } from './pg-env.ts';
+import { dropSchema, freshSchema, pgSkip, pgTestUrl } from './pg-env.ts';
 
 const owner: Principal = { role: 'owner', namespace: 'two', id: 'owner' };
 const M = 'two-stores-3d';
@@ -89,6 +92,37 @@ test('postgres vectors: openMemory on a postgres:// URL embeds at write time and
     assert.ok([secret.id, shared.id].includes(again.hits[0]!.memory.id));
   } finally {
     await m.close();
+    await dropSchema(schema);
+  }
+});
+
+test('postgres vectors: migration 7 numbers the memories already stored, which then get vectors like new ones', { skip: pgSkip('PostgreSQL vector migration test') }, async () => {
+  const { schema, url } = freshSchema('vecmig');
+  const old = mem(owner, { text: 'stored before vectors existed' });
+  const raw = new pg.Client({ connectionString: pgTestUrl()! });
+  await raw.connect();
+  try {
+    // A store as the previous release left it: migrations 1-6 and one memory row.
+    await raw.query(`CREATE SCHEMA ${schema}; SET search_path = ${schema}`);
+    await raw.query('CREATE TABLE mnemos_schema (version INTEGER NOT NULL, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
+    for (const m of PG_MIGRATIONS.filter((x) => x.version <= 6)) {
+      await raw.query(m.sql);
+      await raw.query('INSERT INTO mnemos_schema (version, name) VALUES ($1, $2)', [m.version, m.name]);
+    }
+    await raw.query(`INSERT INTO memories (${MEMORY_COLUMNS.join(', ')}) VALUES (${MEMORY_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`, memoryToRow(old, 4));
+  } finally {
+    await raw.end();
+  }
+  const store = await PgStore.open({ url, analyze });
+  try {
+    assert.ok((await store.schemaVersion()) >= 7);
+    assert.deepEqual(await store.vectors.missing(owner, M, 10), [{ id: old.id, text: old.text }]);
+    assert.equal(await store.vectors.put(owner, [{ id: old.id, model: M, vector: unit(1, 0, 0) }]), 1);
+    const fresh = mem(owner, { text: 'stored after' });
+    await store.apply(owner, [{ kind: 'insert', memory: fresh, onExistingSource: 'conflict', vector: { model: M, vector: unit(0, 1, 0) } }]);
+    assert.deepEqual((await store.vectors.nearest(owner, { model: M, vector: unit(1, 0.1, 0), filter: {}, limit: 5 })).map((h) => h.id), [old.id, fresh.id]);
+  } finally {
+    await store.close();
     await dropSchema(schema);
   }
 });
