@@ -17,11 +17,14 @@ import { LEDGER_CATEGORIES } from '../../src/lifecycle/ledger-rules.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { buildMemory } from '../../src/services/build-memory.ts';
 import { rememberSchema, type RememberInput } from '../../src/services/inputs.ts';
+import { vectorContractTests } from './contract-vectors.ts';
 
 export interface ContractStore {
   store: MemoryStore;
   /** Raw rows, per place, that still hold a memory: its lineage's rows and full-text postings of a unique term, its pending changes. */
   rawCounts(lineageId: string, uniqueTerm: string): Promise<{ memories: number; fullText: number; pending: number }>;
+  /** Every stored vector row, whatever its memory or model. */
+  rawVectorRows(): Promise<number>;
   cleanup(): Promise<void>;
 }
 
@@ -434,5 +437,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(chain.filter((e) => e.action === 'token').map((e) => e.details.op), ['create', 'revoke']);
       assert.deepEqual(verifyChainSegment(null, chain), []);
     });
+
+    vectorContractTests({ cs: () => cs, owner, agent, guest, otherNs, mem: (p, input) => mem(p, input) });
   });
 }

@@ -25,6 +25,9 @@ if (skip) {
           pending: await one('SELECT count(*) AS n FROM pending_changes WHERE subject_id = $1', lineageId),
         };
       },
+      async rawVectorRows() {
+        return one('SELECT count(*) AS n FROM memory_vectors');
+      },
       async cleanup() {
         await raw.end();
         await store.close();
@@ -34,14 +37,18 @@ if (skip) {
   });
 }
 
-test('postgres: pgvector availability is detected and reported in notes()', { skip: pgSkip('PostgreSQL notes test') }, async () => {
+test('postgres: notes() names the vector path in use and whether pgvector is there', { skip: pgSkip('PostgreSQL notes test') }, async () => {
   const { schema, url } = freshSchema('notes');
   const store = await PgStore.open({ url, analyze });
   try {
     const notes = store.notes();
     assert.equal(notes.length, 1);
-    assert.match(notes[0]!, store.pgvectorAvailable ? /HNSW/ : /exact scan/);
+    // Whatever the extension's state, the note names the path in use: the exact in-process scan.
+    assert.match(notes[0]!, /exact in-process scan over stored float32 arrays/);
+    assert.match(notes[0]!, store.pgvectorAvailable ? /pgvector is available but not used/ : /pgvector is not installed/);
     assert.equal(store.capabilities.multiProcess, true);
+    assert.equal(store.capabilities.vectors, true);
+    assert.equal(store.capabilities.approximateVectorIndex, false);
   } finally {
     await store.close();
     await dropSchema(schema);

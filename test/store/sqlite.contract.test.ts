@@ -17,6 +17,9 @@ runStoreContract('sqlite', async () => {
         pending: one('SELECT count(*) AS n FROM pending_changes WHERE subject_id = ?', lineageId),
       };
     },
+    async rawVectorRows() {
+      return one('SELECT count(*) AS n FROM memory_vectors');
+    },
     async cleanup() {
       await store.close();
       tmp.cleanup();

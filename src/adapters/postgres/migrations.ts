@@ -266,6 +266,45 @@ CREATE TABLE ledger_pending (
 );
 `,
   },
+  {
+    version: 7,
+    name: 'vectors beside memories, their change log, and learned embedding models',
+    sql: `
+-- A number per memory row, like SQLite's rowid: the in-process vector caches and the change log
+-- key rows by it (ids are text). Adding an identity column fills it for the rows already there.
+ALTER TABLE memories ADD COLUMN row_no BIGINT GENERATED ALWAYS AS IDENTITY;
+ALTER TABLE memories ADD CONSTRAINT memories_row_no UNIQUE (row_no);
+-- float32 bytes, no extension needed; one row per memory version and model, gone with the memory.
+CREATE TABLE memory_vectors (
+  memory_row BIGINT NOT NULL REFERENCES memories(row_no) ON DELETE CASCADE,
+  model TEXT NOT NULL,
+  vector BYTEA NOT NULL,
+  PRIMARY KEY (memory_row, model)
+);
+CREATE INDEX memory_vectors_model ON memory_vectors(model);
+-- Row numbers only: lets every process keep its in-memory copy of the vectors in step.
+CREATE TABLE vector_log (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, memory_row BIGINT NOT NULL);
+-- A reader that has seen seq n must never later find a smaller seq committed. Taking the
+-- audit chain head lock (which every writer already holds) before drawing a seq makes
+-- draws and commits happen in the same order across processes.
+CREATE FUNCTION mnemos_vector_logged() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM audit_head WHERE one FOR UPDATE;
+  INSERT INTO vector_log (memory_row) VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.memory_row ELSE NEW.memory_row END);
+  RETURN NULL;
+END $$;
+CREATE TRIGGER memory_vectors_logged AFTER INSERT OR UPDATE OR DELETE ON memory_vectors FOR EACH ROW EXECUTE FUNCTION mnemos_vector_logged();
+CREATE TABLE embedding_models (
+  namespace TEXT NOT NULL,
+  provider TEXT NOT NULL,
+  model TEXT NOT NULL,
+  state TEXT,
+  texts INTEGER NOT NULL,
+  trained_at TEXT NOT NULL,
+  PRIMARY KEY (namespace, provider)
+);
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

@@ -33,7 +33,8 @@ import { PgLedger } from './ledger.ts';
 import { PgPending } from './pending.ts';
 import { corePgPlaces, memoriesPgPlace, type PgPlace } from './places.ts';
 import { PgTokens } from './tokens.ts';
-import { detectPgvector } from './vectors.ts';
+import { detectPgvector } from './pgvector.ts';
+import { PgVectorIndex, vectorsPgPlace } from './vectors.ts';
 import { PgWriter } from './write.ts';
 
 export interface PgStoreOptions {
@@ -76,6 +77,7 @@ export class PgStore implements MemoryStore {
   readonly jobs: JobStore;
   readonly graph: GraphStore;
   readonly ledger: LedgerStore;
+  readonly vectors: PgVectorIndex;
   private readonly writer: PgWriter;
   private readonly extraPlaces: PgPlace[] = [];
   private closed = false;
@@ -87,8 +89,8 @@ export class PgStore implements MemoryStore {
     readonly pgvectorAvailable: boolean,
     analyze: (text: string) => string[],
   ) {
-    // Vectors are not stored by this adapter yet; pgvectorAvailable says what a vector index could use.
-    this.capabilities = { multiProcess: true, keywordSearch: true, vectors: false, approximateVectorIndex: false, jobLeases: true };
+    // Vectors are scanned exactly in-process (see vectors.ts); pgvector's approximate index is not used, whether or not it is installed.
+    this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: false, jobLeases: true };
     const places = corePgPlaces();
     this.writer = new PgWriter(analyze, () => [...places, ...this.extraPlaces, memoriesPgPlace()]);
     this.audit = new PgAuditLog(conn);
@@ -97,7 +99,8 @@ export class PgStore implements MemoryStore {
     this.jobs = new PgJobs(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
     this.graph = new PgGraph(conn);
     this.ledger = new PgLedger(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
-    this.extraPlaces.push(graphPgPlace(), expiryPgPlace());
+    this.vectors = new PgVectorIndex(conn, (p, f) => this.where(p, f));
+    this.extraPlaces.push(vectorsPgPlace(), graphPgPlace(), expiryPgPlace());
   }
 
   get location(): string {
@@ -128,9 +131,10 @@ export class PgStore implements MemoryStore {
 
   /** Backend facts for self_state: what is available and what falls back. */
   notes(): string[] {
+    const scan = 'vectors: exact in-process scan over stored float32 arrays (every admitted row is scored; scope and filters apply before ranking)';
     return this.pgvectorAvailable
-      ? ['pgvector is available in this database: vectors can use an HNSW index']
-      : ['pgvector is not installed: vectors fall back to an exact scan over stored arrays'];
+      ? [`${scan}; pgvector is available but not used, because its HNSW index cuts the top-k before the scope filter`]
+      : [`${scan}; pgvector is not installed`];
   }
 
   async schemaVersion(): Promise<number> {

@@ -1,28 +1,147 @@
+import type pg from 'pg';
+import { MnemosError } from '../../domain/errors.ts';
+import { canWrite, type Principal } from '../../domain/principal.ts';
+import { toIso } from '../../domain/time.ts';
+import type { MemoryFilter } from '../../ports/store.ts';
+import type { VectorHit, VectorIndex } from '../../ports/vectors.ts';
+import { pgQuery, sql } from '../sql/placeholders.ts';
+import type { SqlPart } from '../sql/scope-sql.ts';
+import type { VectorRows } from '../vector-cache.ts';
+import { ExactVectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
+import { inTransaction, rows, withRetry, type PgConnection, type Queryable } from './connection.ts';
+import type { PgPlace } from './places.ts';
+
 /**
- * pgvector: detection and the SQL a vector index issues. The statements are
- * plain strings so the in-process pglite test runs exactly what the adapter
- * would send to a server with the extension.
+ * Writes (or replaces) vectors by memory row number. Callers hold the audit
+ * chain head lock already (the writer's batch, or put below), so the change
+ * log trigger's own lock is a no-op and cannot deadlock behind these rows.
  */
-export async function detectPgvector(c: { query(text: string): Promise<{ rows: unknown[] }> }): Promise<boolean> {
-  const r = await c.query("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'");
-  return r.rows.length > 0;
+export async function writeVectors(c: pg.PoolClient, items: { row: number; model: string; vector: Float32Array }[]): Promise<void> {
+  if (items.length === 0) return;
+  await c.query(
+    `INSERT INTO memory_vectors (memory_row, model, vector)
+     SELECT * FROM unnest($1::bigint[], $2::text[], $3::bytea[])
+     ON CONFLICT (memory_row, model) DO UPDATE SET vector = excluded.vector`,
+    [items.map((i) => i.row), items.map((i) => i.model), items.map((i) => vectorToBytes(i.vector))],
+  );
 }
 
-/** Table + HNSW index (cosine) for embeddings of one model and dimension. */
-export function vectorSchemaSql(dimensions: number): string[] {
-  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 16000) throw new RangeError(`bad vector dimension ${dimensions}`);
-  return [
-    'CREATE EXTENSION IF NOT EXISTS vector',
-    `CREATE TABLE IF NOT EXISTS memory_vectors (memory_id TEXT PRIMARY KEY, model TEXT NOT NULL, embedding vector(${dimensions}) NOT NULL)`,
-    'CREATE INDEX IF NOT EXISTS memory_vectors_hnsw ON memory_vectors USING hnsw (embedding vector_cosine_ops)',
-  ];
+/**
+ * Vectors for PostgreSQL without any extension: float32 bytes in
+ * `memory_vectors` beside the memory rows (removed with them), scanned
+ * exactly in-process by the same ExactVectorScan SQLite uses. Every process
+ * follows `vector_log`, so several servers on one database see each other's
+ * writes and forgets. Scope and filters come from the store's own SQL as a
+ * set of admitted row numbers, reused until the audit chain head moves
+ * (every write that can change what a filter admits appends to that chain).
+ */
+export class PgVectorIndex implements VectorIndex, VectorRows {
+  private readonly scan: ExactVectorScan;
+
+  constructor(
+    private readonly conn: PgConnection,
+    private readonly where: (p: Principal, filter: MemoryFilter | null) => SqlPart,
+  ) {
+    this.scan = new ExactVectorScan(this, {
+      where,
+      rowsWhere: async (w) => (await this.q<{ r: number }>(['SELECT m.row_no AS r FROM memories m WHERE ', w])).map((x) => x.r),
+      dataVersion: async () => String((await this.q<{ seq: number }>(['SELECT seq FROM audit_head WHERE one']))[0]?.seq ?? 0),
+    });
+  }
+
+  private async q<T>(parts: (string | SqlPart)[]): Promise<T[]> {
+    const { text, values } = pgQuery(parts);
+    return withRetry(this.conn.location, () => rows<T>(this.conn.pool, text, values));
+  }
+
+  async logHead(): Promise<number> {
+    return (await this.q<{ s: number }>(['SELECT coalesce(max(seq), 0) AS s FROM vector_log']))[0]!.s;
+  }
+
+  async logTail(): Promise<number> {
+    return (await this.q<{ s: number }>(['SELECT coalesce(min(seq), 0) AS s FROM vector_log']))[0]!.s;
+  }
+
+  async changedSince(seq: number): Promise<{ seq: number; rowid: number }[]> {
+    return this.q(['SELECT seq, memory_row AS rowid FROM vector_log WHERE ', sql('seq > ?', seq), ' ORDER BY seq']);
+  }
+
+  async load(model: string, rowids: number[] | null): Promise<{ rowid: number; id: string; vector: Float32Array }[]> {
+    const found = await this.q<{ rowid: number; id: string; vector: Buffer }>([
+      'SELECT v.memory_row AS rowid, m.id, v.vector FROM memory_vectors v JOIN memories m ON m.row_no = v.memory_row WHERE ',
+      sql('v.model = ?', model),
+      ...(rowids === null ? [] : [' AND ', sql('v.memory_row = ANY(?::bigint[])', rowids)]),
+    ]);
+    return found.map((r) => ({ rowid: r.rowid, id: r.id, vector: vectorFromBytes(r.vector) }));
+  }
+
+  async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]> {
+    return this.scan.nearest(p, q);
+  }
+
+  async put(p: Principal, items: { id: string; model: string; vector: Float32Array }[]): Promise<number> {
+    if (items.length === 0) return 0;
+    return inTransaction(this.conn, async (c) => {
+      // The same lock order as a write batch: chain head first, then rows.
+      await c.query('SELECT 1 FROM audit_head WHERE one FOR UPDATE');
+      const found = await rows<{ row_no: number; id: string; namespace: string; ownerId: string }>(
+        c,
+        'SELECT row_no, id, namespace, owner_id AS "ownerId" FROM memories WHERE id = ANY($1::text[])',
+        [items.map((i) => i.id)],
+      );
+      const byId = new Map(found.filter((m) => canWrite(p, m)).map((m) => [m.id, m.row_no]));
+      const writable = items.flatMap((i) => (byId.has(i.id) ? [{ row: byId.get(i.id)!, model: i.model, vector: i.vector }] : []));
+      await writeVectors(c, writable);
+      return writable.length;
+    });
+  }
+
+  async missing(p: Principal, model: string, limit: number): Promise<{ id: string; text: string }[]> {
+    return this.q([
+      'SELECT m.id, m.text FROM memories m LEFT JOIN memory_vectors v ON v.memory_row = m.row_no AND ',
+      sql('v.model = ?', model),
+      ' WHERE v.memory_row IS NULL AND ',
+      this.where(p, {}),
+      ' ORDER BY m.row_no ',
+      sql('LIMIT ?', limit),
+    ]);
+  }
+
+  async count(p: Principal, model: string): Promise<number> {
+    const [r] = await this.q<{ n: number }>(['SELECT count(*) AS n FROM memories m JOIN memory_vectors v ON v.memory_row = m.row_no AND ', sql('v.model = ?', model), ' WHERE ', this.where(p, {})]);
+    return r?.n ?? 0;
+  }
+
+  async loadModel(p: Principal, provider: string) {
+    const [r] = await this.q<{ model: string; state: string | null; texts: number; trained_at: string }>([
+      'SELECT model, state, texts, trained_at FROM embedding_models WHERE ',
+      sql('namespace = ? AND provider = ?', p.namespace, provider),
+    ]);
+    return r ? { model: r.model, state: r.state === null ? null : JSON.parse(r.state), texts: r.texts, trainedAt: r.trained_at } : null;
+  }
+
+  async modelId(p: Principal, provider: string): Promise<string | null> {
+    const [r] = await this.q<{ model: string }>(['SELECT model FROM embedding_models WHERE ', sql('namespace = ? AND provider = ?', p.namespace, provider)]);
+    return r?.model ?? null;
+  }
+
+  async saveModel(p: Principal, provider: string, m: { model: string; state: unknown; texts: number }): Promise<void> {
+    if (p.role !== 'owner') throw new MnemosError('forbidden', 'only an owner may replace the embedding model of a namespace');
+    await this.q([
+      'INSERT INTO embedding_models (namespace, provider, model, state, texts, trained_at) VALUES ',
+      sql('(?, ?, ?, ?, ?, ?)', p.namespace, provider, m.model, m.state === null ? null : JSON.stringify(m.state), m.texts, toIso(Date.now())),
+      ' ON CONFLICT (namespace, provider) DO UPDATE SET model = excluded.model, state = excluded.state, texts = excluded.texts, trained_at = excluded.trained_at',
+    ]);
+  }
 }
 
-/** Nearest neighbours by cosine distance; $1 = query vector literal, $2 = model, $3 = k. */
-export const NEAREST_SQL =
-  'SELECT memory_id, 1 - (embedding <=> $1::vector) AS similarity FROM memory_vectors WHERE model = $2 ORDER BY embedding <=> $1::vector LIMIT $3';
-
-/** pgvector's text form of a vector: '[0.1,0.2,...]'. */
-export function toVectorLiteral(v: ArrayLike<number>): string {
-  return `[${Array.from(v, (x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
+/** Forget counts and removes vectors like every other derived place (the foreign key would cascade too; this names them). */
+export function vectorsPgPlace(): PgPlace {
+  const count = async (c: Queryable, ids: string[]) =>
+    Number((await rows<{ n: number }>(c, 'SELECT count(*) AS n FROM memory_vectors v JOIN memories m ON m.row_no = v.memory_row WHERE m.id = ANY($1::text[])', [ids]))[0]?.n ?? 0);
+  return {
+    name: 'vectors',
+    count,
+    remove: async (c, ids) => void (await c.query('DELETE FROM memory_vectors v USING memories m WHERE m.row_no = v.memory_row AND m.id = ANY($1::text[])', [ids])),
+  };
 }

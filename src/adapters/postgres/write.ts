@@ -10,10 +10,14 @@ import { rows } from './connection.ts';
 import { addToTermStats } from './fts.ts';
 import type { PgPlace } from './places.ts';
 import { sourceHeldByOther } from '../sql/write-errors.ts';
+import { writeVectors } from './vectors.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'];
-const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')})`;
+const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING row_no`;
 const SELECT_COLUMNS = MEMORY_COLUMNS.join(', ');
+
+/** A write-time vector as a batch op carries it (see withVectors in services/embeddings.ts). */
+type OpVector = { model: string; vector: Float32Array } | undefined;
 
 interface BatchContext {
   c: pg.PoolClient;
@@ -77,6 +81,7 @@ export class PgWriter {
       [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey)],
     );
     if ((clash[0]?.n ?? 0) > 0) return null;
+    const rowNo = new Map<string, number>();
     for (let i = 0; i < mems.length; i += BULK_ROWS) {
       const chunk = mems.slice(i, i + BULK_ROWS);
       const values: unknown[] = [];
@@ -87,9 +92,12 @@ export class PgWriter {
         values.push(...row);
         return `(${row.map((_, j) => `$${start + j + 1}`).join(', ')})`;
       });
-      await ctx.c.query(`INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+      const inserted = await rows<{ id: string; row_no: number }>(ctx.c, `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} RETURNING id, row_no`, values);
+      for (const r of inserted) rowNo.set(r.id, r.row_no);
     }
     ctx.written.push(...mems.map((m) => m.id));
+    // Write-time vectors go in this transaction, like the rows they belong to.
+    await writeVectors(ctx.c, (ops as Extract<WriteOp, { kind: 'insert' }>[]).flatMap((op) => (op.vector ? [{ row: rowNo.get(op.memory.id)!, ...op.vector }] : [])));
     const entries = (ops as Extract<WriteOp, { kind: 'insert' }>[]).map((op) => {
       const m = op.memory;
       const e = chainEntry(ctx.head, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } }, {
@@ -116,7 +124,7 @@ export class PgWriter {
       case 'insert':
         return this.insert(ctx, op);
       case 'update':
-        return this.update(ctx, op.previousId, op.next, op.action, op.reason);
+        return this.update(ctx, op.previousId, op.next, op.action, op.reason, op.vector);
       case 'lifecycle':
         return this.lifecycle(ctx, op);
       case 'retire':
@@ -162,18 +170,18 @@ export class PgWriter {
         if (op.onExistingSource === 'supersede') {
           const prev = rowToMemory(existing);
           const next: Memory = { ...m, lineageId: prev.lineageId, version: prev.version + 1 };
-          await this.update(ctx, prev.id, next, 'supersede', 'source changed');
+          await this.update(ctx, prev.id, next, 'supersede', 'source changed', op.vector);
           return { kind: 'insert', id: next.id, status: 'superseded', previousId: prev.id };
         }
         return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
       }
     }
-    await this.writeRow(ctx, m);
+    await this.writeRow(ctx, m, op.vector);
     await this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } });
     return { kind: 'insert', id: m.id, status: 'created' };
   }
 
-  private async update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string): Promise<WriteResult> {
+  private async update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string, vector?: OpVector): Promise<WriteResult> {
     const row = await this.byId(ctx.c, previousId);
     if (!row) throw new MnemosError('not_found', `memory ${previousId} does not exist`, { id: previousId });
     const prev = rowToMemory(row);
@@ -184,7 +192,7 @@ export class PgWriter {
     }
     if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
     await ctx.c.query('UPDATE memories SET superseded_at = $1, superseded_by = $2 WHERE id = $3', [ctx.now, next.id, prev.id]);
-    await this.writeRow(ctx, next);
+    await this.writeRow(ctx, next, vector);
     await this.audit(ctx, {
       action,
       memoryId: next.id,
@@ -253,10 +261,11 @@ export class PgWriter {
     return fp;
   }
 
-  private async writeRow(ctx: BatchContext, m: Memory): Promise<void> {
+  private async writeRow(ctx: BatchContext, m: Memory, vector: OpVector): Promise<void> {
     const terms = this.analyze(m.text);
-    await ctx.c.query(INSERT_SQL, [...memoryToRow(m, terms.length), terms.join(' ')]);
+    const [row] = await rows<{ row_no: number }>(ctx.c, INSERT_SQL, [...memoryToRow(m, terms.length), terms.join(' ')]);
     ctx.written.push(m.id);
+    if (vector) await writeVectors(ctx.c, [{ row: row!.row_no, ...vector }]);
   }
 
   private assertWritable(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId' | 'id'>): void {

@@ -5,28 +5,31 @@ import { toIso } from '../../domain/time.ts';
 import type { MemoryFilter } from '../../ports/store.ts';
 import type { VectorHit, VectorIndex } from '../../ports/vectors.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
-import { VectorCache, type VectorRows } from '../vector-cache.ts';
+import type { VectorRows } from '../vector-cache.ts';
+import { ExactVectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
 import type { DerivedPlace } from './places.ts';
-
-const toBlob = (v: Float32Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-const fromBlob = (b: Buffer) => new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 
 /**
  * Vectors for SQLite: stored as float32 blobs beside the memory rows (removed
  * with them by a cascading key), scanned exactly from an in-process matrix
- * that follows the change log. Scope and filters come from the store's own
- * SQL (the one place the read rule lives) as a set of admitted rows, cached
- * until the data changes.
+ * that follows the change log (ExactVectorScan, shared with PostgreSQL).
+ * Scope and filters come from the store's own SQL (the one place the read
+ * rule lives) as a set of admitted rows, cached until the data changes.
  */
 export class SqliteVectorIndex implements VectorIndex, VectorRows {
-  private readonly caches = new Map<string, VectorCache>();
-  private readonly admitted = new Map<string, { version: string; rows: Set<number> }>();
+  private readonly scan: ExactVectorScan;
 
   constructor(
     private readonly db: Database.Database,
     private readonly where: (p: Principal, filter: MemoryFilter | null) => SqlPart,
-    private readonly dataVersion: () => string,
-  ) {}
+    dataVersion: () => string,
+  ) {
+    this.scan = new ExactVectorScan(this, {
+      where,
+      rowsWhere: async (w) => (this.db.prepare(`SELECT m.rowid AS r FROM memories m WHERE ${w.sql}`).all(...w.params) as { r: number }[]).map((x) => x.r),
+      dataVersion: async () => dataVersion(),
+    });
+  }
 
   async logHead(): Promise<number> {
     return (this.db.prepare('SELECT coalesce(max(seq), 0) AS s FROM vector_log').get() as { s: number }).s;
@@ -45,31 +48,11 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     const rows = (rowids === null
       ? this.db.prepare(base).all(model)
       : this.db.prepare(`${base} AND v.memory_rowid IN (${rowids.map(() => '?').join(', ')})`).all(model, ...rowids)) as { rowid: number; id: string; vector: Buffer }[];
-    return rows.map((r) => ({ rowid: r.rowid, id: r.id, vector: fromBlob(r.vector) }));
+    return rows.map((r) => ({ rowid: r.rowid, id: r.id, vector: vectorFromBytes(r.vector) }));
   }
 
   async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]> {
-    let cache = this.caches.get(q.model);
-    if (!cache) {
-      cache = new VectorCache(q.model, q.vector.length, this);
-      this.caches.set(q.model, cache);
-    }
-    if (cache.dims !== q.vector.length) throw new MnemosError('validation_failed', `query vector has ${q.vector.length} dimensions; model ${q.model} has ${cache.dims}`);
-    await cache.refresh();
-    return cache.nearest(q.vector, this.admittedRows(p, q.filter), q.limit);
-  }
-
-  /** The rows the principal may see that pass the filter: computed by the store's SQL, reused until anything changes. */
-  private admittedRows(p: Principal, filter: MemoryFilter): Set<number> {
-    const w = this.where(p, filter);
-    const key = `${w.sql}\u0000${JSON.stringify(w.params.map((x) => (typeof x === 'number' && x > 1e12 ? Math.floor(x / 60_000) : x)))}`;
-    const version = this.dataVersion();
-    const hit = this.admitted.get(key);
-    if (hit && hit.version === version) return hit.rows;
-    const rows = new Set((this.db.prepare(`SELECT m.rowid AS r FROM memories m WHERE ${w.sql}`).all(...w.params) as { r: number }[]).map((x) => x.r));
-    if (this.admitted.size > 64) this.admitted.clear();
-    this.admitted.set(key, { version, rows });
-    return rows;
+    return this.scan.nearest(p, q);
   }
 
   async put(p: Principal, items: { id: string; model: string; vector: Float32Array }[]): Promise<number> {
@@ -80,7 +63,7 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
       for (const it of items) {
         const m = find.get(it.id) as { rowid: number; namespace: string; ownerId: string } | undefined;
         if (!m || !canWrite(p, m)) continue;
-        put.run(m.rowid, it.model, toBlob(it.vector));
+        put.run(m.rowid, it.model, vectorToBytes(it.vector));
         n++;
       }
       return n;

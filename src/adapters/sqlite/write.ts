@@ -8,6 +8,7 @@ import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import type { DerivedPlace } from './places.ts';
 import { sourceHeldByOther } from '../sql/write-errors.ts';
+import { vectorToBytes } from '../vector-scan.ts';
 
 /**
  * Applies a batch of write operations in the caller's transaction. Every
@@ -196,7 +197,7 @@ export class SqliteWriter {
     const terms = this.analyze(m.text);
     const info = this.insertMemory.run(...memoryToRow(m, terms.length));
     this.insertFts.run(info.lastInsertRowid, terms.join(' '));
-    if (vector) this.insertVector.run(info.lastInsertRowid, vector.model, Buffer.from(vector.vector.buffer, vector.vector.byteOffset, vector.vector.byteLength));
+    if (vector) this.insertVector.run(info.lastInsertRowid, vector.model, vectorToBytes(vector.vector));
   }
 
   private assertWritable(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId' | 'id'>): void {
