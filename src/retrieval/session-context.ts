@@ -60,7 +60,7 @@ export function contextualVector(
   for (let i = 0; i < own.length; i++) {
     out[i] = own[i]! + (previous ? weights.previous * previous[i]! : 0) + (next ? weights.next * next[i]! : 0);
   }
-  return Float32Array.from(l2Normalize(out));
+  return new Float32Array(l2Normalize(out)); // the typed-array copy, not .from(): that walks an iterator
 }
 
 /** Scores sorted best first, ties by id. */

@@ -10,13 +10,12 @@
  *
  * The whole vector is then scaled to unit length, so cosine = dot product.
  */
-import { analyze } from '../../retrieval/text/analyze.ts';
+import { analyze, stem } from '../../retrieval/text/analyze.ts';
 import { tokenize } from '../../retrieval/text/tokenize.ts';
-import { porterStem } from '../../retrieval/text/porter-stemmer.ts';
 import { ENGLISH_STOP_WORDS, QUERY_FRAME_WORDS } from '../../retrieval/text/stop-words.ts';
 import type { EmbedOptions, Embedder } from '../port.ts';
 import { DEFAULT_TRAINING, trainModel, serializeModel, type BuiltinTrainingOptions, type LearnedModel, type LearnedModelState } from './model.ts';
-import { addSubwordVector, type SubwordOptions } from './subword-hashing.ts';
+import { addSubwordSlots, subwordSlots, type SubwordOptions, type SubwordSlots } from './subword-hashing.ts';
 import { l2Normalize } from '../vectors.ts';
 
 export interface BuiltinEmbedderOptions {
@@ -27,6 +26,15 @@ export interface BuiltinEmbedderOptions {
   minN: number;
   maxN: number;
 }
+
+interface WordPart {
+  /** Row of the word's stem in the learned model, or -1. */
+  index: number;
+  idf: number;
+  subword: SubwordSlots | null;
+}
+
+const WORD_CACHE_MAX = 200_000;
 
 export const DEFAULT_BUILTIN: Readonly<BuiltinEmbedderOptions> = Object.freeze({ subwordDimensions: 64, subwordWeight: 0.25, minN: 3, maxN: 5 });
 
@@ -42,12 +50,16 @@ export class BuiltinEmbedder implements Embedder {
   readonly learned: LearnedModel | null;
   private readonly options: BuiltinEmbedderOptions;
   private readonly rank: number;
+  /** IDF given to words the learned model never saw (and to every word before a model exists). */
+  private readonly maxIdf: number;
+  private readonly words = new Map<string, WordPart | null>();
 
   constructor(learned: LearnedModel | null = null, options: Partial<BuiltinEmbedderOptions> = {}) {
     this.learned = learned;
     this.options = { ...DEFAULT_BUILTIN, ...options };
     this.rank = learned?.options.rank ?? DEFAULT_TRAINING.rank;
     this.dimensions = this.rank + this.options.subwordDimensions;
+    this.maxIdf = learned ? Math.log((learned.texts + 1) / 0.5) : 1;
     const o = this.options;
     this.model = `${RECIPE}:r${this.rank}:h${o.subwordDimensions}x${o.subwordWeight}n${o.minN}-${o.maxN}:${learned?.fingerprint ?? 'untrained'}`;
   }
@@ -82,24 +94,43 @@ export class BuiltinEmbedder implements Embedder {
     const learned = new Float64Array(this.rank);
     const subword = new Float64Array(this.options.subwordDimensions);
     const m = this.learned;
-    const maxIdf = m ? Math.log((m.texts + 1) / 0.5) : 1;
     for (const token of tokenize(text)) {
-      if (ENGLISH_STOP_WORDS.has(token) || (kind === 'query' && QUERY_FRAME_WORDS.has(token))) continue;
-      const term = porterStem(token);
-      const i = m?.index.get(term);
-      const idf = i === undefined ? maxIdf : m!.idf[i]!;
-      if (m && i !== undefined) {
-        const base = i * this.rank;
-        for (let j = 0; j < this.rank; j++) learned[j]! += idf * m.vectors[base + j]!;
+      if (kind === 'query' && QUERY_FRAME_WORDS.has(token)) continue;
+      const w = this.word(token);
+      if (w === null) continue;
+      if (m && w.index >= 0) {
+        const base = w.index * this.rank;
+        for (let j = 0; j < this.rank; j++) learned[j]! += w.idf * m.vectors[base + j]!;
       }
-      addSubwordVector(subword, 0, token, idf, this.subwordOptions());
+      if (w.subword) addSubwordSlots(subword, 0, w.subword, w.idf);
     }
     l2Normalize(learned);
     l2Normalize(subword);
     out.set(learned, 0);
     const w = this.options.subwordWeight;
     for (let j = 0; j < subword.length; j++) out[this.rank + j] = w * subword[j]!;
-    return Float32Array.from(l2Normalize(out));
+    return new Float32Array(l2Normalize(out)); // the typed-array copy, not .from(): that walks an iterator
+  }
+
+  /**
+   * What one word contributes, worked out once per word: its stem's row in
+   * the learned model, its IDF and its hashed n-grams. Words follow Zipf's
+   * law, so this bounded cache turns most of a text's cost into look-ups.
+   * null for a stop word.
+   */
+  private word(token: string): WordPart | null {
+    let w = this.words.get(token);
+    if (w !== undefined) return w;
+    w = null;
+    if (!ENGLISH_STOP_WORDS.has(token)) {
+      const m = this.learned;
+      const i = m?.index.get(stem(token));
+      const subword = this.options.subwordDimensions > 0 ? subwordSlots(token, this.subwordOptions()) : null;
+      w = { index: i ?? -1, idf: i === undefined ? this.maxIdf : m!.idf[i]!, subword };
+    }
+    if (this.words.size >= WORD_CACHE_MAX) this.words.clear();
+    this.words.set(token, w);
+    return w;
   }
 
   private subwordOptions(): SubwordOptions {

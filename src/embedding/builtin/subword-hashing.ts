@@ -14,18 +14,37 @@ export interface SubwordOptions {
   maxN: number;
 }
 
-/** Adds `weight` × the word's hashed n-gram vector (unit length) into `out`. */
-export function addSubwordVector(out: Float64Array, offset: number, word: string, weight: number, o: SubwordOptions): void {
-  if (o.dimensions <= 0 || weight === 0) return;
+/** A word's hashed n-grams: slot and sign per n-gram, and sqrt(n-gram count), the norm that makes the vector unit length. */
+export interface SubwordSlots {
+  slots: Int32Array;
+  signs: Int8Array;
+  norm: number;
+}
+
+export function subwordSlots(word: string, o: SubwordOptions): SubwordSlots {
   const marked = `<${word}>`;
   const grams: string[] = [];
   for (let n = o.minN; n <= o.maxN; n++) for (let i = 0; i + n <= marked.length; i++) grams.push(marked.slice(i, i + n));
   if (grams.length === 0) grams.push(marked);
-  const scale = weight / Math.sqrt(grams.length);
-  for (const g of grams) {
+  const slots = new Int32Array(grams.length);
+  const signs = new Int8Array(grams.length);
+  grams.forEach((g, i) => {
     const h = hash32(g, 0x9e3779b9);
-    const slot = h % o.dimensions;
-    const sign = (h >>> 31) === 1 ? -1 : 1;
-    out[offset + slot]! += sign * scale;
-  }
+    slots[i] = h % o.dimensions;
+    signs[i] = (h >>> 31) === 1 ? -1 : 1;
+  });
+  return { slots, signs, norm: Math.sqrt(grams.length) };
+}
+
+/** Adds `weight` × the word's hashed n-gram vector (unit length) into `out`. */
+export function addSubwordSlots(out: Float64Array, offset: number, s: SubwordSlots, weight: number): void {
+  if (weight === 0) return;
+  const scale = weight / s.norm;
+  for (let i = 0; i < s.slots.length; i++) out[offset + s.slots[i]!]! += s.signs[i]! * scale;
+}
+
+/** addSubwordSlots for a word not yet hashed. */
+export function addSubwordVector(out: Float64Array, offset: number, word: string, weight: number, o: SubwordOptions): void {
+  if (o.dimensions <= 0 || weight === 0) return;
+  addSubwordSlots(out, offset, subwordSlots(word, o), weight);
 }
