@@ -287,13 +287,24 @@ CREATE TABLE vector_log (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, me
 -- A reader that has seen seq n must never later find a smaller seq committed. Taking the
 -- audit chain head lock (which every writer already holds) before drawing a seq makes
 -- draws and commits happen in the same order across processes.
-CREATE FUNCTION mnemos_vector_logged() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Statement-level triggers with transition tables: one log insert per statement, not per row
+-- (a batch of 1,000 vectors was paying 1,000 trigger calls). One trigger per event, as
+-- PostgreSQL requires for transition tables; an upsert fires the insert and update ones.
+CREATE FUNCTION mnemos_vectors_logged_new() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM 1 FROM audit_head WHERE one FOR UPDATE;
-  INSERT INTO vector_log (memory_row) VALUES (CASE WHEN TG_OP = 'DELETE' THEN OLD.memory_row ELSE NEW.memory_row END);
+  INSERT INTO vector_log (memory_row) SELECT memory_row FROM new_rows;
   RETURN NULL;
 END $$;
-CREATE TRIGGER memory_vectors_logged AFTER INSERT OR UPDATE OR DELETE ON memory_vectors FOR EACH ROW EXECUTE FUNCTION mnemos_vector_logged();
+CREATE FUNCTION mnemos_vectors_logged_old() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM audit_head WHERE one FOR UPDATE;
+  INSERT INTO vector_log (memory_row) SELECT memory_row FROM old_rows;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER memory_vectors_logged_insert AFTER INSERT ON memory_vectors REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_vectors_logged_new();
+CREATE TRIGGER memory_vectors_logged_update AFTER UPDATE ON memory_vectors REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_vectors_logged_new();
+CREATE TRIGGER memory_vectors_logged_delete AFTER DELETE ON memory_vectors REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_vectors_logged_old();
 CREATE TABLE embedding_models (
   namespace TEXT NOT NULL,
   provider TEXT NOT NULL,
