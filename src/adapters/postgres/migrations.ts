@@ -316,6 +316,15 @@ CREATE TABLE embedding_models (
 );
 `,
   },
+  {
+    version: 8,
+    name: 'room on term_df pages for in-place (HOT) updates',
+    sql: `
+-- Every write batch bumps thousands of document frequencies. With full pages each bump is a
+-- new tuple plus a new index entry; half-empty pages let PostgreSQL update in place (HOT).
+ALTER TABLE term_df SET (fillfactor = 50);
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
