@@ -24,6 +24,8 @@ export interface LifecycleConfig {
   maxIdleMs: number;
   /** Memories indexed into the knowledge graph per run. */
   graphBatch: number;
+  /** Most memories given a missing vector in one run (the rest wait for the next). */
+  vectorBatch: number;
 }
 
 const MIN = 60_000;
@@ -40,6 +42,7 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = {
   leaseMs: 2 * MIN,
   maxIdleMs: DAY,
   graphBatch: 200_000,
+  vectorBatch: 50_000,
 };
 
 const configs = new WeakMap<object, LifecycleConfig>();

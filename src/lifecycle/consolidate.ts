@@ -4,6 +4,7 @@ import type { Principal } from '../domain/principal.ts';
 import { toIso } from '../domain/time.ts';
 import type { Extractor } from '../graph/extraction.ts';
 import { indexGraph } from '../graph/graph-index.ts';
+import { embeddingsFor, embedMissing } from '../services/embeddings.ts';
 import type { JobRecord, JobStore } from '../ports/lifecycle.ts';
 import type { WriteOp } from '../ports/store.ts';
 import type { ServiceContext } from '../services/context.ts';
@@ -24,7 +25,7 @@ import { holderDead, newHolder } from './holder.ts';
 import { lifecyclePrincipal } from './principals.ts';
 
 export const CONSOLIDATE_JOB = 'consolidate';
-const PHASES = ['lifecycle', 'merge', 'purge', 'orphans', 'graph'] as const;
+const PHASES = ['lifecycle', 'merge', 'purge', 'orphans', 'graph', 'vectors'] as const;
 type Phase = (typeof PHASES)[number];
 const MAX_CHANGES_IN_REPORT = 500;
 
@@ -168,6 +169,10 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         counts.entitiesCreated = (counts.entitiesCreated ?? 0) + g.entitiesCreated;
         counts.relationsAdded = (counts.relationsAdded ?? 0) + g.relationsAdded;
         counts.relationsClosed = (counts.relationsClosed ?? 0) + g.relationsClosed;
+      } else if (phase === 'vectors') {
+        // Memories written without a vector (sleep-flushed episodes, merge survivors, an embedder outage) get one here.
+        const svc = await embeddingsFor(ctx, sys).catch(() => null);
+        if (svc) counts.embedded = (counts.embedded ?? 0) + (await embedMissing(ctx, sys, svc, cfg.vectorBatch, afterBatch));
       }
       done.add(phase);
       lap(phase);

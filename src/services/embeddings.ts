@@ -120,18 +120,31 @@ export async function backfillEmbeddings(ctx: ServiceContext, p: Principal, opts
   const svc = await embeddingsFor(ctx, p);
   if (!svc) throw new MnemosError('unavailable', 'no embedder is configured');
   const total = await store.count(p, {});
-  let embedded = 0;
-  for (;;) {
-    const batch = await store.vectors.missing(p, svc.model, 512);
-    if (batch.length === 0) break;
-    const vectors = await svc.embed(batch.map((b) => b.text), { kind: 'document' });
-    const written = await store.vectors.put(p, batch.map((b, i) => ({ id: b.id, model: svc.model, vector: vectors[i]! })));
-    embedded += written;
-    opts.onProgress?.({ phase: 'embedding', done: embedded, total });
-    if (written === 0) break; // what is left belongs to other principals; they backfill their own
-  }
+  const embedded = await embedMissing(ctx, p, svc, Infinity, (done) => opts.onProgress?.({ phase: 'embedding', done, total }));
   opts.onProgress?.({ phase: 'done', done: embedded, total });
   return { provider: cfg.provider, model: svc.model, trained, embedded, total };
+}
+
+/**
+ * Gives up to `limit` visible current memories without a vector of the
+ * service's model one. Writes that bypass write-time vectors (the cognitive
+ * cycle's sleep flush, consolidation's new versions) and writes made while the
+ * embedder was unreachable are caught up here. Returns how many were embedded.
+ */
+export async function embedMissing(ctx: ServiceContext, p: Principal, svc: EmbeddingService, limit: number, onBatch?: (done: number) => void | Promise<void>): Promise<number> {
+  const vectors = ctx.store.vectors;
+  if (!vectors) return 0;
+  let embedded = 0;
+  while (embedded < limit) {
+    const batch = await vectors.missing(p, svc.model, Math.min(512, limit - embedded));
+    if (batch.length === 0) break;
+    const out = await svc.embed(batch.map((b) => b.text), { kind: 'document' });
+    const written = await vectors.put(p, batch.map((b, i) => ({ id: b.id, model: svc.model, vector: out[i]! })));
+    embedded += written;
+    await onBatch?.(embedded);
+    if (written === 0) break; // what is left belongs to other principals; they backfill their own
+  }
+  return embedded;
 }
 
 /** Texts grouped the way they belong together (a session's turns, a file's chunks) and in order, for co-occurrence. */

@@ -1,0 +1,33 @@
+/**
+ * Memories can be written without a vector (embeddings off at the time, an
+ * embedder outage, the cognitive cycle's sleep flush). Consolidation's
+ * vectors phase gives them one, so the vector list stops missing them.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { openMemory } from '../../src/index.ts';
+import { tempDir } from '../helpers/temp.ts';
+
+test('consolidation embeds memories that were written without a vector', async () => {
+  const { dir, cleanup } = tempDir('mnemos-vectors-phase-');
+  const db = join(dir, 'm.db');
+  const off = await openMemory({ db, config: { embeddings: { provider: 'off' } } });
+  const lantern = await off.remember({ text: 'The lighthouse keeper polished the brass lantern every evening' });
+  await off.remember({ text: 'Trains to the coast leave every hour from platform four' });
+  await off.close();
+  const m = await openMemory({ db });
+  try {
+    assert.equal((await m.search({ query: 'brass lantern polished', mode: 'vector' })).hits.length, 0, 'no vectors yet');
+    const r = await m.consolidate();
+    assert.equal(r.counts.embedded, 2);
+    const hits = (await m.search({ query: 'brass lantern polished', mode: 'vector' })).hits;
+    assert.equal(hits[0]?.memory.id, lantern.id);
+    const again = await m.consolidate({ force: true });
+    assert.equal(again.status, 'done');
+    assert.ok(!again.counts.embedded, 'a second run finds nothing left to embed');
+  } finally {
+    await m.close();
+    cleanup();
+  }
+});
