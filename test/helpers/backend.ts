@@ -7,8 +7,11 @@
  * by using these helpers instead of a hard-coded temp path.
  */
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { parsePgUrl } from '../../src/adapters/postgres/connection.ts';
+import { numbered } from '../../src/adapters/sql/placeholders.ts';
 import { tempDir } from './temp.ts';
-import { dropSchema, freshSchema } from './pg-env.ts';
+import { dropSchema, freshSchema, pgClient } from './pg-env.ts';
 
 export type Backend = 'sqlite' | 'postgres';
 
@@ -64,4 +67,28 @@ export function testStores(prefix = 'mnemos-test-'): TestStores {
       for (const s of schemas.splice(0)) await dropSchema(s);
     },
   };
+}
+
+/**
+ * Runs one statement directly on a store's database, behind the engine's
+ * back (raw checks, tampering), and returns its rows. Placeholders are `?`
+ * on both backends. Values come back as each driver gives them: PostgreSQL
+ * returns count(*) as a string and jsonb as objects, so callers normalise.
+ */
+export async function rawSql(location: string, text: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
+  if (!location.startsWith('postgres')) {
+    const db = new Database(location);
+    try {
+      const stmt = db.prepare(text);
+      return stmt.reader ? (stmt.all(...params) as Record<string, unknown>[]) : (stmt.run(...params), []);
+    } finally {
+      db.close();
+    }
+  }
+  const client = await pgClient(parsePgUrl(location).schema ?? undefined);
+  try {
+    return (await client.query(numbered(text), params)).rows;
+  } finally {
+    await client.end();
+  }
 }
