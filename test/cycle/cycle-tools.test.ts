@@ -5,14 +5,14 @@ import { openMemory } from '../../src/index.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
 import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
 import type { Mnemos } from '../../src/surfaces/library/open-memory.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { named, testStores } from '../helpers/backend.ts';
 
 const call = (memory: Mnemos, name: string, input: unknown) => runTool(findTool(TOOLS, name), input, { memory, surfaceParts: [] }) as Promise<any>;
 
-test('blackboard tools: each principal has its own blackboard; sleep consolidates into episodes it alone can see', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('blackboard tools: each principal has its own blackboard; sleep consolidates into episodes it alone can see'), async () => {
+  const { db, cleanup } = testStores();
   try {
-    const owner = await openMemory({ db: join(dir, 'm.db') });
+    const owner = await openMemory({ db });
     const guest = owner.as({ role: 'guest', namespace: 'default', id: 'g1' });
     await call(owner, 'blackboard_write', { key: 'goal.achieved', value: { goal: 'ship' } });
     await call(owner, 'blackboard_write', { key: 'safety.verification_blocked', value: { why: 'unsafe' }, priority: 'critical' });
@@ -37,6 +37,6 @@ test('blackboard tools: each principal has its own blackboard; sleep consolidate
     await assert.rejects(call(owner, 'blackboard_write', { key: 'x.y', value: 1, priority: 'urgent' }), (e: Error & { code?: string }) => e.code === 'validation_failed' && /priority/.test(e.message));
     await owner.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
