@@ -10,7 +10,11 @@ import { named, testStores } from '../helpers/backend.ts';
 const call = (memory: Mnemos, name: string, input: unknown) => runTool(findTool(TOOLS, name), input, { memory, surfaceParts: [] }) as Promise<any>;
 
 test(named('blackboard tools: each principal has its own blackboard; sleep consolidates into episodes it alone can see'), async () => {
-  const { db, cleanup } = testStores();
+  const { dir, db, cleanup } = testStores();
+  // A server database keeps the cycle's safety log in ./.mnemos of the working directory
+  // (services/state-dir.ts): work in the temp dir so the log stays with this test's store.
+  const back = process.cwd();
+  process.chdir(dir);
   try {
     const owner = await openMemory({ db });
     const guest = owner.as({ role: 'guest', namespace: 'default', id: 'g1' });
@@ -37,6 +41,7 @@ test(named('blackboard tools: each principal has its own blackboard; sleep conso
     await assert.rejects(call(owner, 'blackboard_write', { key: 'x.y', value: 1, priority: 'urgent' }), (e: Error & { code?: string }) => e.code === 'validation_failed' && /priority/.test(e.message));
     await owner.close();
   } finally {
+    process.chdir(back);
     await cleanup();
   }
 });
