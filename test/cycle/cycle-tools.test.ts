@@ -1,6 +1,5 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
 import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';

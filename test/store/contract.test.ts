@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { PgStore } from '../../src/adapters/postgres/index.ts';
 import { SqliteStore } from '../../src/adapters/sqlite/store.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
-import { BACKEND, named, postgresOnly } from '../helpers/backend.ts';
+import { BACKEND, postgresOnly } from '../helpers/backend.ts';
 import { dropSchema, freshSchema, pgClient } from '../helpers/pg-env.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { runStoreContract, type StoreFactory } from './contract.ts';
