@@ -1,9 +1,14 @@
 /**
- * Runs every test file under test/ with node's test runner. Node 20 does not
- * expand globs, so the file list is built here. Extra arguments filter by
- * substring: `npm test -- sqlite` runs only files whose path contains "sqlite".
+ * Runs every test file under test/ with node's test runner, in two passes:
+ * the whole suite on SQLite, then the store-backed files (those importing
+ * test/helpers/backend.ts) again on PostgreSQL with MNEMOS_TEST_BACKEND=postgres.
+ * The PostgreSQL pass needs MNEMOS_TEST_PG_URL; without it the pass is
+ * skipped with a loud message, or fails when MNEMOS_TEST_REQUIRE_PG=1 (CI).
+ * Node 20 does not expand globs, so the file list is built here. Extra
+ * arguments filter by substring: `npm test -- sqlite` runs only files whose
+ * path contains "sqlite".
  */
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
@@ -16,11 +21,49 @@ function collect(dir: string, out: string[] = []): string[] {
   return out;
 }
 
+// Importing the backend helper is what makes a file store-backed (see test/helpers/backend.ts).
+const storeBacked = (file: string): boolean => /from '[./]+(helpers\/)?backend\.ts'/.test(readFileSync(file, 'utf8'));
+
+function shout(msg: string): void {
+  const bar = '!'.repeat(Math.min(msg.length, 100));
+  console.error(`\n${bar}\n${msg}\n${bar}\n`);
+}
+
+function pass(backend: 'sqlite' | 'postgres', files: string[]): { ok: boolean; seconds: number } {
+  console.log(`\n=== ${backend} pass: ${files.length} test files ===\n`);
+  const start = Date.now();
+  const env = { ...process.env, MNEMOS_TEST_BACKEND: backend };
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { stdio: 'inherit', env });
+  return { ok: result.status === 0, seconds: Math.round((Date.now() - start) / 1000) };
+}
+
 const filters = process.argv.slice(2);
 const files = collect('test').filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(', ')}`);
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { stdio: 'inherit' });
-process.exit(result.status ?? 1);
+
+const summary: string[] = [];
+let ok = true;
+const sqlite = pass('sqlite', files);
+ok &&= sqlite.ok;
+summary.push(`sqlite: ${sqlite.ok ? 'passed' : 'FAILED'} (${files.length} files, ${sqlite.seconds}s)`);
+
+const pgFiles = files.filter(storeBacked);
+if (pgFiles.length > 0) {
+  if (process.env.MNEMOS_TEST_PG_URL) {
+    const postgres = pass('postgres', pgFiles);
+    ok &&= postgres.ok;
+    summary.push(`postgres: ${postgres.ok ? 'passed' : 'FAILED'} (${pgFiles.length} files, ${postgres.seconds}s)`);
+  } else if (process.env.MNEMOS_TEST_REQUIRE_PG === '1') {
+    shout(`FAILED: MNEMOS_TEST_REQUIRE_PG=1 but MNEMOS_TEST_PG_URL is not set; the PostgreSQL pass (${pgFiles.length} store-backed files) cannot run`);
+    ok = false;
+    summary.push('postgres: FAILED (no MNEMOS_TEST_PG_URL)');
+  } else {
+    shout(`SKIPPED the PostgreSQL pass (${pgFiles.length} store-backed files): set MNEMOS_TEST_PG_URL=postgres://user:pass@host/db to run it`);
+    summary.push('postgres: SKIPPED (no MNEMOS_TEST_PG_URL)');
+  }
+}
+console.log(`\n${summary.join('\n')}`);
+process.exit(ok ? 0 : 1);

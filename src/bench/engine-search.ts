@@ -14,8 +14,8 @@ import type { LocomoSearch } from './locomo-harness.ts';
  * users run, and every query is an ordinary `search` call.
  */
 export interface EngineBench {
-  /** Store location per corpus; default a temporary SQLite file removed by `close`. */
-  db?: string;
+  /** Store location: one for every corpus, or a function giving a fresh one per corpus (tests on PostgreSQL); default a temporary SQLite file per corpus, removed by `close`. */
+  db?: string | (() => string);
   mode: SearchMode;
 }
 
@@ -28,7 +28,9 @@ export class EngineBenchStores {
 
   async store(namespace: string): Promise<Mnemos> {
     const principal: Principal = { role: 'owner', namespace, id: 'bench' };
-    const m = await openMemory({ db: this.opts.db ?? join(this.dir, `store-${this.n++}.db`), principal });
+    const { db } = this.opts;
+    const location = typeof db === 'function' ? db() : (db ?? join(this.dir, `store-${this.n++}.db`));
+    const m = await openMemory({ db: location, principal });
     this.open.push(m);
     return m;
   }

@@ -3,109 +3,113 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { tempDir } from '../helpers/temp.ts';
+import { BACKEND, named, testStores } from '../helpers/backend.ts';
 
 const BIN = resolve('bin/mnemos.js');
 
-function cli(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: '', MNEMOS_NAMESPACE: '' } });
+/** The real CLI in `cwd` on store `db` (MNEMOS_DB; '' is the default ./.mnemos/memory.db in `cwd`). */
+function cli(cwd: string, db: string, ...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: db, MNEMOS_NAMESPACE: '' } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-function json(cwd: string, ...args: string[]) {
-  const r = cli(cwd, ...args, '--json');
+function json(cwd: string, db: string, ...args: string[]) {
+  const r = cli(cwd, db, ...args, '--json');
   const lines = r.stdout.trim().split('\n');
   assert.equal(lines.length, 1, `--json must print exactly one line, got: ${r.stdout}`);
   return { ...r, body: JSON.parse(lines[0]!) };
 }
 
-test('the real CLI: add, search, get, update, history, forget, export/import, status, audit verify', () => {
-  const { dir, cleanup } = tempDir();
+test(named('the real CLI: add, search, get, update, history, forget, export/import, status, audit verify'), async () => {
+  const t = testStores();
+  const dir = t.dir;
+  // On SQLite the default store (./.mnemos/memory.db in the temp cwd) is fresh, so this also covers the default.
+  const db = BACKEND === 'sqlite' ? '' : t.db;
   try {
-    const added = json(dir, 'add', 'Caroline went to the LGBTQ support group on 7 May 2023', '--type', 'episode', '--tag', 'support');
+    const added = json(dir, db, 'add', 'Caroline went to the LGBTQ support group on 7 May 2023', '--type', 'episode', '--tag', 'support');
     assert.equal(added.code, 0, added.stderr);
     assert.equal(added.body.status, 'created');
     const id = added.body.id as string;
 
-    const found = json(dir, 'search', 'support group');
+    const found = json(dir, db, 'search', 'support group');
     assert.equal(found.body.hits[0].memory.id, id);
     assert.equal(found.body.hits[0].why.ranks.keyword, 1);
-    const none = json(dir, 'search', 'volcano');
+    const none = json(dir, db, 'search', 'volcano');
     assert.equal(none.body.hits.length, 0);
     assert.match(none.body.explain.message, /volcano/);
 
-    assert.match(cli(dir, 'get', id).stdout, /LGBTQ support group/);
-    const dry = json(dir, 'update', id, '--text', 'Caroline went to the support group on 7 May 2023');
+    assert.match(cli(dir, db, 'get', id).stdout, /LGBTQ support group/);
+    const dry = json(dir, db, 'update', id, '--text', 'Caroline went to the support group on 7 May 2023');
     assert.equal(dry.body.applied, false);
-    assert.equal(json(dir, 'get', id).body.version, 1, 'a dry run changes nothing');
-    const upd = json(dir, 'update', id, '--text', 'Caroline went to the support group on 7 May 2023', '--yes');
+    assert.equal(json(dir, db, 'get', id).body.version, 1, 'a dry run changes nothing');
+    const upd = json(dir, db, 'update', id, '--text', 'Caroline went to the support group on 7 May 2023', '--yes');
     assert.equal(upd.body.applied, true);
-    const hist = json(dir, 'history', upd.body.result.id);
+    const hist = json(dir, db, 'history', upd.body.result.id);
     assert.equal(hist.body.versions.length, 2);
     assert.deepEqual(hist.body.audit.map((a: { action: string }) => a.action), ['create', 'update']);
 
-    const exported = cli(dir, 'export');
+    const exported = cli(dir, db, 'export');
     assert.equal(exported.stdout.trim().split('\n').length, 2);
 
-    const fDry = json(dir, 'forget', id);
+    const fDry = json(dir, db, 'forget', id);
     assert.equal(fDry.body.applied, false);
     assert.equal(fDry.body.preview.removes.memories, 2);
-    const f = json(dir, 'forget', id, '--yes', '--reason', 'test');
+    const f = json(dir, db, 'forget', id, '--yes', '--reason', 'test');
     assert.equal(f.body.applied, true);
-    const gone = cli(dir, 'get', id);
+    const gone = cli(dir, db, 'get', id);
     assert.equal(gone.code, 3);
     assert.match(gone.stderr, /forgotten/);
 
-    const status = json(dir, 'status');
+    const status = json(dir, db, 'status');
     assert.equal(status.body.memories.total, 0);
-    const audit = json(dir, 'audit', 'verify');
+    const audit = json(dir, db, 'audit', 'verify');
     assert.equal(audit.code, 0);
     assert.equal(audit.body.ok, true);
   } finally {
-    cleanup();
+    await t.cleanup();
   }
 });
 
-test('CLI errors go to stderr with a non-zero code and say what to fix', () => {
-  const { dir, cleanup } = tempDir();
+test(named('CLI errors go to stderr with a non-zero code and say what to fix'), async () => {
+  const { dir, db, cleanup } = testStores();
   try {
-    const empty = cli(dir, 'add', '');
+    const empty = cli(dir, db, 'add', '');
     assert.equal(empty.code, 2);
     assert.equal(empty.stdout, '');
     assert.match(empty.stderr, /text/);
-    const badType = cli(dir, 'add', 'x', '--type', 'nonsense');
+    const badType = cli(dir, db, 'add', 'x', '--type', 'nonsense');
     assert.equal(badType.code, 2);
     assert.match(badType.stderr, /type/);
-    const unknown = cli(dir, 'frobnicate');
+    const unknown = cli(dir, db, 'frobnicate');
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /unknown command/);
-    const badOpt = cli(dir, 'search', 'x', '--bogus');
+    const badOpt = cli(dir, db, 'search', 'x', '--bogus');
     assert.equal(badOpt.code, 2);
-    const asJson = cli(dir, 'get', 'nope', '--json');
+    const asJson = cli(dir, db, 'get', 'nope', '--json');
     assert.equal(JSON.parse(asJson.stdout).error.code, 'not_found');
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('CLI import of markdown and transcripts is idempotent; --db and MNEMOS_DB pick the store', () => {
-  const { dir, cleanup } = tempDir();
+test(named('CLI import of markdown and transcripts is idempotent; --db and MNEMOS_DB pick the store'), async () => {
+  const { dir, store, cleanup } = testStores();
   try {
     writeFileSync(join(dir, 'notes.md'), '# Plans\n\nShip the parser on Friday.\n\nReview with Dana.\n');
     writeFileSync(join(dir, 'chat.json'), JSON.stringify({ sessionId: 'sess-1', messages: [{ role: 'user', content: 'hello there' }, { role: 'assistant', content: 'hi!' }] }));
-    const db = join(dir, 'custom', 'x.db');
-    const first = json(dir, 'import', 'notes.md', 'chat.json', '--db', db);
+    const db = store(join('custom', 'x.db'));
+    const first = json(dir, '', 'import', 'notes.md', 'chat.json', '--db', db);
     assert.equal(first.code, 0, first.stderr);
     assert.equal(first.body.total.created, 3);
-    const second = json(dir, 'import', 'notes.md', 'chat.json', '--db', db);
+    const second = json(dir, '', 'import', 'notes.md', 'chat.json', '--db', db);
     assert.equal(second.body.total.created, 0);
     assert.equal(second.body.total.unchanged, 3);
     const r = spawnSync(process.execPath, [BIN, 'status', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: db } });
     assert.equal(JSON.parse(r.stdout).memories.total, 3);
     const out = join(dir, 'dump.jsonl');
-    assert.equal(json(dir, 'export', '--out', out, '--db', db).body.memories, 3);
+    assert.equal(json(dir, '', 'export', '--out', out, '--db', db).body.memories, 3);
     assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, 3);
   } finally {
-    cleanup();
+    await cleanup();
   }
 });

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { named, testStores } from '../helpers/backend.ts';
 
 function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
@@ -14,9 +13,8 @@ function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   });
 }
 
-test('several processes writing one SQLite file at once lose nothing and keep the audit chain intact', async () => {
-  const { dir, cleanup } = tempDir();
-  const db = join(dir, 'shared.db');
+test(named('several processes writing one store at once lose nothing and keep the audit chain intact'), async () => {
+  const { db, cleanup } = testStores();
   try {
     const workers = 4;
     const perWorker = 100;
@@ -31,6 +29,6 @@ test('several processes writing one SQLite file at once lose nothing and keep th
     assert.equal(report.entries, workers * perWorker);
     await m.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });

@@ -2,15 +2,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { openMemory } from '../../src/index.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { BACKEND, named, rawSql, testStores } from '../helpers/backend.ts';
 
 const SECRET = 'zanzibarquokka';
 
-test('forget leaves no trace: table, full-text index, search, pending edits and the file bytes', async () => {
-  const { dir, cleanup } = tempDir();
-  const db = join(dir, 'm.db');
+const count = async (db: string, sql: string, ...params: unknown[]) => Number((await rawSql(db, sql, ...params))[0]!.n);
+
+test(named('forget leaves no trace: table, full-text index, search, pending edits and the file bytes'), async () => {
+  const { dir, db, cleanup } = testStores();
   try {
     const m = await openMemory({ db });
     const keep = await m.remember({ text: 'the weather in Lisbon was mild' });
@@ -42,25 +42,28 @@ test('forget leaves no trace: table, full-text index, search, pending edits and 
     assert.equal((await m.get(keep.id)).text, 'the weather in Lisbon was mild');
     await m.close();
 
-    const raw = new Database(db, { readonly: true });
-    assert.equal((raw.prepare('SELECT count(*) n FROM memories WHERE lineage_id = ?').get(id) as { n: number }).n, 0);
-    assert.equal((raw.prepare("SELECT count(*) n FROM memories_fts WHERE memories_fts MATCH 'zanzibarquokka'").get() as { n: number }).n, 0);
-    assert.equal((raw.prepare("SELECT count(*) n FROM memories_fts_vocab WHERE term = 'zanzibarquokka'").get() as { n: number }).n, 0);
-    assert.equal((raw.prepare('SELECT count(*) n FROM pending_changes').get() as { n: number }).n, 0);
-    assert.equal((raw.prepare('SELECT count(*) n FROM memory_vectors').get() as { n: number }).n, 1, 'only the kept memory has a vector');
-    assert.equal((raw.prepare("SELECT count(*) n FROM audit_log WHERE details LIKE '%zanzibar%'").get() as { n: number }).n, 0);
-    raw.close();
-    for (const f of readdirSync(dir)) {
-      assert.equal(readFileSync(join(dir, f)).includes(SECRET), false, `${f} still holds the forgotten text`);
+    assert.equal(await count(db, 'SELECT count(*) AS n FROM memories WHERE lineage_id = ?', id), 0);
+    assert.equal(await count(db, 'SELECT count(*) AS n FROM pending_changes'), 0);
+    assert.equal(await count(db, "SELECT count(*) AS n FROM audit_log WHERE details LIKE '%zanzibar%'"), 0);
+    if (BACKEND === 'sqlite') {
+      assert.equal(await count(db, "SELECT count(*) AS n FROM memories_fts WHERE memories_fts MATCH 'zanzibarquokka'"), 0);
+      assert.equal(await count(db, "SELECT count(*) AS n FROM memories_fts_vocab WHERE term = 'zanzibarquokka'"), 0);
+      assert.equal(await count(db, 'SELECT count(*) AS n FROM memory_vectors'), 1, 'only the kept memory has a vector');
+      // The file bytes are SQLite's promise (secure_delete, FTS merge, WAL checkpoint); PostgreSQL keeps dead tuples until VACUUM.
+      for (const f of readdirSync(dir)) {
+        assert.equal(readFileSync(join(dir, f)).includes(SECRET), false, `${f} still holds the forgotten text`);
+      }
+    } else {
+      // The tsvector goes with the row; the term statistics must forget the term too.
+      assert.equal(await count(db, "SELECT count(*) AS n FROM term_df WHERE term = 'zanzibarquokka'"), 0);
     }
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('audit verify detects tampering done directly in the database', async () => {
-  const { dir, cleanup } = tempDir();
-  const db = join(dir, 'm.db');
+test(named('audit verify detects tampering done directly in the database'), async () => {
+  const { db, cleanup } = testStores();
   try {
     const m = await openMemory({ db });
     const a = await m.remember({ text: 'first fact' });
@@ -70,9 +73,7 @@ test('audit verify detects tampering done directly in the database', async () =>
     await m.close();
 
     // 1. Edit a memory's text behind the engine's back.
-    let raw = new Database(db);
-    raw.prepare("UPDATE memories SET text = 'second fact, forged' WHERE text = 'second fact'").run();
-    raw.close();
+    await rawSql(db, "UPDATE memories SET text = 'second fact, forged' WHERE text = 'second fact'");
     let m2 = await openMemory({ db });
     let report = await m2.verifyAudit();
     assert.equal(report.ok, false);
@@ -80,41 +81,35 @@ test('audit verify detects tampering done directly in the database', async () =>
     await m2.close();
 
     // 2. Forge text and hash consistently: the audit log still disagrees.
-    raw = new Database(db);
     const { createHash } = await import('node:crypto');
     const h = createHash('sha256').update('second fact, forged').digest('hex');
-    raw.prepare("UPDATE memories SET content_hash = ? WHERE text = 'second fact, forged'").run(h);
-    raw.close();
+    await rawSql(db, "UPDATE memories SET content_hash = ? WHERE text = 'second fact, forged'", h);
     m2 = await openMemory({ db });
     report = await m2.verifyAudit();
     assert.equal(report.memoryProblems[0]?.problem, 'hash_differs_from_audit');
     await m2.close();
 
-    // 3. Rewrite an audit entry after dropping the append-only trigger.
-    raw = new Database(db);
-    raw.exec('DROP TRIGGER audit_log_no_update');
-    raw.prepare("UPDATE audit_log SET actor = 'owner:mallory' WHERE seq = 2").run();
-    raw.close();
+    // 3. Rewrite an audit entry after dropping the append-only trigger (PostgreSQL names the table in DROP TRIGGER).
+    await rawSql(db, BACKEND === 'sqlite' ? 'DROP TRIGGER audit_log_no_update' : 'DROP TRIGGER audit_log_no_update ON audit_log');
+    await rawSql(db, "UPDATE audit_log SET actor = 'owner:mallory' WHERE seq = 2");
     m2 = await openMemory({ db });
     report = await m2.verifyAudit();
     assert.ok(report.chainProblems.some((p) => p.seq === 2 && p.problem === 'hash_mismatch'));
     await m2.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('the audit log refuses updates and deletes through SQL', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('the audit log refuses updates and deletes through SQL'), async () => {
+  const { db, cleanup } = testStores();
   try {
-    const m = await openMemory({ db: join(dir, 'm.db') });
+    const m = await openMemory({ db });
     await m.remember({ text: 'x' });
     await m.close();
-    const raw = new Database(join(dir, 'm.db'));
-    assert.throws(() => raw.prepare('DELETE FROM audit_log').run(), /append-only/);
-    assert.throws(() => raw.prepare("UPDATE audit_log SET actor = 'x'").run(), /append-only/);
-    raw.close();
+    await assert.rejects(rawSql(db, 'DELETE FROM audit_log'), /append-only/);
+    await assert.rejects(rawSql(db, "UPDATE audit_log SET actor = 'x'"), /append-only/);
   } finally {
-    cleanup();
+    await cleanup();
   }
 });

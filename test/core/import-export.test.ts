@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
 import { chunkMarkdown } from '../../src/services/import/markdown.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { named, testStores } from '../helpers/backend.ts';
 
 const MD = `# Project Atlas
 
@@ -34,12 +34,12 @@ test('markdown chunks keep exact lines and never split code fences', () => {
   assert.deepEqual(chunks.find((c) => c.text.includes('Omar'))?.headings, ['Project Atlas', 'People']);
 });
 
-test('markdown import is idempotent, updates changed chunks and retires vanished ones', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('markdown import is idempotent, updates changed chunks and retires vanished ones'), async () => {
+  const { dir, db, cleanup } = testStores();
   try {
     const file = join(dir, 'notes.md');
     writeFileSync(file, MD);
-    const m = await openMemory({ db: join(dir, 'm.db') });
+    const m = await openMemory({ db: db });
     const first = await m.import(file);
     assert.ok(first.created >= 3);
     const again = await m.import(file);
@@ -59,12 +59,12 @@ test('markdown import is idempotent, updates changed chunks and retires vanished
     assert.equal((await m.search('tokenizer')).hits.length, 0);
     await m.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('transcripts: one episode per turn, idempotent by session + turn, same text in two sessions kept twice', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('transcripts: one episode per turn, idempotent by session + turn, same text in two sessions kept twice'), async () => {
+  const { dir, db, cleanup } = testStores();
   try {
     const file = join(dir, 'chat.jsonl');
     writeFileSync(
@@ -77,7 +77,7 @@ test('transcripts: one episode per turn, idempotent by session + turn, same text
         .map((x) => JSON.stringify(x))
         .join('\n'),
     );
-    const m = await openMemory({ db: join(dir, 'm.db') });
+    const m = await openMemory({ db: db });
     const r = await m.import(file);
     assert.equal(r.format, 'transcript-jsonl');
     assert.equal(r.created, 3);
@@ -89,16 +89,16 @@ test('transcripts: one episode per turn, idempotent by session + turn, same text
     assert.deepEqual([first.source.turnStart, first.source.turnEnd], [1, 1]);
     await m.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('a bad line stops the import with its line number and writes nothing from the file', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('a bad line stops the import with its line number and writes nothing from the file'), async () => {
+  const { dir, db, cleanup } = testStores();
   try {
     const file = join(dir, 'mem.jsonl');
     writeFileSync(file, `${JSON.stringify({ text: 'good one' })}\n${JSON.stringify({ text: 'good two' })}\n{"text": 5}\n`);
-    const m = await openMemory({ db: join(dir, 'm.db') });
+    const m = await openMemory({ db: db });
     await assert.rejects(m.import(file), (err: Error & { code?: string }) => err.code === 'validation_failed' && /mem\.jsonl:3/.test(err.message) && /text/.test(err.message));
     assert.equal((await m.status()).memories.total, 0);
     writeFileSync(file, `${JSON.stringify({ text: 'good one' })}\nnot json\n`);
@@ -106,14 +106,14 @@ test('a bad line stops the import with its line number and writes nothing from t
     assert.equal((await m.status()).memories.total, 0);
     await m.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('export is lossless: export, import into an empty store, export again gives identical bytes', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('export is lossless: export, import into an empty store, export again gives identical bytes'), async () => {
+  const { dir, store, cleanup } = testStores();
   try {
-    const a = await openMemory({ db: join(dir, 'a.db') });
+    const a = await openMemory({ db: store('a.db') });
     const x = await a.remember({ text: 'Dana moved to Porto', type: 'fact', tags: ['people'], validFrom: '2024-02-01T00:00:00Z', metadata: { confidence: 0.9, nested: { k: [1, 2] } } });
     await a.update(x.id, { text: 'Dana moved to Lisbon', validFrom: '2024-06-01T00:00:00Z' });
     await a.remember({ text: 'prefers tea', type: 'preference', emotionalValence: 0.4, expiresAt: '2099-01-01T00:00:00Z', key: 'client-1', sessionId: 's9' });
@@ -123,7 +123,7 @@ test('export is lossless: export, import into an empty store, export again gives
     writeFileSync(out1, lines.join(''));
     await a.close();
 
-    const b = await openMemory({ db: join(dir, 'b.db') });
+    const b = await openMemory({ db: store('b.db') });
     const r = await b.import(out1);
     assert.equal(r.created, 3);
     assert.equal((await b.import(out1)).created, 0, 're-importing an export adds nothing');
@@ -136,14 +136,14 @@ test('export is lossless: export, import into an empty store, export again gives
     assert.equal(now.hits[0]!.memory.text, 'Dana moved to Lisbon');
     await b.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('source keys: a guest cannot write under a key another principal holds, and learns nothing about its content', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('source keys: a guest cannot write under a key another principal holds, and learns nothing about its content'), async () => {
+  const { db, cleanup } = testStores();
   try {
-    const owner = await openMemory({ db: join(dir, 'm.db') });
+    const owner = await openMemory({ db: db });
     const mine = await owner.remember({ text: 'owner secret plan', key: 'transcript:s1#1' });
     const guest = owner.as({ role: 'guest', namespace: 'default', id: 'g1' });
     const same = await guest.remember({ text: 'owner secret plan', key: 'transcript:s1#1' }).catch((e) => e);
@@ -159,6 +159,6 @@ test('source keys: a guest cannot write under a key another principal holds, and
     assert.notEqual(o.id, g.id);
     await owner.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });

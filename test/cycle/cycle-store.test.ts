@@ -3,14 +3,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { openMemory } from '../../src/index.ts';
 import { StoreEpisodes } from '../../src/services/cycle/store-episodes.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { named, rawSql, testStores } from '../helpers/backend.ts';
 
 const BIN = resolve('bin/mnemos.js');
-const cli = (cwd: string, ...args: string[]) => {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: '' } });
+/** The real CLI in `cwd`, on the test's store (MNEMOS_DB), so every command of a test sees one store on either backend. */
+const cli = (cwd: string, db: string, ...args: string[]) => {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: db } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, body: args.includes('--json') && r.stdout ? JSON.parse(r.stdout) : null };
 };
 
@@ -26,11 +26,11 @@ const SCENARIO = [
   .map((x) => JSON.stringify(x))
   .join('\n');
 
-test('cycle run persists episodes; a fresh process lists them; safety episodes are read-only; blocks are audited', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('cycle run persists episodes; a fresh process lists them; safety episodes are read-only; blocks are audited'), async () => {
+  const { dir, db, cleanup } = testStores();
   try {
     writeFileSync(join(dir, 'scenario.jsonl'), SCENARIO);
-    const run = cli(dir, 'cycle', 'run', 'scenario.jsonl', '--json');
+    const run = cli(dir, db, 'cycle', 'run', 'scenario.jsonl', '--json');
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.body.consolidated, 2);
     assert.equal(run.body.blocked, 1);
@@ -38,62 +38,58 @@ test('cycle run persists episodes; a fresh process lists them; safety episodes a
     assert.deepEqual(run.body.episodes.map((e: { blackboardKey: string }) => e.blackboardKey).sort(), ['goal.achieved', 'safety.verification_blocked']);
 
     // A fresh process (the store survives the cycle's restart).
-    const listed = cli(dir, 'episodes', '--json');
+    const listed = cli(dir, db, 'episodes', '--json');
     assert.equal(listed.body.total, 2);
     assert.equal(listed.body.episodes[0].blackboardKey, 'safety.verification_blocked', 'ordered by salience');
-    const safety = cli(dir, 'episodes', '--label', 'SafetyAudit', '--json');
+    const safety = cli(dir, db, 'episodes', '--label', 'SafetyAudit', '--json');
     assert.equal(safety.body.total, 1);
     const safetyId = safety.body.episodes[0].memoryId as string;
     assert.equal(safety.body.episodes[0].readOnly, true);
 
-    const upd = cli(dir, 'update', safetyId, '--text', 'nothing happened', '--yes');
+    const upd = cli(dir, db, 'update', safetyId, '--text', 'nothing happened', '--yes');
     assert.equal(upd.code, 5);
     assert.match(upd.stderr, /read-only/);
-    const fg = cli(dir, 'forget', safetyId, '--yes');
+    const fg = cli(dir, db, 'forget', safetyId, '--yes');
     assert.equal(fg.code, 5);
     assert.match(fg.stderr, /read-only/);
 
-    const m = await openMemory({ db: join(dir, '.mnemos', 'memory.db') });
+    const m = await openMemory({ db });
     const found = await m.search('verification blocked');
     assert.ok(found.hits.some((h) => h.memory.id === safetyId), 'episodes are ordinary memories that search finds');
     const verify = await m.verifyAudit();
     assert.equal(verify.ok, true);
     await m.close();
-    const raw = new Database(join(dir, '.mnemos', 'memory.db'), { readonly: true });
-    const blocks = raw.prepare("SELECT details FROM audit_log WHERE action = 'safety_block'").all() as { details: string }[];
-    raw.close();
+    const blocks = (await rawSql(db, "SELECT details FROM audit_log WHERE action = 'safety_block'")) as { details: string }[];
     assert.equal(blocks.length, 1);
     assert.equal(JSON.parse(blocks[0]!.details).blackboardKey, 'learning.new_association.cats');
 
     // Tampering done directly in the database is caught by audit verify.
-    const tamper = new Database(join(dir, '.mnemos', 'memory.db'));
-    tamper.prepare("UPDATE memories SET text = 'safety.verification_blocked = {}' WHERE id = ?").run(safetyId);
-    tamper.close();
-    const check = cli(dir, 'audit', 'verify', '--json');
+    await rawSql(db, "UPDATE memories SET text = 'safety.verification_blocked = {}' WHERE id = ?", safetyId);
+    const check = cli(dir, db, 'audit', 'verify', '--json');
     assert.equal(check.code, 8, 'tampering with a safety episode is detected');
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('a malformed scenario line fails with its line number before anything runs', () => {
-  const { dir, cleanup } = tempDir();
+test(named('a malformed scenario line fails with its line number before anything runs'), async () => {
+  const { dir, db, cleanup } = testStores();
   try {
     writeFileSync(join(dir, 'bad.jsonl'), `${JSON.stringify({ tick: 1, write: { key: 'goal.achieved', value: 1 } })}\n{"tick": "x"}\n`);
-    const r = cli(dir, 'cycle', 'run', 'bad.jsonl');
+    const r = cli(dir, db, 'cycle', 'run', 'bad.jsonl');
     assert.equal(r.code, 2);
     assert.match(r.stderr, /line 2/);
-    const st = cli(dir, 'status', '--json');
+    const st = cli(dir, db, 'status', '--json');
     assert.equal(st.body.memories.total, 0);
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('store episodes: a replayed flush is idempotent and retrieval is scoped and ordered', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('store episodes: a replayed flush is idempotent and retrieval is scoped and ordered'), async () => {
+  const { db, cleanup } = testStores();
   try {
-    const m = await openMemory({ db: join(dir, 'm.db') });
+    const m = await openMemory({ db });
     const eps = new StoreEpisodes(m.store);
     const now = new Date().toISOString();
     const draft = (eventId: string, salience: number) => ({
@@ -119,6 +115,6 @@ test('store episodes: a replayed flush is idempotent and retrieval is scoped and
     assert.equal((await eps.recentEpisodes(guest, { minSalience: 0, since: '2000-01-01T00:00:00Z', limit: 20 })).length, 0);
     await m.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });

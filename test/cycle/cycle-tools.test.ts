@@ -1,18 +1,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
 import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
 import type { Mnemos } from '../../src/surfaces/library/open-memory.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { named, testStores } from '../helpers/backend.ts';
 
 const call = (memory: Mnemos, name: string, input: unknown) => runTool(findTool(TOOLS, name), input, { memory, surfaceParts: [] }) as Promise<any>;
 
-test('blackboard tools: each principal has its own blackboard; sleep consolidates into episodes it alone can see', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('blackboard tools: each principal has its own blackboard; sleep consolidates into episodes it alone can see'), async () => {
+  const { dir, db, cleanup } = testStores();
+  // A server database keeps the cycle's safety log in ./.mnemos of the working directory
+  // (services/state-dir.ts): work in the temp dir so the log stays with this test's store.
+  const back = process.cwd();
+  process.chdir(dir);
   try {
-    const owner = await openMemory({ db: join(dir, 'm.db') });
+    const owner = await openMemory({ db });
     const guest = owner.as({ role: 'guest', namespace: 'default', id: 'g1' });
     await call(owner, 'blackboard_write', { key: 'goal.achieved', value: { goal: 'ship' } });
     await call(owner, 'blackboard_write', { key: 'safety.verification_blocked', value: { why: 'unsafe' }, priority: 'critical' });
@@ -37,6 +40,7 @@ test('blackboard tools: each principal has its own blackboard; sleep consolidate
     await assert.rejects(call(owner, 'blackboard_write', { key: 'x.y', value: 1, priority: 'urgent' }), (e: Error & { code?: string }) => e.code === 'validation_failed' && /priority/.test(e.message));
     await owner.close();
   } finally {
-    cleanup();
+    process.chdir(back);
+    await cleanup();
   }
 });

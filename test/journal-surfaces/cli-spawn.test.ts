@@ -7,7 +7,9 @@ import { cli, cliJson, PLN_CLUSTER, REFERENCE_EXAMPLE, tempDir } from './helpers
 /**
  * The real `node bin/mnemos.js` once per journal sub-command and for the
  * metta import/export (the detailed cases run in-process in the other files;
- * each spawn costs seconds on a loaded machine).
+ * each spawn costs seconds on a loaded machine). SQLite only: it is about
+ * the binary; the store half (metta export, import into a fresh store) is
+ * metta-roundtrip's CLI test, which runs on both backends.
  */
 test('the real binary: journal validate/append/query/view/derive/export and export/import --format metta', () => {
   const { dir, cleanup } = tempDir();

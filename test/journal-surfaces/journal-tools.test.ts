@@ -6,14 +6,16 @@ import { Journal } from '../../src/journal/journal.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
 import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
 import { openMemory, type Mnemos } from '../../src/surfaces/library/open-memory.ts';
-import { record, REFERENCE_EXAMPLE, tempDir } from './helpers.ts';
+import { named, sqliteOnly, testStores } from '../helpers/backend.ts';
+import { tempDir } from '../helpers/temp.ts';
+import { record, REFERENCE_EXAMPLE } from './helpers.ts';
 
 const call = (memory: Mnemos, name: string, input: unknown) => runTool(findTool(TOOLS, name), input, { memory, surfaceParts: [] });
 
-test('journal_query and journal_view read the engine journal (config journalPath), bounded and read-only', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('journal_query and journal_view read the engine journal (config journalPath), bounded and read-only'), async () => {
+  const { dir, db, cleanup } = testStores();
   const journalPath = join(dir, 'j.metta');
-  const m = await openMemory({ db: join(dir, 'm.db'), config: { journalPath } });
+  const m = await openMemory({ db, config: { journalPath } });
   try {
     for (const name of ['journal_query', 'journal_view']) {
       const tool = findTool(TOOLS, name);
@@ -49,13 +51,13 @@ test('journal_query and journal_view read the engine journal (config journalPath
     await assert.rejects(call(m, 'journal_query', { by: 'colour', value: 'x' }), /by/);
   } finally {
     await m.close();
-    cleanup();
+    await cleanup();
   }
 });
 
-test('the journal is owner data: guests and agents get forbidden (403) from the tools and the facade', async () => {
-  const { dir, cleanup } = tempDir();
-  const m = await openMemory({ db: join(dir, 'm.db') });
+test(named('the journal is owner data: guests and agents get forbidden (403) from the tools and the facade'), async () => {
+  const { db, cleanup } = testStores();
+  const m = await openMemory({ db });
   try {
     for (const role of ['guest', 'agent'] as const) {
       const other = m.as({ role, namespace: 'default', id: `${role}-1`, agentId: 'a1' });
@@ -66,11 +68,12 @@ test('the journal is owner data: guests and agents get forbidden (403) from the 
     }
   } finally {
     await m.close();
-    cleanup();
+    await cleanup();
   }
 });
 
-test('default journal path sits next to the SQLite file; self_state reports the bridge flags and the setting that changes them', async () => {
+// The default journal path is a rule about SQLite files (a server database keeps it in ./.mnemos), so this stays SQLite-only.
+test('default journal path sits next to the SQLite file; self_state reports the bridge flags and the setting that changes them', sqliteOnly('the journal sits beside the store file'), async () => {
   const { dir, cleanup } = tempDir();
   mkdirSync(join(dir, 'store'));
   const m = await openMemory({ db: join(dir, 'store', 'm.db') });

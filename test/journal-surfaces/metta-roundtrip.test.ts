@@ -6,7 +6,8 @@ import { parseClusters } from '../../src/journal/parse-clusters.ts';
 import { clusterProblems } from '../../src/journal/validate.ts';
 import { detectFormat } from '../../src/services/import/import-file.ts';
 import { openMemory, type Mnemos } from '../../src/surfaces/library/open-memory.ts';
-import { REFERENCE_EXAMPLE, run, runJson, tempDir } from './helpers.ts';
+import { named, testStores } from '../helpers/backend.ts';
+import { REFERENCE_EXAMPLE, run, runJson } from './helpers.ts';
 
 async function exportText(m: Mnemos): Promise<string> {
   let text = '';
@@ -22,10 +23,10 @@ async function fill(m: Mnemos): Promise<void> {
   await m.remember({ text: 'quotes " and \\ backslashes\nand a new line, unicode: café 🚀', type: 'fact', validFrom: '2020-01-01T00:00:00Z', validTo: '2021-01-01T00:00:00Z', expiresAt: '2030-01-01T00:00:00Z', visibility: 'public' });
 }
 
-test('metta round trip: export -> import into an empty store -> export gives identical MeTTa text', async () => {
-  const { dir, cleanup } = tempDir();
-  const a = await openMemory({ db: join(dir, 'a.db') });
-  const b = await openMemory({ db: join(dir, 'b.db') });
+test(named('metta round trip: export -> import into an empty store -> export gives identical MeTTa text'), async () => {
+  const { dir, store, cleanup } = testStores();
+  const a = await openMemory({ db: store('a.db') });
+  const b = await openMemory({ db: store('b.db') });
   try {
     await fill(a);
     const text = await exportText(a);
@@ -52,13 +53,13 @@ test('metta round trip: export -> import into an empty store -> export gives ide
   } finally {
     await a.close();
     await b.close();
-    cleanup();
+    await cleanup();
   }
 });
 
-test('metta export refuses, naming the memory, when a memory does not fit a record; nothing is written', async () => {
-  const { dir, cleanup } = tempDir();
-  const m = await openMemory({ db: join(dir, 'm.db') });
+test(named('metta export refuses, naming the memory, when a memory does not fit a record; nothing is written'), async () => {
+  const { db, cleanup } = testStores();
+  const m = await openMemory({ db });
   try {
     await m.remember({ text: 'small one' });
     const big = await m.remember({ text: 'x'.repeat(5000) });
@@ -72,13 +73,13 @@ test('metta export refuses, naming the memory, when a memory does not fit a reco
     assert.equal(written, '', 'validated before the first write');
   } finally {
     await m.close();
-    cleanup();
+    await cleanup();
   }
 });
 
-test('a foreign petta-memory journal imports through the remember path, keyed by cluster and subject', async () => {
-  const { dir, cleanup } = tempDir();
-  const m = await openMemory({ db: join(dir, 'm.db') });
+test(named('a foreign petta-memory journal imports through the remember path, keyed by cluster and subject'), async () => {
+  const { dir, db, cleanup } = testStores();
+  const m = await openMemory({ db });
   try {
     const file = join(dir, 'standup.metta');
     writeFileSync(file, REFERENCE_EXAMPLE);
@@ -96,24 +97,25 @@ test('a foreign petta-memory journal imports through the remember path, keyed by
     await assert.rejects(m.import(file), /EvidenceSupportCount/);
   } finally {
     await m.close();
-    cleanup();
+    await cleanup();
   }
 });
 
-test('the CLI: mnemos export --format metta --out, then mnemos import into a fresh store, gives the same file', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('the CLI: mnemos export --format metta --out, then mnemos import into a fresh store, gives the same file'), async () => {
+  const { dir, db, store, cleanup } = testStores();
+  const fresh = store('fresh.db');
   try {
-    assert.equal((await run(dir, 'add', 'remember the milk', '--type', 'goal', '--tag', 'shopping')).code, 0);
-    assert.equal((await run(dir, 'add', 'Melanie painted a sunrise in 2022', '--type', 'episode')).code, 0);
-    const out = await runJson(dir, 'export', '--format', 'metta', '--out', 'one.metta');
+    assert.equal((await run(dir, 'add', 'remember the milk', '--type', 'goal', '--tag', 'shopping', '--db', db)).code, 0);
+    assert.equal((await run(dir, 'add', 'Melanie painted a sunrise in 2022', '--type', 'episode', '--db', db)).code, 0);
+    const out = await runJson(dir, 'export', '--format', 'metta', '--out', 'one.metta', '--db', db);
     assert.equal(out.code, 0, out.stderr);
     assert.equal(out.body.memories, 2);
-    const stdout = await run(dir, 'export', '--format', 'metta');
+    const stdout = await run(dir, 'export', '--format', 'metta', '--db', db);
     assert.equal(stdout.stdout, readFileSync(join(dir, 'one.metta'), 'utf8'));
-    const imp = await runJson(dir, 'import', 'one.metta', '--db', 'fresh.db');
+    const imp = await runJson(dir, 'import', 'one.metta', '--db', fresh);
     assert.equal(imp.code, 0, imp.stderr);
     assert.equal(imp.body.total.created, 2);
-    assert.equal((await run(dir, 'export', '--format', 'metta', '--out', 'two.metta', '--db', 'fresh.db')).code, 0);
+    assert.equal((await run(dir, 'export', '--format', 'metta', '--out', 'two.metta', '--db', fresh)).code, 0);
     assert.equal(readFileSync(join(dir, 'two.metta'), 'utf8'), readFileSync(join(dir, 'one.metta'), 'utf8'));
     // The export is a journal: it appends as is and answers journal queries (goals are Commitments).
     assert.equal((await run(dir, 'journal', 'append', 'mem-journal.metta', 'one.metta')).code, 0);
@@ -122,12 +124,12 @@ test('the CLI: mnemos export --format metta --out, then mnemos import into a fre
     assert.match(goals.body.clusters[0].text, /\(CommitmentText m-[0-9A-Z]+ "remember the milk"\)/);
     assert.match((await runJson(dir, 'journal', 'view', 'mem-journal.metta', '--kind', 'prompt', '--topic', 'shopping')).body.text, /remember the milk/);
 
-    assert.equal((await run(dir, 'add', 'y'.repeat(4500))).code, 0);
-    const refused = await run(dir, 'export', '--format', 'metta', '--out', 'three.metta');
+    assert.equal((await run(dir, 'add', 'y'.repeat(4500), '--db', db)).code, 0);
+    const refused = await run(dir, 'export', '--format', 'metta', '--out', 'three.metta', '--db', db);
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /cannot be exported as a MemoryCluster without losing data/);
     assert.equal(existsSync(join(dir, 'three.metta')), false, 'no partial file');
   } finally {
-    cleanup();
+    await cleanup();
   }
 });

@@ -4,14 +4,13 @@
  * vectors phase gives them one, so the vector list stops missing them.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { openMemory } from '../../src/index.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { named, testStores } from '../helpers/backend.ts';
 
-test('consolidation embeds memories that were written without a vector', async () => {
-  const { dir, cleanup } = tempDir('mnemos-vectors-phase-');
-  const db = join(dir, 'm.db');
+test(named('consolidation embeds memories that were written without a vector'), async () => {
+  const stores = testStores('mnemos-vectors-phase-');
+  const db = stores.db;
   const off = await openMemory({ db, config: { embeddings: { provider: 'off' } } });
   const lantern = await off.remember({ text: 'The lighthouse keeper polished the brass lantern every evening' });
   await off.remember({ text: 'Trains to the coast leave every hour from platform four' });
@@ -28,6 +27,6 @@ test('consolidation embeds memories that were written without a vector', async (
     assert.ok(!again.counts.embedded, 'a second run finds nothing left to embed');
   } finally {
     await m.close();
-    cleanup();
+    await stores.cleanup();
   }
 });

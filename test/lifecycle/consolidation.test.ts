@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Principal } from '../../src/index.ts';
 import { lifecycleStore, DAY } from './helpers.ts';
+import { named } from '../helpers/backend.ts';
 
 const TEXT = 'The quarterly planning meeting moved to the large room on the third floor next to the kitchen';
 const NEAR = 'The quarterly planning meeting moved to the large room on the third floor next to the kitchen.';
 
-test('near-duplicates merge within one scope only; survivor keeps both provenances; reversible', async () => {
+test(named('near-duplicates merge within one scope only; survivor keeps both provenances; reversible'), async () => {
   const s = await lifecycleStore();
   try {
     const agentA: Principal = { role: 'agent', namespace: 'default', id: 'agent-a', agentId: 'a' };
@@ -41,7 +42,7 @@ test('near-duplicates merge within one scope only; survivor keeps both provenanc
   }
 });
 
-test('owner-marked chunks are never merged', async () => {
+test(named('owner-marked chunks are never merged'), async () => {
   const s = await lifecycleStore();
   try {
     await s.m.remember({ text: TEXT, labels: ['owner-marked'] });
@@ -52,7 +53,7 @@ test('owner-marked chunks are never merged', async () => {
   }
 });
 
-test('importance moves, TTL, purge after retention through a real forget, stalled goals, skip when nothing is new', async () => {
+test(named('importance moves, TTL, purge after retention through a real forget, stalled goals, skip when nothing is new'), async () => {
   const s = await lifecycleStore({ lifecycle: { purgeAfterMs: 10 * DAY, stalledGoalMs: 7 * DAY } });
   try {
     const strong = await s.m.remember({ text: 'The owner is allergic to peanuts', type: 'fact', importance: 1 });
@@ -90,7 +91,7 @@ test('importance moves, TTL, purge after retention through a real forget, stalle
   }
 });
 
-test('one runner at a time: a live lease makes a second runner report busy', async () => {
+test(named('one runner at a time: a live lease makes a second runner report busy'), async () => {
   const s = await lifecycleStore();
   try {
     await s.m.remember({ text: 'something to consolidate' });

@@ -2,15 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { openMemory } from '../../src/index.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { named, rawSql, testStores } from '../helpers/backend.ts';
 
 const DAY = 86_400_000;
 
-test('a consolidation killed mid-run (SIGKILL) leaves a consistent store and the next run completes it', async () => {
-  const { dir, cleanup } = tempDir();
-  const db = join(dir, 'm.db');
+test(named('a consolidation killed mid-run (SIGKILL) leaves a consistent store and the next run completes it'), async () => {
+  const { db, cleanup } = testStores();
   try {
     // Old notes that the run will archive or expire (several lifecycle batches), and recent near-duplicate pairs to merge.
     const old = await openMemory({ db, now: () => Date.now() - 20 * DAY });
@@ -43,12 +41,10 @@ test('a consolidation killed mid-run (SIGKILL) leaves a consistent store and the
 
     const m = await openMemory({ db, now: () => now });
     assert.equal((await m.verifyAudit()).ok, true);
-    const raw = new Database(db, { readonly: true });
-    const running = raw.prepare("SELECT status, attempts FROM jobs WHERE status = 'running'").all();
+    const running = await rawSql(db, "SELECT status, attempts FROM jobs WHERE status = 'running'");
     assert.equal(running.length, 1, 'the killed run is left running with a dead holder');
-    const twoCurrent = raw.prepare('SELECT lineage_id FROM memories WHERE superseded_at IS NULL GROUP BY lineage_id HAVING count(*) > 1').all();
+    const twoCurrent = await rawSql(db, 'SELECT lineage_id FROM memories WHERE superseded_at IS NULL GROUP BY lineage_id HAVING count(*) > 1');
     assert.deepEqual(twoCurrent, []);
-    raw.close();
 
     const r = await m.consolidate();
     assert.equal(r.status, 'done');
@@ -56,33 +52,32 @@ test('a consolidation killed mid-run (SIGKILL) leaves a consistent store and the
     assert.equal(r.attempts, 2);
     assert.ok(r.counts.merged! >= 350, `merged ${r.counts.merged}`);
     // Every merge is whole: each archived loser points at a current survivor that lists it.
-    const check = new Database(db, { readonly: true });
-    const current = check.prepare('SELECT lineage_id, lifecycle, metadata FROM memories WHERE superseded_at IS NULL').all() as { lineage_id: string; lifecycle: string; metadata: string }[];
+    const current = (await rawSql(db, 'SELECT lineage_id, lifecycle, metadata FROM memories WHERE superseded_at IS NULL')) as { lineage_id: string; lifecycle: string; metadata: unknown }[];
+    // SQLite keeps metadata as JSON text, PostgreSQL as jsonb (an object here).
+    const metaOf = (c: { metadata: unknown }) => (typeof c.metadata === 'string' ? JSON.parse(c.metadata) : c.metadata);
     const byLineage = new Map(current.map((c) => [c.lineage_id, c]));
     let losers = 0;
     for (const c of current) {
-      const meta = JSON.parse(c.metadata);
+      const meta = metaOf(c);
       if (!meta.mergedInto) continue;
       losers++;
       assert.equal(c.lifecycle, 'archived');
       const s = byLineage.get(meta.mergedInto.lineageId)!;
-      assert.ok(JSON.parse(s.metadata).mergedFrom.some((f: { lineageId: string }) => f.lineageId === c.lineage_id));
+      assert.ok(metaOf(s).mergedFrom.some((f: { lineageId: string }) => f.lineageId === c.lineage_id));
     }
     assert.equal(losers, r.counts.merged);
-    assert.equal((check.prepare("SELECT count(*) AS n FROM jobs WHERE status = 'running'").get() as { n: number }).n, 0);
-    check.close();
+    assert.equal((await rawSql(db, "SELECT status FROM jobs WHERE status = 'running'")).length, 0);
     assert.equal((await m.verifyAudit()).ok, true);
     // And the run after that has nothing new to do.
     assert.equal((await m.consolidate()).status, 'skipped');
     await m.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('two processes consolidating at once: one runs, the other is told it is busy', async () => {
-  const { dir, cleanup } = tempDir();
-  const db = join(dir, 'm.db');
+test(named('two processes consolidating at once: one runs, the other is told it is busy'), async () => {
+  const { db, cleanup } = testStores();
   try {
     const seed = await openMemory({ db });
     await seed.rememberMany(Array.from({ length: 2500 }, (_, i) => ({ text: `memo ${i} on subject ${i % 13}` })));
@@ -97,6 +92,6 @@ test('two processes consolidating at once: one runs, the other is told it is bus
     const results = (await Promise.all([run(), run()])).sort();
     assert.deepEqual(results, ['busy', 'done']);
   } finally {
-    cleanup();
+    await cleanup();
   }
 });

@@ -1,14 +1,12 @@
-import { join } from 'node:path';
 import { openMemory, type Mnemos } from '../../src/index.ts';
 import type { LifecycleConfig } from '../../src/lifecycle/config.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { testStores } from '../helpers/backend.ts';
 
-/** A store in a temp dir with a clock the test moves by hand. */
+/** A fresh store on the selected backend (and a temp dir) with a clock the test moves by hand. */
 export async function lifecycleStore(opts: { start?: string; lifecycle?: Partial<LifecycleConfig> } = {}) {
-  const { dir, cleanup } = tempDir('mnemos-lifecycle-');
+  const { dir, db, cleanup } = testStores('mnemos-lifecycle-');
   // Real time by default: preview tokens expire against the wall clock.
   const clock = { t: opts.start ? Date.parse(opts.start) : Date.now() };
-  const db = join(dir, 'm.db');
   const m: Mnemos = await openMemory({ db, now: () => clock.t, ...(opts.lifecycle ? { lifecycle: opts.lifecycle } : {}) });
   return {
     m,
@@ -19,8 +17,11 @@ export async function lifecycleStore(opts: { start?: string; lifecycle?: Partial
       clock.t += ms;
     },
     async close() {
-      await m.close();
-      cleanup();
+      try {
+        await m.close();
+      } finally {
+        await cleanup();
+      }
     },
   };
 }

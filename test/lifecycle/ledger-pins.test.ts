@@ -2,11 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Principal } from '../../src/index.ts';
 import { lifecycleStore } from './helpers.ts';
+import { named } from '../helpers/backend.ts';
 
 const agent: Principal = { role: 'agent', namespace: 'default', id: 'agent-1', agentId: 'bot' };
 const guest: Principal = { role: 'guest', namespace: 'default', id: 'guest-1', agentId: 'bot' };
 
-test('an owner-pinned fact is replaced only after the owner confirms', async () => {
+test(named('an owner-pinned fact is replaced only after the owner confirms'), async () => {
   const s = await lifecycleStore();
   try {
     const owner = s.m.lifecycle;
@@ -41,7 +42,7 @@ test('an owner-pinned fact is replaced only after the owner confirms', async () 
   }
 });
 
-test('strengthen, supersede of agent pins, retire, and a pin outranking learned facts', async () => {
+test(named('strengthen, supersede of agent pins, retire, and a pin outranking learned facts'), async () => {
   const s = await lifecycleStore();
   try {
     const a = s.m.as(agent).lifecycle;
@@ -68,7 +69,7 @@ test('strengthen, supersede of agent pins, retire, and a pin outranking learned 
   }
 });
 
-test('guests never see owner ledger or graph data', async () => {
+test(named('guests never see owner ledger or graph data'), async () => {
   const s = await lifecycleStore();
   try {
     await s.m.lifecycle.pin({ key: 'user.secret_name', value: 'Zanzibar Quokka' });

@@ -4,8 +4,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ownerMarkedRanges } from '../../src/lifecycle/owner-marked.ts';
 import { lifecycleStore } from './helpers.ts';
+import { named } from '../helpers/backend.ts';
 
-test('owner-marked ranges: closed by <!-- /owner --> or the next marker; unclosed runs to the end', () => {
+test(named('owner-marked ranges: closed by <!-- /owner --> or the next marker; unclosed runs to the end'), () => {
   const src = ['# Me', '<!-- owner -->', 'I am vegetarian.', '<!-- /owner -->', 'agent text', '<!-- owner -->', 'tail'].join('\n');
   assert.deepEqual(ownerMarkedRanges(src), [
     { lineStart: 2, lineEnd: 4 },
@@ -13,7 +14,7 @@ test('owner-marked ranges: closed by <!-- /owner --> or the next marker; unclose
   ]);
 });
 
-test('imported owner-marked Markdown is labelled and never merged or corrected by an agent', async () => {
+test(named('imported owner-marked Markdown is labelled and never merged or corrected by an agent'), async () => {
   const s = await lifecycleStore();
   try {
     const text = 'The owner is vegetarian and never eats fish or meat at any dinner party';

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { lifecycleStore, MIN } from './helpers.ts';
+import { named } from '../helpers/backend.ts';
 
-test('a correction inside the labile window updates the memory in place as a new version', async () => {
+test(named('a correction inside the labile window updates the memory in place as a new version'), async () => {
   const s = await lifecycleStore();
   try {
     const { id } = await s.m.remember({ text: 'The team meeting is on Tuesdays', importance: 0.5 });
@@ -24,7 +25,7 @@ test('a correction inside the labile window updates the memory in place as a new
   }
 });
 
-test('after the window the correction is a new memory that supersedes the old one (valid time closed, linked both ways)', async () => {
+test(named('after the window the correction is a new memory that supersedes the old one (valid time closed, linked both ways)'), async () => {
   const s = await lifecycleStore();
   try {
     const { id } = await s.m.remember({ text: 'Sam prefers tea in the morning' });
@@ -47,7 +48,7 @@ test('after the window the correction is a new memory that supersedes the old on
   }
 });
 
-test('a never-recalled memory is not labile; the window is configurable; confirmation adds 0.05', async () => {
+test(named('a never-recalled memory is not labile; the window is configurable; confirmation adds 0.05'), async () => {
   const s = await lifecycleStore({ lifecycle: { labileWindowMs: 5 * MIN } });
   try {
     const { id } = await s.m.remember({ text: 'The printer is on floor 3', importance: 0.5 });

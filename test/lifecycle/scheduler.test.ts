@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import { startScheduler } from '../../src/index.ts';
 import type { ConsolidationReport } from '../../src/lifecycle/consolidate.ts';
 import { lifecycleStore } from './helpers.ts';
+import { named } from '../helpers/backend.ts';
 
-test('startScheduler runs consolidations on its interval, one at a time, and stops cleanly', async () => {
+test(named('startScheduler runs consolidations on its interval, one at a time, and stops cleanly'), async () => {
   const s = await lifecycleStore();
   try {
     await s.m.remember({ text: 'scheduled work' });

@@ -6,11 +6,12 @@ import { memoryGraph } from '../../src/surfaces/tools/memory-graph.ts';
 import { memoryPin } from '../../src/surfaces/tools/memory-pin.ts';
 import { runTool } from '../../src/surfaces/tools/run-tool.ts';
 import { lifecycleStore } from './helpers.ts';
+import { named } from '../helpers/backend.ts';
 
 const agent: Principal = { role: 'agent', namespace: 'default', id: 'agent-1', agentId: 'bot' };
 const guest: Principal = { role: 'guest', namespace: 'default', id: 'guest-1', agentId: 'bot' };
 
-test('tools: memory_pin, consolidation_status and memory_graph; guests get no owner ledger or graph data through any of them', async () => {
+test(named('tools: memory_pin, consolidation_status and memory_graph; guests get no owner ledger or graph data through any of them'), async () => {
   const s = await lifecycleStore();
   try {
     const as = (p: Principal | null) => ({ memory: p ? s.m.as(p) : s.m, surfaceParts: [] });

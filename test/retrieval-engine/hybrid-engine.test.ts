@@ -1,19 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { openMemory } from '../../src/index.ts';
 import { loadLocomo } from '../../src/bench/locomo.ts';
 import { runLocomo } from '../../src/bench/locomo-harness.ts';
 import { EngineBenchStores, engineLocomoSearch } from '../../src/bench/engine-search.ts';
-import { tempDir } from '../helpers/temp.ts';
+import { BACKEND, named, testStores } from '../helpers/backend.ts';
 
-test('vector search applies scope before ranking: a guest finds the shared memory even when owner-only ones are nearer', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('vector search applies scope before ranking: a guest finds the shared memory even when owner-only ones are nearer'), async () => {
+  const { db, cleanup } = testStores();
   try {
     // No similarity floor here: the point is which rows get ranked at all.
-    const owner = await openMemory({ db: join(dir, 'm.db'), config: { vectorMinSimilarity: -1 } });
+    const owner = await openMemory({ db, config: { vectorMinSimilarity: -1 } });
     const near = Array.from({ length: 300 }, (_, i) => ({ text: `the lighthouse keeper logged storm number ${i} on the northern cliffs` }));
     await owner.rememberMany(near);
     const shared = await owner.remember({ text: 'the lighthouse keeper wrote about a storm over the cliffs', visibility: 'shared' });
@@ -29,14 +29,14 @@ test('vector search applies scope before ranking: a guest finds the shared memor
     assert.ok(f.hits.every((h) => h.memory.id === tagged.id));
     await owner.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('hybrid search: the trained built-in embedder finds a paraphrase keyword search misses; explain gives each list rank', async () => {
-  const { dir, cleanup } = tempDir();
+test(named('hybrid search: the trained built-in embedder finds a paraphrase keyword search misses; explain gives each list rank'), async () => {
+  const { db, cleanup } = testStores();
   try {
-    const m = await openMemory({ db: join(dir, 'm.db') });
+    const m = await openMemory({ db });
     const convo = [
       'I adopted a puppy last weekend, a little beagle',
       'the puppy chews everything, my shoes are ruined',
@@ -57,15 +57,15 @@ test('hybrid search: the trained built-in embedder finds a paraphrase keyword se
     assert.deepEqual(Object.keys(kw.hits[0]!.why.ranks), ['keyword']);
     await m.close();
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
-test('mnemos context packs whole cited items and never exceeds the budget', () => {
-  const { dir, cleanup } = tempDir();
+test(named('mnemos context packs whole cited items and never exceeds the budget'), async () => {
+  const { dir, db, cleanup } = testStores();
   try {
     const bin = resolve('bin/mnemos.js');
-    const run = (...a: string[]) => spawnSync(process.execPath, [bin, ...a], { cwd: dir, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: '' } });
+    const run = (...a: string[]) => spawnSync(process.execPath, [bin, ...a], { cwd: dir, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: db } });
     for (let i = 0; i < 8; i++) run('add', `project atlas note ${i}: ${'the parser ships soon '.repeat(4 + i)}`);
     for (const budget of [5, 40, 120, 400]) {
       const r = run('context', 'atlas parser', '--max-tokens', String(budget), '--json');
@@ -80,15 +80,17 @@ test('mnemos context packs whole cited items and never exceeds the budget', () =
       if (budget === 400) assert.ok(body.items.length >= 2);
     }
   } finally {
-    cleanup();
+    await cleanup();
   }
 });
 
 const LOCOMO = resolve('../shared/datasets/locomo/locomo10.json');
 
-test('LoCoMo slice (two conversations) through the engine stays above its floors', { skip: existsSync(LOCOMO) ? false : 'dataset not present' }, async () => {
+test(named('LoCoMo slice (two conversations) through the engine stays above its floors'), { skip: existsSync(LOCOMO) ? false : 'dataset not present' }, async () => {
   const convs = (await loadLocomo(LOCOMO)).slice(0, 2);
-  const stores = new EngineBenchStores({ mode: 'hybrid' });
+  // One fresh store per conversation on either backend, as the benchmark measures it.
+  const targets = testStores();
+  const stores = new EngineBenchStores({ mode: 'hybrid', ...(BACKEND === 'postgres' ? { db: () => targets.store('locomo') } : {}) });
   try {
     const r = await runLocomo(convs, engineLocomoSearch(stores, 'hybrid'));
     // Measured 0.589 / 0.705 on this slice; floors just under, so a regression fails.
@@ -96,5 +98,6 @@ test('LoCoMo slice (two conversations) through the engine stays above its floors
     assert.ok(r.report.recall['10']! >= 0.69, `recall@10 ${r.report.recall['10']}`);
   } finally {
     await stores.close();
+    await targets.cleanup();
   }
 });

@@ -1,6 +1,6 @@
 /**
  * The store contract: one suite every MemoryStore adapter must pass, run
- * against a real database of each backend (a SQLite file, a PostgreSQL
+ * against a real database of the backend the pass selects (a SQLite file, a PostgreSQL
  * schema). Adapter files only say how to open a fresh store and how to count
  * raw rows that hold a memory's text; everything else goes through the port.
  */
@@ -15,6 +15,7 @@ import { toIso } from '../../src/domain/time.ts';
 import type { MemoryStore, WriteOp } from '../../src/ports/store.ts';
 import { LEDGER_CATEGORIES } from '../../src/lifecycle/ledger-rules.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
+import { named } from '../helpers/backend.ts';
 import { buildMemory } from '../../src/services/build-memory.ts';
 import { rememberSchema, type RememberInput } from '../../src/services/inputs.ts';
 import { vectorContractTests } from './contract-vectors.ts';
@@ -60,8 +61,8 @@ async function wholeChain(s: MemoryStore): Promise<AuditEntry[]> {
   }
 }
 
-export function runStoreContract(name: string, factory: StoreFactory): void {
-  describe(`store contract: ${name}`, () => {
+export function runStoreContract(factory: StoreFactory): void {
+  describe('store contract', () => {
     let cs: ContractStore;
     let s: MemoryStore;
     before(async () => {
@@ -72,13 +73,13 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       await cs?.cleanup();
     });
 
-    test('declares capabilities and a schema version', async () => {
+    test(named('declares capabilities and a schema version'), async () => {
       assert.equal(typeof s.capabilities.keywordSearch, 'boolean');
       assert.equal(s.capabilities.multiProcess, true);
       assert.ok((await s.schemaVersion()) >= 1);
     });
 
-    test('insert, get, getMany, list and count with filters', async () => {
+    test(named('insert, get, getMany, list and count with filters'), async () => {
       const t0 = Date.parse('2026-01-01T00:00:00Z');
       const a = mem(owner, { text: 'alpha fact about rivers', type: 'fact', tags: ['geo', 'water'], validFrom: '2025-01-01T00:00:00Z', sessionId: 's1', salience: 0.9, key: 'file:a.md#1' }, t0);
       const b = mem(owner, { text: 'beta preference for tea', type: 'preference', tags: ['food'], validFrom: '2025-06-01T00:00:00Z', validTo: '2025-07-01T00:00:00Z', salience: 0.1, key: 'file:b.md#1' }, t0 + HOUR);
@@ -108,7 +109,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.equal(await s.get(otherNs, a.id), null, 'another namespace sees nothing');
     });
 
-    test('scope: guests never see owner-only memories; agents see their own and shared', async () => {
+    test(named('scope: guests never see owner-only memories; agents see their own and shared'), async () => {
       const priv = mem(owner, { text: 'owner secret scope', visibility: 'owner', key: 'scope:1' });
       const shared = mem(owner, { text: 'shared for everyone scope', visibility: 'shared', key: 'scope:2' });
       const sharedOther = mem(owner, { text: 'shared with agent a2 scope', visibility: 'shared', agentId: 'a2', key: 'scope:3' });
@@ -131,7 +132,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       await assert.rejects(s.audit.range(guest, 0, 10), { code: 'forbidden' });
     });
 
-    test('idempotent source keys: skip_if_same, supersede, conflict', async () => {
+    test(named('idempotent source keys: skip_if_same, supersede, conflict'), async () => {
       const first = mem(owner, { text: 'idempotent v1', key: 'idem:1' });
       const [r1] = await s.apply(owner, [insert(first)]);
       assert.equal(r1?.kind === 'insert' && r1.status, 'created');
@@ -154,7 +155,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(await s.audit.head(), before);
     });
 
-    test('update keeps the old version (bi-temporal); knownAt returns it', async () => {
+    test(named('update keeps the old version (bi-temporal); knownAt returns it'), async () => {
       const t0 = Date.now() - 10_000;
       const v1 = mem(owner, { text: 'bitemporal original', key: 'bt:1' }, t0);
       await s.apply(owner, [insert(v1)]);
@@ -174,7 +175,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       await assert.rejects(s.apply(owner, [{ kind: 'update', previousId: ro.id, next: nextVersion(ro, 'x'), action: 'update' }]), { code: 'read_only' });
     });
 
-    test('lifecycle, retire and touch', async () => {
+    test(named('lifecycle, retire and touch'), async () => {
       const m = mem(owner, { text: 'lifecycle subject', key: 'lc:1' });
       await s.apply(owner, [insert(m)]);
       await s.apply(owner, [{ kind: 'lifecycle', id: m.id, from: 'generated', to: 'activated', reason: 'recall', importance: 0.8 }]);
@@ -194,7 +195,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       await assert.rejects(s.apply(owner, [{ kind: 'retire', id: 'nope', reason: 'x' }]), { code: 'not_found' });
     });
 
-    test('forget removes every place and leaves a tombstone', async () => {
+    test(named('forget removes every place and leaves a tombstone'), async () => {
       const v1 = mem(owner, { text: 'forgettable zqxjkv secret', key: 'fg:1' });
       await s.apply(owner, [insert(v1)]);
       const v2 = nextVersion(v1, 'forgettable zqxjkv secret edited');
@@ -223,7 +224,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       await assert.rejects(s.apply(owner, [{ kind: 'forget', lineageId: ro.id, reason: 'x' }]), { code: 'read_only' });
     });
 
-    test('audit chain is continuous and verifies; forMemories and head agree', async () => {
+    test(named('audit chain is continuous and verifies; forMemories and head agree'), async () => {
       const chain = await wholeChain(s);
       assert.ok(chain.length > 10);
       assert.deepEqual(verifyChainSegment(null, chain), []);
@@ -238,7 +239,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(verifyChainSegment({ seq: last.seq, hash: last.hash }, await s.audit.range(owner, last.seq, 100)), []);
     });
 
-    test('pending changes: taken once, not after expiry, not by another principal', async () => {
+    test(named('pending changes: taken once, not after expiry, not by another principal'), async () => {
       const exp = toIso(Date.now() + HOUR);
       await s.pending.put(owner, { token: 't-1', kind: 'edit', expiresAt: exp, payload: { a: 1 } });
       assert.equal(await s.pending.take(agent, 't-1', 'edit'), null, 'another principal cannot use it');
@@ -251,7 +252,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.equal(await s.pending.take(owner, 't-2', 'edit'), null, 'expired');
     });
 
-    test('keyword candidates rank the matching memory first and respect filters', async () => {
+    test(named('keyword candidates rank the matching memory first and respect filters'), async () => {
       const target = mem(owner, { text: 'The lighthouse keeper polished the brass lantern every evening', type: 'fact', tags: ['sea'], key: 'kw:1' });
       const partial = mem(owner, { text: 'A keeper of bees sold honey at the market', type: 'fact', key: 'kw:2' });
       const noise = mem(owner, { text: 'Completely unrelated sentence about trains', type: 'fact', key: 'kw:3' });
@@ -272,7 +273,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.equal(ts.df.zzznone, 0);
     });
 
-    test('keyword candidates reach admitted rows ranked below many rows the caller may not see', async () => {
+    test(named('keyword candidates reach admitted rows ranked below many rows the caller may not see'), async () => {
       // Owner-only rows that repeat the word rank above the shared ones: an
       // adapter that cuts the ranking before applying scope would return nothing.
       const hidden = Array.from({ length: 30 }, (_, i) => mem(owner, { text: `quokka quokka quokka private note ${i}`, visibility: 'owner', key: `deep:o${i}` }));
@@ -286,7 +287,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       for (const h of forOwner) assert.ok(hidden.some((m) => m.id === h.id), 'the owner gets the best-ranked rows');
     });
 
-    test('scan pages through every version in id order; stats count them', async () => {
+    test(named('scan pages through every version in id order; stats count them'), async () => {
       const seen: Memory[] = [];
       let afterId: string | null = null;
       for (;;) {
@@ -307,7 +308,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.ok((await s.scan(guest, null, 1000)).length < seen.length, 'scan respects scope');
     });
 
-    test('jobs: one runner per name, lease take-over, checkpoint, finish audited, expiry ledger', async (t) => {
+    test(named('jobs: one runner per name, lease take-over, checkpoint, finish audited, expiry ledger'), async (t) => {
       const jobs = s.jobs;
       if (!jobs) return t.skip('this adapter has no job store');
       const now = Date.now();
@@ -343,7 +344,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(await jobs.dueForPurge(owner, 2000, 10), []);
     });
 
-    test('graph: entities, aliases, relations, scope, and forget takes what only it evidenced', async (t) => {
+    test(named('graph: entities, aliases, relations, scope, and forget takes what only it evidenced'), async (t) => {
       const g = s.graph;
       if (!g) return t.skip('this adapter has no graph store');
       const a = mem(owner, { text: 'Ada Lovelace worked with Charles Babbage', visibility: 'owner' });
@@ -386,7 +387,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(await g.evidenceLineages(owner, [ada.id]), [b.lineageId]);
     });
 
-    test('ledger: one active fact per key, scoped reads, patches and proposals audited', async (t) => {
+    test(named('ledger: one active fact per key, scoped reads, patches and proposals audited'), async (t) => {
       const l = s.ledger;
       if (!l) return t.skip('this adapter has no ledger');
       const at = toIso(Date.now());
@@ -419,7 +420,7 @@ export function runStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(verifyChainSegment(null, chain), []);
     });
 
-    test('tokens: create, find by hash, list, revoke, all audited', async () => {
+    test(named('tokens: create, find by hash, list, revoke, all audited'), async () => {
       if (!s.tokens) return;
       const secret = 'mnemos_test_secret';
       const hash = sha256Hex(secret);

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import { runCli } from '../../src/surfaces/cli/main.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { tempDir } from '../helpers/temp.ts';
-import { dropSchema, freshSchema, pgSkip } from './pg-env.ts';
+import { postgresOnly, sqliteOnly } from '../helpers/backend.ts';
+import { dropSchema, freshSchema } from '../helpers/pg-env.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -36,7 +37,8 @@ async function exportOf(db: string): Promise<string> {
   return r.out;
 }
 
-test('migrate prints the schema version of a SQLite store', async () => {
+// The PostgreSQL answer is checked in the copy test below.
+test('migrate prints the schema version of a SQLite store', sqliteOnly('asks a SQLite file'), async () => {
   const tmp = tempDir();
   try {
     const r = await cli(['migrate', '--db', join(tmp.dir, 'm.db'), '--json']);
@@ -49,7 +51,8 @@ test('migrate prints the schema version of a SQLite store', async () => {
   }
 });
 
-test('copy SQLite -> PostgreSQL -> SQLite gives an identical export', { skip: pgSkip('copy SQLite <-> PostgreSQL test') }, async () => {
+// Needs both backends at once, so it belongs to the pass that has a server.
+test('copy SQLite -> PostgreSQL -> SQLite gives an identical export', postgresOnly('copies between both backends'), async () => {
   const tmp = tempDir();
   const { schema, url } = freshSchema('copy');
   try {

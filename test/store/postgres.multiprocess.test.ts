@@ -6,7 +6,8 @@ import { PgStore } from '../../src/adapters/postgres/index.ts';
 import { verifyChainSegment, type AuditEntry } from '../../src/domain/audit.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
-import { dropSchema, freshSchema, pgSkip } from './pg-env.ts';
+import { postgresOnly } from '../helpers/backend.ts';
+import { dropSchema, freshSchema } from '../helpers/pg-env.ts';
 
 const WORKER = fileURLToPath(new URL('./fixtures/pg-writer.ts', import.meta.url));
 const PROCESSES = 4;
@@ -24,7 +25,9 @@ function run(url: string, worker: number): Promise<{ worker: string; created: nu
   });
 }
 
-test('4 processes writing to one PostgreSQL database lose nothing and keep one chain', { skip: pgSkip('PostgreSQL multi-process test') }, async () => {
+// Through the store port, with shared source keys racing and first opens racing on migrations;
+// test/core/concurrent-processes runs the library-level version on both backends.
+test('4 processes writing to one PostgreSQL database lose nothing and keep one chain', postgresOnly('races on PostgreSQL migrations and row locks'), async () => {
   const { schema, url } = freshSchema('multi');
   const p: Principal = { role: 'owner', namespace: 'multi', id: 'owner' };
   // The schema is new: the workers' first opens race on migrations too, serialised by the advisory lock.

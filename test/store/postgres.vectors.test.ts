@@ -14,7 +14,8 @@ import type { Principal } from '../../src/domain/principal.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { mem } from './contract.ts';
-import { dropSchema, freshSchema, pgSkip, pgTestUrl } from './pg-env.ts';
+import { postgresOnly } from '../helpers/backend.ts';
+import { dropSchema, freshSchema, pgTestUrl } from '../helpers/pg-env.ts';
 
 const owner: Principal = { role: 'owner', namespace: 'two', id: 'owner' };
 const M = 'two-stores-3d';
@@ -24,7 +25,7 @@ function unit(...xs: number[]): Float32Array {
   return Float32Array.from(xs, (x) => x / n);
 }
 
-test('postgres vectors: a second store instance sees the first one\u2019s new, replaced and forgotten vectors', { skip: pgSkip('PostgreSQL two-store vector test') }, async () => {
+test('postgres vectors: a second store instance sees the first one\u2019s new, replaced and forgotten vectors', postgresOnly('needs a server'), async () => {
   const { schema, url } = freshSchema('vec2');
   const a = await PgStore.open({ url, analyze });
   const b = await PgStore.open({ url, analyze });
@@ -67,7 +68,7 @@ test('postgres vectors: a second store instance sees the first one\u2019s new, r
   }
 });
 
-test('postgres vectors: openMemory on a postgres:// URL embeds at write time and searches by vector, scoped', { skip: pgSkip('PostgreSQL engine vector test') }, async () => {
+test('postgres vectors: openMemory on a postgres:// URL embeds at write time and searches by vector, scoped', postgresOnly('needs a server'), async () => {
   const { schema, url } = freshSchema('vecengine');
   const m = await openMemory({ db: url, config: { vectorMinSimilarity: -1 } });
   try {
@@ -96,7 +97,7 @@ test('postgres vectors: openMemory on a postgres:// URL embeds at write time and
   }
 });
 
-test('postgres vectors: migration 7 numbers the memories already stored, which then get vectors like new ones', { skip: pgSkip('PostgreSQL vector migration test') }, async () => {
+test('postgres vectors: migration 7 numbers the memories already stored, which then get vectors like new ones', postgresOnly('needs a server'), async () => {
   const { schema, url } = freshSchema('vecmig');
   const old = mem(owner, { text: 'stored before vectors existed' });
   const raw = new pg.Client({ connectionString: pgTestUrl()! });

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { tempDir } from '../helpers/temp.ts';
+import { named, testStores } from '../helpers/backend.ts';
 import { cli, createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
 
 /** Real HTTP requests against a spawned `mnemos serve`. */
 describe('HTTP API (mnemos serve)', () => {
-  const tmp = tempDir('mnemos-http-');
-  const db = join(tmp.dir, 'm.db');
+  const tmp = testStores('mnemos-http-');
+  const db = tmp.db;
   const notes = join(tmp.dir, 'notes.md');
   let server: SpawnedServer;
   let owner: string;
@@ -40,11 +40,11 @@ describe('HTTP API (mnemos serve)', () => {
 
   after(async () => {
     await server?.stop();
-    tmp.cleanup();
+    await tmp.cleanup();
   });
 
   describe('authentication', () => {
-    it('serves /healthz and /openapi.json without a token', async () => {
+    it(named('serves /healthz and /openapi.json without a token'), async () => {
       assert.deepEqual((await call('GET', '/healthz', null)).body, { ok: true });
       const doc = (await call('GET', '/openapi.json', null)).body;
       assert.equal(doc.openapi, '3.1.0');
@@ -56,7 +56,7 @@ describe('HTTP API (mnemos serve)', () => {
       assert.equal(search.properties.maxResults.maximum, 50, 'caps come from the validating schema');
     });
 
-    it('401 without a token, with a malformed header, an unknown or a revoked token; the error says why', async () => {
+    it(named('401 without a token, with a malformed header, an unknown or a revoked token; the error says why'), async () => {
       const none = await call('GET', '/v1/status', null);
       assert.equal(none.status, 401);
       assert.equal(none.body.error.code, 'unauthorized');
@@ -71,7 +71,7 @@ describe('HTTP API (mnemos serve)', () => {
       assert.equal((await call('POST', '/mcp', null, { jsonrpc: '2.0', id: 1, method: 'tools/list' })).status, 401);
     });
 
-    it('403 for an owner-only tool with a guest or agent token', async () => {
+    it(named('403 for an owner-only tool with a guest or agent token'), async () => {
       for (const t of [guest, agent]) {
         const r = await tool('deep_recall', t, { query: 'zebracorn' });
         assert.equal(r.status, 403);
@@ -81,7 +81,7 @@ describe('HTTP API (mnemos serve)', () => {
   });
 
   describe('validation', () => {
-    it('malformed input gets 400 naming the field and changes nothing', async () => {
+    it(named('malformed input gets 400 naming the field and changes nothing'), async () => {
       const before = (await call('GET', '/v1/status', owner)).body.memories.total;
       const bad = await call('POST', '/v1/memories', owner, { text: 'ok', importance: 7 });
       assert.equal(bad.status, 400);
@@ -104,19 +104,19 @@ describe('HTTP API (mnemos serve)', () => {
       assert.equal((await call('GET', '/v1/status', owner)).body.memories.total, before);
     });
 
-    it('rejects a body over the size limit with 413', async () => {
+    it(named('rejects a body over the size limit with 413'), async () => {
       const r = await call('POST', '/v1/memories', owner, { text: 'x'.repeat(5 * 1024 * 1024) });
       assert.equal(r.status, 413);
       assert.equal(r.body.error.code, 'limit_exceeded');
     });
 
-    it('unknown tool is 404', async () => {
+    it(named('unknown tool is 404'), async () => {
       assert.equal((await tool('rm_rf', owner, {})).status, 404);
     });
   });
 
   describe('ingest', () => {
-    it('POST /v1/memories is idempotent with a client key; a different text under the same key is 409', async () => {
+    it(named('POST /v1/memories is idempotent with a client key; a different text under the same key is 409'), async () => {
       const a = await call('POST', '/v1/memories', owner, { text: 'idempotent fact one', key: 'client-1' });
       assert.equal(a.status, 201);
       const b = await call('POST', '/v1/memories', owner, { text: 'idempotent fact one', key: 'client-1' });
@@ -126,13 +126,13 @@ describe('HTTP API (mnemos serve)', () => {
       assert.equal(c.status, 409);
     });
 
-    it('stores a batch all-or-nothing', async () => {
+    it(named('stores a batch all-or-nothing'), async () => {
       const r = await call('POST', '/v1/memories', owner, { memories: [{ text: 'batch a', key: 'b-a' }, { text: 'batch b', key: 'b-b' }] });
       assert.equal(r.status, 201);
       assert.equal(r.body.results.length, 2);
     });
 
-    it('POST /v1/transcripts stores turns; posting again adds nothing; recall_range returns exact text', async () => {
+    it(named('POST /v1/transcripts stores turns; posting again adds nothing; recall_range returns exact text'), async () => {
       const conv = { sessionId: 'sess-http', messages: [{ role: 'user', content: 'turn one text' }, { role: 'assistant', content: 'turn two text' }, { role: 'user', content: 'turn three text' }] };
       assert.equal((await call('POST', '/v1/transcripts', owner, conv)).status, 201);
       const again = await call('POST', '/v1/transcripts', owner, conv);
@@ -147,7 +147,7 @@ describe('HTTP API (mnemos serve)', () => {
   });
 
   describe('tools and routes as owner', () => {
-    it('search ranks with id, text, score, source and why; an empty result says what was searched', async () => {
+    it(named('search ranks with id, text, score, source and why; an empty result says what was searched'), async () => {
       const r = await call('POST', '/v1/search', owner, { query: 'bank PIN' });
       assert.equal(r.body.results[0].id, secretId);
       assert.ok(r.body.results[0].score > 0);
@@ -157,7 +157,7 @@ describe('HTTP API (mnemos serve)', () => {
       assert.match(empty.body.searched.message, /xylophon/);
     });
 
-    it('memory_get by id and by path (only recorded sources)', async () => {
+    it(named('memory_get by id and by path (only recorded sources)'), async () => {
       assert.equal((await call('GET', `/v1/memories/${secretId}`, owner)).body.memory.text, SECRET);
       const lines = await tool('memory_get', owner, { path: notes, from: 3, lines: 1 });
       assert.deepEqual(lines.body.lines, [{ line: 3, text: 'zebracorn vault combination is 99-12' }]);
@@ -168,7 +168,7 @@ describe('HTTP API (mnemos serve)', () => {
       assert.equal(both.status, 400);
     });
 
-    it('note, two-step edit, history, two-step forget', async () => {
+    it(named('note, two-step edit, history, two-step forget'), async () => {
       const note = await tool('working_memory_note', owner, { note: 'User prefers tea over coffee', type: 'directive' });
       assert.equal(note.body.status, 'created');
       assert.equal(note.body.type, 'preference');
@@ -189,7 +189,7 @@ describe('HTTP API (mnemos serve)', () => {
       assert.equal((await call('GET', `/v1/memories/${done.body.id}`, owner)).status, 410);
     });
 
-    it('deep_recall, memory_status and self_state', async () => {
+    it(named('deep_recall, memory_status and self_state'), async () => {
       const d = await tool('deep_recall', owner, { query: 'zebracorn diary', scope: 'all_sessions' });
       assert.equal(d.body.hits[0].sessionId, OWNER_SESSION);
       assert.equal(d.body.hits[0].context[0].text, 'noted');
@@ -210,7 +210,7 @@ describe('HTTP API (mnemos serve)', () => {
 
   describe('guest isolation through every tool and route', () => {
     for (const [who, tok] of [['guest', () => guest], ['agent', () => agent]] as const) {
-      it(`${who} never gets owner-only memories`, async () => {
+      it(named(`${who} never gets owner-only memories`), async () => {
         const t = tok();
         const search = await tool('memory_search', t, { query: 'zebracorn bank PIN vault diary' });
         const ids = search.body.results.map((r: { id: string }) => r.id);
@@ -244,7 +244,7 @@ describe('HTTP API (mnemos serve)', () => {
         assert.equal(over.status, 403);
       });
     }
-    it('memory_get {path} never reads the disk for a guest, even for a source the guest forged', async () => {
+    it(named('memory_get {path} never reads the disk for a guest, even for a source the guest forged'), async () => {
       const secretFile = join(tmp.dir, 'secret.txt');
       writeFileSync(secretFile, 'PIN=4321\n');
       const notes: string[] = [];
@@ -260,14 +260,14 @@ describe('HTTP API (mnemos serve)', () => {
       assert.match(notes[0]!, /stored text/);
     });
 
-    it('the owner memory is untouched after the guest attempts', async () => {
+    it(named('the owner memory is untouched after the guest attempts'), async () => {
       assert.equal((await call('GET', `/v1/memories/${secretId}`, owner)).body.memory.text, SECRET);
       const r = await tool('recall_range', owner, { sessionId: OWNER_SESSION, turns: '1' });
       assert.equal(r.body.turns[0].text, 'my zebracorn diary starts today');
     });
   });
 
-  it('shuts down cleanly on SIGTERM', async () => {
+  it(named('shuts down cleanly on SIGTERM'), async () => {
     const code = await server.stop('SIGTERM');
     assert.equal(code, 0, server.stderr());
     assert.match(server.stderr(), /closing the store/);

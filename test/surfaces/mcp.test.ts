@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { tempDir } from '../helpers/temp.ts';
+import { named, testStores } from '../helpers/backend.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
 import { MNEMOS_BIN, createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
 
@@ -28,12 +27,12 @@ function stdioClient(db: string, env: Record<string, string> = {}): { client: Cl
 }
 
 describe('MCP over stdio (mnemos mcp)', () => {
-  const tmp = tempDir('mnemos-mcp-');
-  const db = join(tmp.dir, 'm.db');
+  const tmp = testStores('mnemos-mcp-');
+  const db = tmp.db;
 
   after(() => tmp.cleanup());
 
-  it('lists the tool set and runs tools as the local owner through the real SDK client', async () => {
+  it(named('lists the tool set and runs tools as the local owner through the real SDK client'), async () => {
     const { client, transport } = stdioClient(db);
     await client.connect(transport);
     try {
@@ -57,7 +56,7 @@ describe('MCP over stdio (mnemos mcp)', () => {
     }
   });
 
-  it('acts as the principal of MNEMOS_TOKEN: a guest token gets no owner memories and no deep_recall', async () => {
+  it(named('acts as the principal of MNEMOS_TOKEN: a guest token gets no owner memories and no deep_recall'), async () => {
     const guest = await createToken(db, 'guest');
     const { client, transport } = stdioClient(db, { MNEMOS_TOKEN: guest.token });
     await client.connect(transport);
@@ -74,7 +73,7 @@ describe('MCP over stdio (mnemos mcp)', () => {
     }
   });
 
-  it('writes nothing but JSON-RPC messages on stdout; logs go to stderr', async () => {
+  it(named('writes nothing but JSON-RPC messages on stdout; logs go to stderr'), async () => {
     const child = spawn(process.execPath, [MNEMOS_BIN, 'mcp', '--db', db], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -112,8 +111,8 @@ describe('MCP over stdio (mnemos mcp)', () => {
 });
 
 describe('MCP over streamable HTTP (mnemos serve /mcp)', () => {
-  const tmp = tempDir('mnemos-mcp-http-');
-  const db = join(tmp.dir, 'm.db');
+  const tmp = testStores('mnemos-mcp-http-');
+  const db = tmp.db;
   let server: SpawnedServer;
   let owner: string;
   let guest: string;
@@ -125,7 +124,7 @@ describe('MCP over streamable HTTP (mnemos serve /mcp)', () => {
   });
   after(async () => {
     await server?.stop();
-    tmp.cleanup();
+    await tmp.cleanup();
   });
 
   const connect = async (token: string | null) => {
@@ -135,7 +134,7 @@ describe('MCP over streamable HTTP (mnemos serve /mcp)', () => {
     return client;
   };
 
-  it('owner: lists and calls tools; the same operation over REST sees the same memory', async () => {
+  it(named('owner: lists and calls tools; the same operation over REST sees the same memory'), async () => {
     const client = await connect(owner);
     try {
       assert.deepEqual((await client.listTools()).tools.map((t) => t.name).sort(), TOOL_NAMES);
@@ -153,7 +152,7 @@ describe('MCP over streamable HTTP (mnemos serve /mcp)', () => {
     }
   });
 
-  it('guest over /mcp: no owner memories, no deep_recall', async () => {
+  it(named('guest over /mcp: no owner memories, no deep_recall'), async () => {
     const client = await connect(guest);
     try {
       assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'deep_recall'));
@@ -168,7 +167,7 @@ describe('MCP over streamable HTTP (mnemos serve /mcp)', () => {
     }
   });
 
-  it('refuses to connect without a token (401)', async () => {
+  it(named('refuses to connect without a token (401)'), async () => {
     await assert.rejects(() => connect(null), /401|nauthorized/);
   });
 });

@@ -10,6 +10,7 @@ import { request } from './serve-helpers.ts';
 const START = join(import.meta.dirname, '../../bin/start.ts');
 const TSX = pathToFileURL(join(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
 
+// SQLite only: `npm start` on a fresh clone serves the embedded default store (./.mnemos/memory.db).
 /** Runs `npm start`'s script in a fresh directory (as on a fresh clone) until it serves, then stops it. */
 async function startOnce(cwd: string): Promise<{ url: string; stderr: string; code: number | null }> {
   const child = spawn(process.execPath, ['--import', TSX, START, '--port', '0'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
