@@ -96,13 +96,15 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
     });
   }
 
-  async missing(p: Principal, model: string, limit: number): Promise<{ id: string; text: string }[]> {
+  async missing(p: Principal, model: string, limit: number, afterId?: string | null): Promise<{ id: string; text: string }[]> {
     return this.q([
       'SELECT m.id, m.text FROM memories m LEFT JOIN memory_vectors v ON v.memory_row = m.row_no AND ',
       sql('v.model = ?', model),
-      ' WHERE v.memory_row IS NULL AND ',
+      ' WHERE ',
+      sql('m.id > ?', afterId ?? ''),
+      ' AND v.memory_row IS NULL AND ',
       this.where(p, {}),
-      ' ORDER BY m.row_no ',
+      ' ORDER BY m.id ',
       sql('LIMIT ?', limit),
     ]);
   }

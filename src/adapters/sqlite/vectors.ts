@@ -71,11 +71,11 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     return run.immediate();
   }
 
-  async missing(p: Principal, model: string, limit: number): Promise<{ id: string; text: string }[]> {
+  async missing(p: Principal, model: string, limit: number, afterId?: string | null): Promise<{ id: string; text: string }[]> {
     const w = this.where(p, {});
     return this.db
-      .prepare(`SELECT m.id AS id, m.text AS text FROM memories m LEFT JOIN memory_vectors v ON v.memory_rowid = m.rowid AND v.model = ? WHERE v.memory_rowid IS NULL AND ${w.sql} ORDER BY m.rowid LIMIT ?`)
-      .all(model, ...w.params, limit) as { id: string; text: string }[];
+      .prepare(`SELECT m.id AS id, m.text AS text FROM memories m LEFT JOIN memory_vectors v ON v.memory_rowid = m.rowid AND v.model = ? WHERE m.id > ? AND v.memory_rowid IS NULL AND ${w.sql} ORDER BY m.id LIMIT ?`)
+      .all(model, afterId ?? '', ...w.params, limit) as { id: string; text: string }[];
   }
 
   async count(p: Principal, model: string): Promise<number> {
