@@ -135,32 +135,44 @@ export async function embedMissing(ctx: ServiceContext, p: Principal, svc: Embed
   const vectors = ctx.store.vectors;
   if (!vectors) return 0;
   let embedded = 0;
+  let after: string | null = null;
   while (embedded < limit) {
-    const batch = await vectors.missing(p, svc.model, Math.min(512, limit - embedded));
+    const batch = await vectors.missing(p, svc.model, Math.min(512, limit - embedded), after);
     if (batch.length === 0) break;
+    after = batch[batch.length - 1]!.id;
     const out = await svc.embed(batch.map((b) => b.text), { kind: 'document' });
-    const written = await vectors.put(p, batch.map((b, i) => ({ id: b.id, model: svc.model, vector: out[i]! })));
-    embedded += written;
+    // Rows the principal may not write (another's, in a shared namespace) are skipped; their owners backfill them.
+    embedded += await vectors.put(p, batch.map((b, i) => ({ id: b.id, model: svc.model, vector: out[i]! })));
     await onBatch?.(embedded);
-    if (written === 0) break; // what is left belongs to other principals; they backfill their own
   }
   return embedded;
 }
 
-/** Texts grouped the way they belong together (a session's turns, a file's chunks) and in order, for co-occurrence. */
+/**
+ * The most texts the built-in model learns from. Co-occurrence statistics
+ * settle long before this; past it, training time and memory only grow
+ * (100k texts train in about a minute and a half on two cores).
+ */
+const TRAIN_MAX_TEXTS = 200_000;
+
+/** Texts grouped the way they belong together (a session's turns, a file's chunks) and in order, for co-occurrence. The newest TRAIN_MAX_TEXTS when there are more. */
 async function trainingSequences(ctx: ServiceContext, p: Principal): Promise<string[][]> {
-  const groups = new Map<string, { at: string; text: string }[]>();
-  for (let offset = 0; ; offset += TRAIN_PAGE) {
-    const page = await ctx.store.list(p, {}, { limit: TRAIN_PAGE, offset }, 'valid_asc');
-    for (const m of page) {
-      const key = m.sessionId ? `s:${m.sessionId}` : m.source.path ? `f:${m.source.path}` : `m:${m.id}`;
-      const g = groups.get(key) ?? [];
-      g.push({ at: m.validFrom, text: m.text });
-      groups.set(key, g);
-    }
-    if (page.length < TRAIN_PAGE) break;
+  const total = await ctx.store.count(p, {});
+  const newest = total > TRAIN_MAX_TEXTS;
+  const picked: { key: string; at: string; text: string }[] = [];
+  for (let offset = 0; picked.length < Math.min(total, TRAIN_MAX_TEXTS); offset += TRAIN_PAGE) {
+    const page = await ctx.store.list(p, {}, { limit: Math.min(TRAIN_PAGE, TRAIN_MAX_TEXTS - picked.length), offset }, newest ? 'valid_desc' : 'valid_asc');
+    for (const m of page) picked.push({ key: m.sessionId ? `s:${m.sessionId}` : m.source.path ? `f:${m.source.path}` : `m:${m.id}`, at: m.validFrom, text: m.text });
+    if (page.length === 0) break;
   }
-  return [...groups.values()].map((g) => g.map((x) => x.text));
+  if (newest) picked.reverse(); // oldest first, as below the cap
+  const groups = new Map<string, string[]>();
+  for (const x of picked) {
+    const g = groups.get(x.key) ?? [];
+    g.push(x.text);
+    groups.set(x.key, g);
+  }
+  return [...groups.values()];
 }
 
 /** Attaches write-time vectors to the insert and update operations of a batch (same transaction as the rows). */
