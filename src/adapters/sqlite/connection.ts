@@ -24,6 +24,12 @@ export function openDatabase(path: string): Database.Database {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('secure_delete = ON');
+  // SQLite's default page cache is 2 MiB: past a few hundred MB of memories every insert and
+  // look-up re-reads index pages through system calls (a 1M-memory seed spent more time in the
+  // kernel than in user code). A 64 MiB cache and reads through a memory map fix that; both are
+  // per connection and only address space until touched.
+  db.pragma('cache_size = -65536');
+  db.pragma('mmap_size = 1073741824');
   return db;
 }
 
