@@ -45,10 +45,27 @@ export class SqliteWriter {
     this.auditHead = db.prepare('SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1');
   }
 
+  /**
+   * Full-text rows of this batch, written together at its end. FTS5 flushes
+   * its pending terms to disk whenever a statement opens a savepoint (the
+   * vector insert does: it fires the change-log trigger), so interleaving
+   * them wrote, and then merged, a one-row segment per memory: the cost grew
+   * with the index until ingest slowed threefold at 100k memories.
+   */
+  private pendingFts: { rowid: number | bigint; terms: string }[] = [];
+
   /** Must run inside a transaction. */
   applyAll(p: Principal, ops: WriteOp[], now: number): WriteResult[] {
     const ctx: BatchContext = { p, now, at: toIso(now), head: (this.auditHead.get() as { seq: number; hash: string } | undefined) ?? null };
-    return ops.map((op) => this.applyOne(ctx, op));
+    this.pendingFts = [];
+    const results = ops.map((op) => this.applyOne(ctx, op));
+    this.flushFts();
+    return results;
+  }
+
+  private flushFts(): void {
+    for (const f of this.pendingFts) this.insertFts.run(f.rowid, f.terms);
+    this.pendingFts = [];
   }
 
   private applyOne(ctx: BatchContext, op: WriteOp): WriteResult {
@@ -62,6 +79,7 @@ export class SqliteWriter {
       case 'retire':
         return this.retire(ctx, op.id, op.reason);
       case 'forget':
+        this.flushFts(); // a memory written earlier in this batch must be in the index before forget removes it from there
         return { kind: 'forget', lineageId: op.lineageId, removed: this.forget(ctx, op.lineageId, op.reason) };
       case 'touch':
         return { kind: 'touch', count: this.touch(ctx, op.ids, toMs(op.at)) };
@@ -196,7 +214,7 @@ export class SqliteWriter {
   private writeRow(m: Memory, vector?: { model: string; vector: Float32Array }): void {
     const terms = this.analyze(m.text);
     const info = this.insertMemory.run(...memoryToRow(m, terms.length));
-    this.insertFts.run(info.lastInsertRowid, terms.join(' '));
+    this.pendingFts.push({ rowid: info.lastInsertRowid, terms: terms.join(' ') });
     if (vector) this.insertVector.run(info.lastInsertRowid, vector.model, vectorToBytes(vector.vector));
   }
 
