@@ -26,3 +26,12 @@ function escape(s: string): string {
 export function machineNote(): string {
   return `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}`;
 }
+
+/**
+ * Which store a benchmark ran on, for its section: SQLite runs keep the
+ * section names the targets refer to; a PostgreSQL run gets its own section
+ * beside it instead of overwriting the SQLite figures.
+ */
+export function benchBackend(db: string | undefined): { label: string; suffix: string } {
+  return db && /^postgres(ql)?:\/\//.test(db) ? { label: 'PostgreSQL', suffix: '-postgres' } : { label: 'SQLite', suffix: '' };
+}

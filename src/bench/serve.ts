@@ -13,6 +13,8 @@ export interface ServeBenchOptions {
   seconds: number;
   /** Concurrent clients per phase. */
   concurrency: number;
+  /** An empty store to fill and serve (e.g. a postgres:// URL with a fresh schema); a temporary SQLite file when absent. */
+  db?: string;
   onProgress?: (line: string) => void;
 }
 
@@ -46,7 +48,7 @@ const HOST = '127.0.0.1'; // loopback only, never another interface
  */
 export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'mnemos-bench-serve-'));
-  const db = join(dir, 'bench.db');
+  const db = opts.db ?? join(dir, 'bench.db');
   const say = opts.onProgress ?? (() => {});
   let child: ChildProcess | undefined;
   try {

@@ -1,5 +1,5 @@
 import { benchIngest, type IngestBenchResult } from '../../../bench/ingest.ts';
-import { machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { benchCycleCmd } from './cycle-commands.ts';
 import { benchBeirCmd, benchLatencyCmd, benchLocomoCmd } from './bench-retrieval-commands.ts';
@@ -30,12 +30,13 @@ const ingest: Command = {
       ...(progress(ctx, 'ingest') ? { onProgress: progress(ctx, 'ingest')! } : {}),
     });
     if (!ctx.values['no-write']) {
+      const b = benchBackend(ctx.values.db ? ctx.db : undefined);
       writeBenchSection(
         BENCH_FILE,
-        'ingest',
-        'Ingest and keyword search (SQLite)',
+        `ingest${b.suffix}`,
+        `Ingest and keyword search (${b.label})`,
         [
-          `Command: \`mnemos bench ingest --n ${n}\` on ${machineNote()}.`,
+          `Command: \`mnemos bench ingest --n ${n}${b.suffix ? ' --db postgres://...' : ''}\` on ${machineNote()}.`,
           '',
           '| figure | measured | target |',
           '|---|---|---|',

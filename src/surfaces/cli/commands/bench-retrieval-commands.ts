@@ -4,7 +4,7 @@ import { EngineBenchStores, engineBeirSearch, engineLocomoSearch } from '../../.
 import { benchLatency, type LatencyBenchResult } from '../../../bench/latency.ts';
 import { loadLocomo } from '../../../bench/locomo.ts';
 import { runLocomo, type LocomoReport } from '../../../bench/locomo-harness.ts';
-import { machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { MnemosError } from '../../../domain/errors.ts';
 import type { SearchMode } from '../../../services/search.ts';
 import type { Command, CommandContext } from '../command.ts';
@@ -104,7 +104,7 @@ export const benchBeirCmd: Command = {
 
 export const benchLatencyCmd: Command = {
   name: 'latency',
-  usage: 'latency [--n 100000] [--queries 500] [--no-write]',
+  usage: 'latency [--n 100000] [--queries 500] [--db path|postgres://...] [--no-write]',
   summary: 'hybrid search latency at scale with the default embedder; ingest rate, RSS, size',
   options: { n: { type: 'string' }, queries: { type: 'string' }, 'no-write': { type: 'boolean' } },
   async run(ctx) {
@@ -112,12 +112,13 @@ export const benchLatencyCmd: Command = {
     const onProgress = ctx.isTTY && !ctx.json ? (phase: string, done: number, total: number) => ctx.stderr(`\r${phase.padEnd(9)} ${done}/${total}`.padEnd(40)) : undefined;
     const r = await benchLatency({ n, ...(num(ctx, 'queries') ? { queries: num(ctx, 'queries')! } : {}), ...(ctx.values.db ? { db: ctx.db } : {}), ...(onProgress ? { onProgress } : {}) });
     if (!ctx.values['no-write']) {
+      const b = benchBackend(ctx.values.db ? ctx.db : undefined);
       writeBenchSection(
         BENCH_FILE,
-        `latency-${n}`,
-        `Hybrid search latency at ${n.toLocaleString('en')} memories (SQLite, built-in embedder)`,
+        `latency-${n}${b.suffix}`,
+        `Hybrid search latency at ${n.toLocaleString('en')} memories (${b.label}, built-in embedder)`,
         [
-          `Command: \`mnemos bench latency --n ${n}\` on ${machineNote()}.`,
+          `Command: \`mnemos bench latency --n ${n}${b.suffix ? ' --db postgres://...' : ''}\` on ${machineNote()}.`,
           '',
           '| figure | measured | target |',
           '|---|---|---|',

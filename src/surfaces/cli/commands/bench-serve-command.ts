@@ -1,4 +1,4 @@
-import { machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { benchServe, type ServeBenchResult } from '../../../bench/serve.ts';
 import type { Command } from '../command.ts';
 import { num } from './options.ts';
@@ -7,24 +7,26 @@ const BENCH_FILE = 'docs/BENCHMARKS.md';
 
 export const benchServeCmd: Command = {
   name: 'serve',
-  usage: 'serve [--n 100000] [--seconds 10] [--concurrency 16] [--no-write]',
+  usage: 'serve [--n 100000] [--seconds 10] [--concurrency 16] [--db postgres://...] [--no-write]',
   summary: 'requests/s and p50/p95/p99 of mnemos serve for searches and writes on loopback',
   options: { n: { type: 'string' }, seconds: { type: 'string' }, concurrency: { type: 'string' }, 'no-write': { type: 'boolean' } },
   async run(ctx) {
     const n = num(ctx, 'n') ?? 100_000;
     const seconds = num(ctx, 'seconds') ?? 10;
     const concurrency = num(ctx, 'concurrency') ?? 16;
-    const r = await benchServe({ n, seconds, concurrency, ...(ctx.json ? {} : { onProgress: (l: string) => ctx.stderr(`${l}\n`) }) });
+    const db = ctx.values.db ? ctx.db : undefined;
+    const b = benchBackend(db);
+    const r = await benchServe({ n, seconds, concurrency, ...(db ? { db } : {}), ...(ctx.json ? {} : { onProgress: (l: string) => ctx.stderr(`${l}\n`) }) });
     const ok = r.search.perSecond >= 1500 && r.search.latencyMs.p99 <= 50 && r.search.errors === 0 && r.writes.errors === 0;
     if (!ctx.values['no-write']) {
       const row = (what: string, p: ServeBenchResult['search'], target: string) =>
         `| ${what} | ${p.perSecond.toLocaleString('en')}/s | ${p.latencyMs.p50} / ${p.latencyMs.p95} / ${p.latencyMs.p99} ms | ${p.errors} of ${p.requests.toLocaleString('en')} | ${target} |`;
       writeBenchSection(
         BENCH_FILE,
-        'serve',
-        'HTTP server (mnemos serve, SQLite)',
+        `serve${b.suffix}`,
+        `HTTP server (mnemos serve, ${b.label})`,
         [
-          `Command: \`mnemos bench serve --n ${n} --seconds ${seconds} --concurrency ${concurrency}\` on ${machineNote()}.`,
+          `Command: \`mnemos bench serve --n ${n} --seconds ${seconds} --concurrency ${concurrency}${b.suffix ? ' --db postgres://...' : ''}\` on ${machineNote()}.`,
           `${n.toLocaleString('en')} memories; the server runs as its own process; ${concurrency} keep-alive clients on 127.0.0.1 for ${seconds} s per phase (client and server share the machine).`,
           '',
           '| phase | requests/s | p50 / p95 / p99 | errors | target |',
