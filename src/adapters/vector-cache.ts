@@ -36,7 +36,21 @@ export class VectorCache {
     return this.slots.size;
   }
 
-  async refresh(): Promise<void> {
+  private inFlight: Promise<void> | null = null;
+
+  /**
+   * Brings the matrix up to date with the change log. Concurrent callers (a
+   * server answering many searches at once) share one refresh: otherwise each
+   * would start its own full load of every vector, all at the same time.
+   */
+  refresh(): Promise<void> {
+    this.inFlight ??= this.catchUp().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
+  }
+
+  private async catchUp(): Promise<void> {
     if (this.seq < 0 || (await this.rows.logTail()) > this.seq + 1) return this.reload();
     const changes = await this.rows.changedSince(this.seq);
     if (changes.length === 0) return;

@@ -1,0 +1,55 @@
+/**
+ * The in-process vector cache over a real SQLite store: concurrent searches
+ * share one refresh (a server's first burst of queries must not start one
+ * full load of every vector per request), and later changes arrive through
+ * the change log.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { SqliteStore } from '../../src/adapters/sqlite/store.ts';
+import type { SqliteVectorIndex } from '../../src/adapters/sqlite/vectors.ts';
+import { VectorCache, type VectorRows } from '../../src/adapters/vector-cache.ts';
+import type { Principal } from '../../src/domain/principal.ts';
+import { analyze } from '../../src/retrieval/text/analyze.ts';
+import { tempDir } from '../helpers/temp.ts';
+import { mem } from './contract.ts';
+
+const owner: Principal = { role: 'owner', namespace: 'cache', id: 'owner' };
+
+test('concurrent refreshes share one load; later writes arrive through the log', async () => {
+  const tmp = tempDir('mnemos-vector-cache-');
+  const store = SqliteStore.open({ path: join(tmp.dir, 'm.db'), analyze });
+  try {
+    const ms = Array.from({ length: 20 }, (_, i) => mem(owner, { text: `memory number ${i}`, key: `c:${i}` }));
+    const unit = (i: number) => Float32Array.from({ length: 4 }, (_, j) => (j === i % 4 ? 1 : 0));
+    await store.apply(owner, ms.map((m, i) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model: 'm4', vector: unit(i) } })));
+    const real = store.vectors as unknown as SqliteVectorIndex;
+    let fullLoads = 0;
+    let partialLoads = 0;
+    const rows: VectorRows = {
+      logHead: () => real.logHead(),
+      logTail: () => real.logTail(),
+      changedSince: (seq) => real.changedSince(seq),
+      load: (model, rowids) => {
+        if (rowids === null) fullLoads++;
+        else partialLoads++;
+        return real.load(model, rowids);
+      },
+    };
+    const cache = new VectorCache('m4', 4, rows);
+    await Promise.all(Array.from({ length: 10 }, () => cache.refresh()));
+    assert.equal(fullLoads, 1, 'ten concurrent refreshes, one full load');
+    assert.equal(cache.size, 20);
+    const extra = mem(owner, { text: 'one more', key: 'c:extra' });
+    await store.apply(owner, [{ kind: 'insert', memory: extra, onExistingSource: 'conflict', vector: { model: 'm4', vector: unit(1) } }]);
+    await cache.refresh();
+    assert.equal(fullLoads, 1, 'a change is read from the log, not by reloading everything');
+    assert.equal(partialLoads, 1);
+    assert.equal(cache.size, 21);
+    assert.ok(cache.nearest(unit(1), null, 25).some((h) => h.id === extra.id));
+  } finally {
+    await store.close();
+    tmp.cleanup();
+  }
+});
