@@ -16,6 +16,9 @@ import type { DerivedPlace } from './places.ts';
  * Scope and filters come from the store's own SQL (the one place the read
  * rule lives) as a set of admitted rows, cached until the data changes.
  */
+/** Ids examined per step of `missing`. */
+const MISSING_CHUNK = 2000;
+
 export class SqliteVectorIndex implements VectorIndex, VectorRows {
   private readonly scan: ExactVectorScan;
 
@@ -73,9 +76,24 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
 
   async missing(p: Principal, model: string, limit: number, afterId?: string | null): Promise<{ id: string; text: string }[]> {
     const w = this.where(p, {});
-    return this.db
-      .prepare(`SELECT m.id AS id, m.text AS text FROM memories m LEFT JOIN memory_vectors v ON v.memory_rowid = m.rowid AND v.model = ? WHERE m.id > ? AND v.memory_rowid IS NULL AND ${w.sql} ORDER BY m.id LIMIT ?`)
-      .all(model, afterId ?? '', ...w.params, limit) as { id: string; text: string }[];
+    // Walks the id index in chunks and filters each chunk. Asked in one query, the planner
+    // preferred the namespace index and sorted every memory by id on each call: a backfill of
+    // a million memories made two thousand such calls.
+    const chunk = this.db.prepare('SELECT id FROM memories WHERE id > ? ORDER BY id LIMIT ?');
+    const out: { id: string; text: string }[] = [];
+    let after = afterId ?? '';
+    while (out.length < limit) {
+      const ids = (chunk.all(after, MISSING_CHUNK) as { id: string }[]).map((r) => r.id);
+      if (ids.length === 0) break;
+      after = ids[ids.length - 1]!;
+      const found = this.db
+        .prepare(
+          `SELECT m.id AS id, m.text AS text FROM memories m LEFT JOIN memory_vectors v ON v.memory_rowid = m.rowid AND v.model = ? WHERE m.id IN (${ids.map(() => '?').join(', ')}) AND v.memory_rowid IS NULL AND ${w.sql} ORDER BY m.id`,
+        )
+        .all(model, ...ids, ...w.params) as { id: string; text: string }[];
+      out.push(...found.slice(0, limit - out.length));
+    }
+    return out;
   }
 
   async count(p: Principal, model: string): Promise<number> {
