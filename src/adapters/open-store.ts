@@ -8,9 +8,14 @@ export interface OpenStoreOptions {
   analyze: (text: string) => string[];
 }
 
+/** Whether a store location names PostgreSQL (a postgres:// or postgresql:// URL) rather than a SQLite file. */
+export function isPostgresLocation(location: string): boolean {
+  return /^postgres(ql)?:\/\//.test(location);
+}
+
 /** Picks the adapter from the location's form: a postgres:// URL or a SQLite file path. */
 export async function openStore(location: string, opts: OpenStoreOptions): Promise<MemoryStore> {
-  if (/^postgres(ql)?:\/\//.test(location)) {
+  if (isPostgresLocation(location)) {
     // Loaded on demand so SQLite-only users never load the pg driver.
     const { PgStore } = await import('./postgres/index.ts');
     return PgStore.open({ url: location, analyze: opts.analyze });

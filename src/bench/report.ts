@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import os from 'node:os';
+import { isPostgresLocation } from '../adapters/open-store.ts';
 
 /**
  * Keeps docs/BENCHMARKS.md up to date: each benchmark owns one section,
@@ -33,5 +34,5 @@ export function machineNote(): string {
  * beside it instead of overwriting the SQLite figures.
  */
 export function benchBackend(db: string | undefined): { label: string; suffix: string } {
-  return db && /^postgres(ql)?:\/\//.test(db) ? { label: 'PostgreSQL', suffix: '-postgres' } : { label: 'SQLite', suffix: '' };
+  return db && isPostgresLocation(db) ? { label: 'PostgreSQL', suffix: '-postgres' } : { label: 'SQLite', suffix: '' };
 }

@@ -9,6 +9,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { parsePgUrl } from '../../src/adapters/postgres/connection.ts';
+import { isPostgresLocation } from '../../src/adapters/open-store.ts';
 import { numbered } from '../../src/adapters/sql/placeholders.ts';
 import { tempDir } from './temp.ts';
 import { dropSchema, freshSchema, pgClient } from './pg-env.ts';
@@ -76,7 +77,7 @@ export function testStores(prefix = 'mnemos-test-'): TestStores {
  * returns count(*) as a string and jsonb as objects, so callers normalise.
  */
 export async function rawSql(location: string, text: string, ...params: unknown[]): Promise<Record<string, unknown>[]> {
-  if (!location.startsWith('postgres')) {
+  if (!isPostgresLocation(location)) {
     const db = new Database(location);
     try {
       const stmt = db.prepare(text);
