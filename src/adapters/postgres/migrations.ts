@@ -290,21 +290,20 @@ CREATE TABLE vector_log (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, me
 -- Statement-level triggers with transition tables: one log insert per statement, not per row
 -- (a batch of 1,000 vectors was paying 1,000 trigger calls). One trigger per event, as
 -- PostgreSQL requires for transition tables; an upsert fires the insert and update ones.
-CREATE FUNCTION mnemos_vectors_logged_new() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION mnemos_vectors_logged() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM 1 FROM audit_head WHERE one FOR UPDATE;
-  INSERT INTO vector_log (memory_row) SELECT memory_row FROM new_rows;
+  -- PL/pgSQL plans each statement when it first runs, so the branch naming the other event's table is never planned.
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO vector_log (memory_row) SELECT memory_row FROM old_rows;
+  ELSE
+    INSERT INTO vector_log (memory_row) SELECT memory_row FROM new_rows;
+  END IF;
   RETURN NULL;
 END $$;
-CREATE FUNCTION mnemos_vectors_logged_old() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM 1 FROM audit_head WHERE one FOR UPDATE;
-  INSERT INTO vector_log (memory_row) SELECT memory_row FROM old_rows;
-  RETURN NULL;
-END $$;
-CREATE TRIGGER memory_vectors_logged_insert AFTER INSERT ON memory_vectors REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_vectors_logged_new();
-CREATE TRIGGER memory_vectors_logged_update AFTER UPDATE ON memory_vectors REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_vectors_logged_new();
-CREATE TRIGGER memory_vectors_logged_delete AFTER DELETE ON memory_vectors REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_vectors_logged_old();
+CREATE TRIGGER memory_vectors_logged_insert AFTER INSERT ON memory_vectors REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_vectors_logged();
+CREATE TRIGGER memory_vectors_logged_update AFTER UPDATE ON memory_vectors REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_vectors_logged();
+CREATE TRIGGER memory_vectors_logged_delete AFTER DELETE ON memory_vectors REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_vectors_logged();
 CREATE TABLE embedding_models (
   namespace TEXT NOT NULL,
   provider TEXT NOT NULL,
