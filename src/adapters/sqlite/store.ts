@@ -32,6 +32,7 @@ import { rowToAudit } from '../sql/audit-rows.ts';
 import { rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
+import { BackgroundCheckpointer } from './checkpointer.ts';
 import { SqliteVectorIndex } from './vectors.ts';
 import { SqliteGraph, graphPlace } from './graph.ts';
 import { SqliteJobs, expiryPlace } from './jobs.ts';
@@ -41,6 +42,8 @@ export interface SqliteStoreOptions {
   path: string;
   /** Text analysis for the full-text index; the same function must analyse queries. */
   analyze: (text: string) => string[];
+  /** Checkpoint the WAL on a worker thread once it grows (default true for files; see checkpointer.ts). */
+  backgroundCheckpoint?: boolean;
 }
 
 const jsonArrayAny: JsonArrayAny = (column, values) => ({
@@ -76,18 +79,26 @@ export class SqliteStore implements MemoryStore {
   private readonly places: DerivedPlace[];
   private version: number;
   private closed = false;
+  private readonly checkpointer: BackgroundCheckpointer | null;
 
   private constructor(
     readonly db: Database.Database,
     readonly location: string,
     analyze: (text: string) => string[],
+    backgroundCheckpoint: boolean,
   ) {
+    this.checkpointer = backgroundCheckpoint && location !== ':memory:' ? new BackgroundCheckpointer(db, location) : null;
     this.version = withBusyRetry(() => migrate(db));
     // Fresh statistics let the planner choose between the id, namespace and time indexes;
     // the analysis limit keeps this to milliseconds even on a large file.
     db.pragma('analysis_limit = 1000');
     db.pragma('optimize = 0x10002');
-    this.vectors = new SqliteVectorIndex(db, (p, f) => this.where(p, f), () => `${this.db.pragma('data_version', { simple: true }) as number}:${this.writes}`);
+    this.vectors = new SqliteVectorIndex(
+      db,
+      (p, f) => this.where(p, f),
+      () => `${this.db.pragma('data_version', { simple: true }) as number}:${this.writes}`,
+      () => this.checkpointer?.afterCommit(),
+    );
     this.places = [...corePlaces(db), this.vectors.place()];
     this.writer = new SqliteWriter(db, analyze, () => [...this.places, ...this.extraPlaces, memoriesPlace(db)]);
     this.audit = new SqliteAuditLog(db);
@@ -102,7 +113,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   static open(opts: SqliteStoreOptions): SqliteStore {
-    return new SqliteStore(openDatabase(opts.path), opts.path, opts.analyze);
+    return new SqliteStore(openDatabase(opts.path), opts.path, opts.analyze, opts.backgroundCheckpoint ?? true);
   }
 
   /** Lets later parts of the adapter (vectors, graph) join forget. */
@@ -117,6 +128,7 @@ export class SqliteStore implements MemoryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.checkpointer?.close();
     try {
       this.db.pragma('optimize');
     } catch {
@@ -131,6 +143,7 @@ export class SqliteStore implements MemoryStore {
     const run = this.db.transaction((batch: WriteOp[]) => this.writer.applyAll(p, batch, now));
     const results = withBusyRetry(() => run.immediate(ops));
     this.writes++;
+    this.checkpointer?.afterCommit();
     if (results.some((r) => r.kind === 'forget')) this.scrubAfterForget();
     return results;
   }

@@ -26,6 +26,7 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     private readonly db: Database.Database,
     private readonly where: (p: Principal, filter: MemoryFilter | null) => SqlPart,
     dataVersion: () => string,
+    private readonly afterWrite: () => void = () => {},
   ) {
     this.scan = new ExactVectorScan(this, {
       where,
@@ -71,7 +72,9 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
       }
       return n;
     });
-    return run.immediate();
+    const n = run.immediate();
+    this.afterWrite();
+    return n;
   }
 
   async missing(p: Principal, model: string, limit: number, afterId?: string | null): Promise<{ id: string; text: string }[]> {
