@@ -2,7 +2,7 @@ import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import { graphCandidates } from '../graph/graph-query.ts';
 import { ledgerExactHits } from '../lifecycle/ledger.ts';
-import { rrf, type RankedList } from '../retrieval/rrf.ts';
+import { DEFAULT_TIE_EPSILON, rrf, type FusedResult, type RankedList } from '../retrieval/rrf.ts';
 import { parseTimeQuery } from '../retrieval/time/time-expressions.ts';
 import type { MemoryFilter } from '../ports/store.ts';
 import { toStoreFilter } from './build-memory.ts';
@@ -69,7 +69,10 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   const filter = toStoreFilter(q.filter);
   const terms = ctx.analyzeQuery(q.query);
   const time = parseTimeQuery(q.query, q.referenceTime ?? new Date(ctx.now()).toISOString());
-  const depth = Math.max(DEPTH, q.offset + q.limit);
+  // Records are needed for the page (with room for near-tie reordering and filtered-out graph ids), and for the time list.
+  const need = mode === 'hybrid' && time.range ? Math.max(DEPTH, q.offset + q.limit) : Math.min(Math.max(DEPTH, q.offset + q.limit), 2 * (q.offset + q.limit) + 10);
+  // Fusion needs deep lists; a single list needs only the records that will be read (ranks past `need` are never fetched).
+  const depth = mode === 'hybrid' ? Math.max(DEPTH, q.offset + q.limit) : need;
   const lists: RankedList[] = [];
   const skipped: Record<string, string> = {};
 
@@ -84,9 +87,7 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   if (graph.length) lists.push({ name: 'graph', ids: graph, weight: ctx.config.graphListWeight });
 
   const first = rrf(lists, { k: ctx.config.rrfK });
-  // Records are needed for the page (with room for near-tie reordering and filtered-out graph ids), and for the time list.
-  const need = mode === 'hybrid' && time.range ? depth : Math.min(depth, 2 * (q.offset + q.limit) + 10);
-  const byId = new Map((await ctx.store.getMany(p, first.slice(0, need).map((f) => f.id))).map((m) => [m.id, m]));
+  const byId = await fetchRecords(ctx, p, first, { want: mode === 'hybrid' && time.range ? need : q.offset + q.limit, cap: need, filter });
   // The graph list comes from outside the filtered queries: keep only what the filter admits.
   const known = (id: string) => byId.has(id) && admits(filter, byId.get(id)!);
   if (mode === 'hybrid' && time.range) {
@@ -155,6 +156,30 @@ async function vectorList(ctx: ServiceContext, p: Principal, text: string, filte
     skipped.vector = `the embedder failed (${(err as Error).message}); results are keyword-only`;
     return null;
   }
+}
+
+/**
+ * The records of fused candidates, best first, until `want` of them are
+ * admitted by the filter and the tie group at that point is complete (priors
+ * reorder ties, so a group is read whole), never past `cap`. Every record is
+ * a table look-up: a page of ten usually costs ten or eleven, not the cap.
+ * Whatever is not read ranks below everything that was, so the page is the
+ * same as reading all `cap` records first.
+ */
+async function fetchRecords(ctx: ServiceContext, p: Principal, first: readonly FusedResult[], o: { want: number; cap: number; filter: MemoryFilter }): Promise<Map<string, Memory>> {
+  const byId = new Map<string, Memory>();
+  const cap = Math.min(o.cap, first.length);
+  let fetched = 0;
+  let admitted = 0;
+  while (fetched < cap && admitted < o.want) {
+    let end = Math.min(cap, fetched + Math.max(1, o.want - admitted));
+    while (end < cap && first[end - 1]!.score - first[end]!.score <= DEFAULT_TIE_EPSILON) end++;
+    const batch = first.slice(fetched, end);
+    for (const m of await ctx.store.getMany(p, batch.map((f) => f.id))) byId.set(m.id, m);
+    for (const f of batch) if (byId.has(f.id) && admits(o.filter, byId.get(f.id)!)) admitted++;
+    fetched = end;
+  }
+  return byId;
 }
 
 /** Near-tie prior: importance, then recency. Never outranks the fusion itself. */

@@ -101,3 +101,35 @@ test(named('LoCoMo slice (two conversations) through the engine stays above its 
     await targets.cleanup();
   }
 });
+
+test(named('search pages are slices of one ranking in every mode, ties and filters included (records are read page by page)'), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db, config: { vectorMinSimilarity: -1 } });
+    // Repeated texts in different sessions tie on keyword rank patterns across lists.
+    const texts = Array.from({ length: 60 }, (_, i) => ({
+      text: i % 3 === 0 ? 'river boat trip at dawn' : `river notes ${i} about the boat and the ${i % 2 ? 'harbour' : 'dawn'}`,
+      sessionId: `s${i}`,
+      key: `k${i}`,
+      tags: i % 4 === 0 ? ['keep'] : [],
+    }));
+    await m.rememberMany(texts);
+    await m.embedBackfill({ retrain: true });
+    for (const mode of ['keyword', 'vector', 'hybrid'] as const) {
+      for (const filter of [undefined, { tags: ['keep'] }]) {
+        const whole = await m.search({ query: 'river boat dawn', mode, limit: 24, ...(filter ? { filter } : {}) });
+        const pages: string[] = [];
+        for (let offset = 0; offset < 24; offset += 6) {
+          const r = await m.search({ query: 'river boat dawn', mode, limit: 6, offset, ...(filter ? { filter } : {}) });
+          pages.push(...r.hits.map((h) => h.memory.id));
+        }
+        assert.ok(whole.hits.length > (filter ? 10 : 20), `${mode}: enough hits to page (${whole.hits.length})`);
+        assert.deepEqual(pages, whole.hits.map((h) => h.memory.id), `${mode} ${filter ? 'filtered' : ''}: pages match one ranking`);
+        if (filter) assert.ok(whole.hits.every((h) => h.memory.tags.includes('keep')));
+      }
+    }
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});

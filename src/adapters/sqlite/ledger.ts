@@ -16,6 +16,9 @@ const COLUMN: Record<string, string> = { confidence: 'confidence', mentions: 'me
 
 /** The canonical ledger in SQLite; every change is audited in the memories' chain. */
 export class SqliteLedger implements LedgerStore {
+  /** A few shapes only (status count, key or not, scope form). */
+  private readonly listStatements = new Map<string, Database.Statement>();
+
   constructor(
     private readonly db: Database.Database,
     private readonly appendAudit: (p: Principal, draft: AuditDraft) => void,
@@ -31,7 +34,10 @@ export class SqliteLedger implements LedgerStore {
       params.push(opts.key);
     }
     sql += ` AND ${s.sql} ORDER BY f.updated_at DESC LIMIT ?`;
-    return (this.db.prepare(sql).all(...params, ...s.params, opts.limit ?? 1000) as Row[]).map(rowToFact);
+    // Cached: every search lists the ledger for exact hits, and preparing costs more than an empty query.
+    let st = this.listStatements.get(sql);
+    if (!st) this.listStatements.set(sql, (st = this.db.prepare(sql)));
+    return (st.all(...params, ...s.params, opts.limit ?? 1000) as Row[]).map(rowToFact);
   }
 
   async get(p: Principal, id: string): Promise<LedgerFact | null> {
