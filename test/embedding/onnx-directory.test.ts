@@ -36,10 +36,10 @@ function fakeTransformers(width = 4) {
   return { mod, calls };
 }
 
-test('the real package is absent: the error names it (and any missing files)', async () => {
+test('package absent and files missing: the error names the package and every missing file', async () => {
   const empty = await modelDir([]);
   try {
-    await assert.rejects(loadOnnxEmbedder({ directory: empty }), (e: unknown) => {
+    await assert.rejects(loadOnnxEmbedder({ directory: empty, importModule: notFound }), (e: unknown) => {
       assert.ok(MnemosError.is(e, 'unavailable'));
       assert.match(e.message, /@huggingface\/transformers is not installed/);
       assert.match(e.message, /config\.json, tokenizer\.json, tokenizer_config\.json, one of onnx\/model\.onnx or onnx\/model_quantized\.onnx/);
