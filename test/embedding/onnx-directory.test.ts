@@ -24,7 +24,7 @@ const notFound = async (): Promise<never> => {
 function fakeTransformers(width = 4) {
   const calls: Array<{ task: string; model: string; options: Record<string, unknown>; texts?: string[] }> = [];
   const mod = {
-    env: { allowRemoteModels: true, allowLocalModels: false, localModelPath: '' },
+    env: { allowRemoteModels: true, allowLocalModels: false },
     pipeline: async (task: string, model: string, options: Record<string, unknown>) => {
       calls.push({ task, model, options });
       return async (texts: string[]) => {
@@ -100,8 +100,8 @@ test('loading code: local files only, dtype from the files present, prefixes, po
     const { mod, calls } = fakeTransformers();
     const e = await loadOnnxEmbedder({ directory: dir, importModule: async () => mod, queryPrefix: 'query: ', documentPrefix: 'passage: ' });
     assert.equal(mod.env.allowRemoteModels, false);
-    assert.equal(mod.env.localModelPath.endsWith('/'), true);
     assert.equal(calls[0]!.task, 'feature-extraction');
+    assert.equal(calls[0]!.model, dir, 'the model is named by its absolute directory, not looked up by name');
     assert.deepEqual(calls[0]!.options, { dtype: 'q8', local_files_only: true });
     assert.equal(e.dimensions, 4);
     assert.match(e.model, /^onnx\/mnemos-onnx-.+\/4\/mean$/);
