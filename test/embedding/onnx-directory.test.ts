@@ -24,7 +24,7 @@ const notFound = async (): Promise<never> => {
 function fakeTransformers(width = 4) {
   const calls: Array<{ task: string; model: string; options: Record<string, unknown>; texts?: string[] }> = [];
   const mod = {
-    env: { allowRemoteModels: true, allowLocalModels: false, localModelPath: '' },
+    env: { allowRemoteModels: true, allowLocalModels: false },
     pipeline: async (task: string, model: string, options: Record<string, unknown>) => {
       calls.push({ task, model, options });
       return async (texts: string[]) => {
@@ -36,10 +36,10 @@ function fakeTransformers(width = 4) {
   return { mod, calls };
 }
 
-test('the real package is absent: the error names it (and any missing files)', async () => {
+test('package absent and files missing: the error names the package and every missing file', async () => {
   const empty = await modelDir([]);
   try {
-    await assert.rejects(loadOnnxEmbedder({ directory: empty }), (e: unknown) => {
+    await assert.rejects(loadOnnxEmbedder({ directory: empty, importModule: notFound }), (e: unknown) => {
       assert.ok(MnemosError.is(e, 'unavailable'));
       assert.match(e.message, /@huggingface\/transformers is not installed/);
       assert.match(e.message, /config\.json, tokenizer\.json, tokenizer_config\.json, one of onnx\/model\.onnx or onnx\/model_quantized\.onnx/);
@@ -100,8 +100,8 @@ test('loading code: local files only, dtype from the files present, prefixes, po
     const { mod, calls } = fakeTransformers();
     const e = await loadOnnxEmbedder({ directory: dir, importModule: async () => mod, queryPrefix: 'query: ', documentPrefix: 'passage: ' });
     assert.equal(mod.env.allowRemoteModels, false);
-    assert.equal(mod.env.localModelPath.endsWith('/'), true);
     assert.equal(calls[0]!.task, 'feature-extraction');
+    assert.equal(calls[0]!.model, dir, 'the model is named by its absolute directory, not looked up by name');
     assert.deepEqual(calls[0]!.options, { dtype: 'q8', local_files_only: true });
     assert.equal(e.dimensions, 4);
     assert.match(e.model, /^onnx\/mnemos-onnx-.+\/4\/mean$/);

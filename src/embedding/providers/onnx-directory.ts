@@ -10,7 +10,7 @@
  *   onnx/model.onnx (fp32) or onnx/model_quantized.onnx (q8)
  */
 import { access, readFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
 import type { EmbedOptions, Embedder } from '../port.ts';
 
@@ -33,7 +33,7 @@ export interface OnnxDirectoryOptions {
 }
 
 interface TransformersModule {
-  env: { allowRemoteModels: boolean; allowLocalModels: boolean; localModelPath: string };
+  env: { allowRemoteModels: boolean; allowLocalModels: boolean };
   pipeline: (task: string, model: string, options: Record<string, unknown>) => Promise<FeatureExtractor>;
 }
 
@@ -78,7 +78,7 @@ export async function loadOnnxEmbedder(options: OnnxDirectoryOptions): Promise<E
   const mod = await importTransformers(options.importModule ?? ((s) => import(s)));
   if (!mod || missingFiles.length > 0) {
     const parts: string[] = [];
-    if (!mod) parts.push(`the optional package ${TRANSFORMERS_PACKAGE} is not installed (npm install ${TRANSFORMERS_PACKAGE})`);
+    if (!mod) parts.push(`the optional package ${TRANSFORMERS_PACKAGE} is not installed (an optional dependency: npm install leaves it out with --omit=optional or when its install fails; README, "Local ONNX models", says how to install it)`);
     if (missingFiles.length > 0) parts.push(`the model directory ${directory} lacks ${missingFiles.join(', ')}`);
     throw new MnemosError('unavailable', `cannot use the local ONNX embedding model: ${parts.join('; and ')}`, {
       provider: 'onnx',
@@ -91,12 +91,18 @@ export async function loadOnnxEmbedder(options: OnnxDirectoryOptions): Promise<E
   const dimensions = options.dimensions ?? config.hidden_size;
   if (!dimensions) throw new MnemosError('unavailable', `cannot tell the vector size of ${directory}: config.json has no hidden_size; set dimensions`, { directory });
   const quantized = !(await exists(join(directory, MODEL_FILES[0])));
+  // No download, ever: remote models off for the process (the package has one
+  // global env), and local files only for this load.
   mod.env.allowRemoteModels = false;
   mod.env.allowLocalModels = true;
-  mod.env.localModelPath = `${dirname(directory)}/`;
   let extractor: FeatureExtractor;
   try {
-    extractor = await mod.pipeline('feature-extraction', basename(directory), { dtype: quantized ? 'q8' : 'fp32', local_files_only: true });
+    // The absolute path, not a name under env.localModelPath: transformers.js
+    // resolves a name that is not a valid Hub model id ("my model", "e5--v2",
+    // "model-") against the working directory instead, and never finds the
+    // files; and it looks a name up in its download cache first, where another
+    // model of the same name may sit. Under an absolute path neither happens.
+    extractor = await mod.pipeline('feature-extraction', directory, { dtype: quantized ? 'q8' : 'fp32', local_files_only: true });
   } catch (err) {
     throw new MnemosError('unavailable', `cannot load the ONNX model in ${directory}: ${(err as Error).message}`, { provider: 'onnx', directory }, { cause: err });
   }
