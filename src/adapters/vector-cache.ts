@@ -13,13 +13,33 @@ export interface VectorRows {
   /** Lowest sequence still in the log (older entries were pruned), or 0. */
   logTail(): Promise<number>;
   changedSince(seq: number): Promise<{ seq: number; rowid: number }[]>;
-  load(model: string, rowids: number[] | null): Promise<{ rowid: number; id: string; vector: Float32Array }[]>;
+  load(model: string, rowids: number[] | null): Promise<VectorRow[]>;
+}
+
+export interface VectorRow {
+  rowid: number;
+  id: string;
+  /** The memory's namespace: an approximate index is kept per namespace (vector-ann.ts). */
+  namespace: string;
+  vector: Float32Array;
+}
+
+/** Told about every row the cache gains or loses, in order (an approximate index follows the cache this way). */
+export interface VectorCacheListener {
+  added(rowid: number, namespace: string): void;
+  removed(rowid: number, namespace: string): void;
+  /** Every row is about to be loaded again (the change log was pruned past this cache). */
+  cleared(): void;
 }
 
 export class VectorCache {
   private slots = new Map<number, number>(); // rowid -> slot
   private ids: (string | null)[] = [];
   private rowids: number[] = [];
+  /** Namespace of each slot, and how many rows each namespace has. */
+  private namespaces: (string | null)[] = [];
+  private perNamespace = new Map<string, number>();
+  private listeners: VectorCacheListener[] = [];
   private readonly matrix: VectorMatrix;
   private seq = -1;
   private free: number[] = [];
@@ -34,6 +54,44 @@ export class VectorCache {
 
   get size(): number {
     return this.slots.size;
+  }
+
+  /** Rows of one namespace in the cache. */
+  countIn(namespace: string): number {
+    return this.perNamespace.get(namespace) ?? 0;
+  }
+
+  /** Whether the scan runs in the WebAssembly SIMD kernel. */
+  get simd(): boolean {
+    return this.matrix.simd;
+  }
+
+  listen(l: VectorCacheListener): void {
+    this.listeners.push(l);
+  }
+
+  unlisten(l: VectorCacheListener): void {
+    this.listeners = this.listeners.filter((x) => x !== l);
+  }
+
+  /** Row keys of one namespace (an approximate index starting its build). */
+  rowidsIn(namespace: string): number[] {
+    const out: number[] = [];
+    for (const [rowid, slot] of this.slots) if (this.namespaces[slot] === namespace) out.push(rowid);
+    return out;
+  }
+
+  /** Whether a row is in the cache now (rows leave it when their vector or memory is deleted). */
+  has(rowid: number): boolean {
+    return this.slots.has(rowid);
+  }
+
+  /** Copies a row's vector into `out` at `offset`; false when the row is gone. */
+  copyVector(rowid: number, out: Float32Array, offset = 0): boolean {
+    const slot = this.slots.get(rowid);
+    if (slot === undefined) return false;
+    out.set(this.matrix.row(slot), offset);
+    return true;
   }
 
   private inFlight: Promise<void> | null = null;
@@ -55,45 +113,62 @@ export class VectorCache {
     const changes = await this.rows.changedSince(this.seq);
     if (changes.length === 0) return;
     const rowids = [...new Set(changes.map((c) => c.rowid))];
+    // Read every changed row first, then apply: a search running beside this refresh sees the old state or the new, not half.
+    const loaded: VectorRow[] = [];
+    for (let i = 0; i < rowids.length; i += 500) loaded.push(...(await this.rows.load(this.model, rowids.slice(i, i + 500))));
     for (const r of rowids) this.remove(r);
-    for (let i = 0; i < rowids.length; i += 500) for (const v of await this.rows.load(this.model, rowids.slice(i, i + 500))) this.add(v.rowid, v.id, v.vector);
+    for (const v of loaded) this.add(v);
     this.seq = changes[changes.length - 1]!.seq;
   }
 
   private async reload(): Promise<void> {
     const head = await this.rows.logHead();
+    const all = await this.rows.load(this.model, null);
     this.slots.clear();
     this.ids = [];
     this.rowids = [];
+    this.namespaces = [];
+    this.perNamespace.clear();
     this.free = [];
-    for (const v of await this.rows.load(this.model, null)) this.add(v.rowid, v.id, v.vector);
+    for (const l of this.listeners) l.cleared();
+    for (const v of all) this.add(v);
     this.seq = head;
   }
 
-  private add(rowid: number, id: string, vector: Float32Array): void {
+  private add({ rowid, id, namespace, vector }: VectorRow): void {
     if (vector.length !== this.dims) return; // another model's dimensions: never mixed
     let slot = this.free.pop();
     if (slot === undefined) {
       slot = this.ids.length;
       this.ids.push(null);
       this.rowids.push(-1);
+      this.namespaces.push(null);
       this.matrix.reserve(slot + 1);
     }
     this.matrix.set(slot, vector);
     this.ids[slot] = id;
     this.rowids[slot] = rowid;
+    this.namespaces[slot] = namespace;
+    this.perNamespace.set(namespace, (this.perNamespace.get(namespace) ?? 0) + 1);
     this.slots.set(rowid, slot);
     this.version++;
+    for (const l of this.listeners) l.added(rowid, namespace);
   }
 
   private remove(rowid: number): void {
     const slot = this.slots.get(rowid);
     if (slot === undefined) return;
+    const namespace = this.namespaces[slot]!;
     this.slots.delete(rowid);
     this.ids[slot] = null;
     this.rowids[slot] = -1;
+    this.namespaces[slot] = null;
+    const left = (this.perNamespace.get(namespace) ?? 1) - 1;
+    if (left > 0) this.perNamespace.set(namespace, left);
+    else this.perNamespace.delete(namespace);
     this.free.push(slot);
     this.version++;
+    for (const l of this.listeners) l.removed(rowid, namespace);
   }
 
   private maskFor: { allowed: ReadonlySet<number>; version: number; mask: Uint8Array } | null = null;
@@ -112,12 +187,18 @@ export class VectorCache {
     return mask;
   }
 
-  /** Exact cosine scan over the allowed rows only (vectors are unit length, so a dot product). */
+  /**
+   * Exact cosine scan over the allowed rows only (vectors are unit length, so
+   * a dot product). A small admitted set (a guest's share of a large store, a
+   * narrow filter) is scored row by row; otherwise every row is scored in one
+   * pass and the admitted ones compete.
+   */
   nearest(query: Float32Array, allowed: ReadonlySet<number> | null, limit: number): VectorHit[] {
+    if (allowed !== null && allowed.size * SPARSE_FRACTION < this.ids.length) return this.scoreRows(query, allowed, limit);
     const mask = allowed === null ? null : this.mask(allowed);
     const heap = new TopK(limit);
     const n = this.ids.length;
-    // Every row is scored in one pass (the SIMD kernel is cheaper than skipping rows one by one); the admitted ones compete.
+    // The SIMD kernel is cheaper over every row than skipping rows one by one.
     const scores = this.matrix.scores(query, n);
     for (let slot = 0; slot < n; slot++) {
       const score = scores[slot]!;
@@ -125,12 +206,41 @@ export class VectorCache {
       if (score <= heap.floor || this.rowids[slot]! < 0 || (mask !== null && mask[slot] !== 1)) continue;
       heap.offer(slot, score);
     }
+    return this.ranked(heap);
+  }
+
+  /**
+   * Exact cosine of the query with the given rows only (an approximate
+   * index's candidates, a small admitted set), skipping rows not cached (no
+   * vector of this model, or gone), the `limit` best ordered like `nearest`.
+   * The same arithmetic as the full scan, so a row scores and ranks the same
+   * whichever path proposed it.
+   */
+  scoreRows(query: Float32Array, rowids: Iterable<number>, limit: number): VectorHit[] {
+    const slots: number[] = [];
+    for (const rowid of rowids) {
+      const slot = this.slots.get(rowid);
+      if (slot !== undefined) slots.push(slot);
+    }
+    const heap = new TopK(limit);
+    const scores = this.matrix.scoresOf(query, slots);
+    for (let i = 0; i < slots.length; i++) {
+      const score = scores[i]!;
+      if (score > heap.floor) heap.offer(slots[i]!, score);
+    }
+    return this.ranked(heap);
+  }
+
+  private ranked(heap: TopK): VectorHit[] {
     return heap
       .sorted()
       .sort((a, b) => b.score - a.score || (this.ids[a.slot]! < this.ids[b.slot]! ? -1 : 1))
       .map((b) => ({ id: this.ids[b.slot]!, score: b.score }));
   }
 }
+
+/** An admitted set smaller than 1/SPARSE_FRACTION of the rows is scored row by row instead of by a full scan. */
+const SPARSE_FRACTION = 8;
 
 /** The k best (slot, score) pairs seen so far, kept in a min-heap so most rows cost one comparison. */
 class TopK {

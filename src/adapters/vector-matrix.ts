@@ -95,31 +95,64 @@ export class VectorMatrix {
     if (this.padded !== vector.length) this.rows.fill(0, o + vector.length, o + this.padded);
   }
 
+  /** A view of one row's first `dims` floats; valid until the next `reserve`. */
+  row(slot: number): Float32Array {
+    const o = slot * this.padded;
+    return this.rows.subarray(o, o + this.dims);
+  }
+
   /** Dot products of the query with rows 0..count-1; the returned array is reused by the next call. */
   scores(query: Float32Array, count: number): Float32Array {
-    this.query.fill(0);
-    this.query.set(query);
+    this.loadQuery(query);
     if (this.scan) {
       this.scan(this.rows.byteOffset, this.query.byteOffset, this.padded, count, this.out.byteOffset);
       return this.out;
     }
+    for (let r = 0; r < count; r++) this.out[r] = this.dotJs(r);
+    return this.out;
+  }
+
+  /**
+   * Dot products of the query with the listed rows only, in list order: the
+   * same arithmetic as `scores` (the SIMD kernel one row at a time, or the
+   * same JavaScript loop), so a row scores identically on either path. For
+   * candidate lists and small admitted sets, where scoring every row would
+   * be wasted. The returned array is reused by the next call.
+   */
+  scoresOf(query: Float32Array, slots: ArrayLike<number>): Float32Array {
+    // Distinct rows never outnumber the capacity, so the scores fit the scratch area.
+    if (slots.length > this.capacity) throw new RangeError(`${slots.length} rows asked of a matrix of ${this.capacity}`);
+    this.loadQuery(query);
+    const n = slots.length;
+    if (this.scan) {
+      const rowBytes = this.padded * 4;
+      for (let i = 0; i < n; i++) this.scan(this.rows.byteOffset + slots[i]! * rowBytes, this.query.byteOffset, this.padded, 1, this.out.byteOffset + i * 4);
+    } else {
+      for (let i = 0; i < n; i++) this.out[i] = this.dotJs(slots[i]!);
+    }
+    return this.out;
+  }
+
+  private loadQuery(query: Float32Array): void {
+    this.query.fill(0);
+    this.query.set(query);
+  }
+
+  private dotJs(r: number): number {
     const d = this.padded;
     const m = this.rows;
     const q = this.query;
-    for (let r = 0; r < count; r++) {
-      const o = r * d;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      for (let j = 0; j < d; j += 4) {
-        s0 += m[o + j]! * q[j]!;
-        s1 += m[o + j + 1]! * q[j + 1]!;
-        s2 += m[o + j + 2]! * q[j + 2]!;
-        s3 += m[o + j + 3]! * q[j + 3]!;
-      }
-      this.out[r] = s0 + s1 + s2 + s3;
+    const o = r * d;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let j = 0; j < d; j += 4) {
+      s0 += m[o + j]! * q[j]!;
+      s1 += m[o + j + 1]! * q[j + 1]!;
+      s2 += m[o + j + 2]! * q[j + 2]!;
+      s3 += m[o + j + 3]! * q[j + 3]!;
     }
-    return this.out;
+    return s0 + s1 + s2 + s3;
   }
 }

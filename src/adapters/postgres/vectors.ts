@@ -6,7 +6,7 @@ import type { MemoryFilter } from '../../ports/store.ts';
 import type { VectorHit, VectorIndex } from '../../ports/vectors.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
-import type { VectorRows } from '../vector-cache.ts';
+import type { VectorRow, VectorRows } from '../vector-cache.ts';
 import { ExactVectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
 import { inTransaction, rows, withRetry, type PgConnection, type Queryable } from './connection.ts';
 import type { PgPlace } from './places.ts';
@@ -66,13 +66,13 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
     return this.q(['SELECT seq, memory_row AS rowid FROM vector_log WHERE ', sql('seq > ?', seq), ' ORDER BY seq']);
   }
 
-  async load(model: string, rowids: number[] | null): Promise<{ rowid: number; id: string; vector: Float32Array }[]> {
-    const found = await this.q<{ rowid: number; id: string; vector: Buffer }>([
-      'SELECT v.memory_row AS rowid, m.id, v.vector FROM memory_vectors v JOIN memories m ON m.row_no = v.memory_row WHERE ',
+  async load(model: string, rowids: number[] | null): Promise<VectorRow[]> {
+    const found = await this.q<{ rowid: number; id: string; namespace: string; vector: Buffer }>([
+      'SELECT v.memory_row AS rowid, m.id, m.namespace, v.vector FROM memory_vectors v JOIN memories m ON m.row_no = v.memory_row WHERE ',
       sql('v.model = ?', model),
       ...(rowids === null ? [] : [' AND ', sql('v.memory_row = ANY(?::bigint[])', rowids)]),
     ]);
-    return found.map((r) => ({ rowid: r.rowid, id: r.id, vector: vectorFromBytes(r.vector) }));
+    return found.map((r) => ({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorFromBytes(r.vector) }));
   }
 
   async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]> {

@@ -5,7 +5,7 @@ import { toIso } from '../../domain/time.ts';
 import type { MemoryFilter } from '../../ports/store.ts';
 import type { VectorHit, VectorIndex } from '../../ports/vectors.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
-import type { VectorRows } from '../vector-cache.ts';
+import type { VectorRow, VectorRows } from '../vector-cache.ts';
 import { ExactVectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
 import type { DerivedPlace } from './places.ts';
 
@@ -47,12 +47,12 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     return (this.db.prepare('SELECT seq, memory_rowid AS rowid FROM vector_log WHERE seq > ? ORDER BY seq').all(seq) as { seq: number; rowid: number }[]);
   }
 
-  async load(model: string, rowids: number[] | null): Promise<{ rowid: number; id: string; vector: Float32Array }[]> {
-    const base = 'SELECT v.memory_rowid AS rowid, m.id AS id, v.vector AS vector FROM memory_vectors v JOIN memories m ON m.rowid = v.memory_rowid WHERE v.model = ?';
+  async load(model: string, rowids: number[] | null): Promise<VectorRow[]> {
+    const base = 'SELECT v.memory_rowid AS rowid, m.id AS id, m.namespace AS namespace, v.vector AS vector FROM memory_vectors v JOIN memories m ON m.rowid = v.memory_rowid WHERE v.model = ?';
     const rows = (rowids === null
       ? this.db.prepare(base).all(model)
-      : this.db.prepare(`${base} AND v.memory_rowid IN (${rowids.map(() => '?').join(', ')})`).all(model, ...rowids)) as { rowid: number; id: string; vector: Buffer }[];
-    return rows.map((r) => ({ rowid: r.rowid, id: r.id, vector: vectorFromBytes(r.vector) }));
+      : this.db.prepare(`${base} AND v.memory_rowid IN (${rowids.map(() => '?').join(', ')})`).all(model, ...rowids)) as { rowid: number; id: string; namespace: string; vector: Buffer }[];
+    return rows.map((r) => ({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorFromBytes(r.vector) }));
   }
 
   async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]> {
