@@ -1,11 +1,14 @@
 import { resolve } from 'node:path';
 import type { MemoryStore } from '../ports/store.ts';
+import type { VectorIndexConfig } from '../ports/vectors.ts';
 import { SqliteStore } from './sqlite/store.ts';
 
 export const DEFAULT_DB_PATH = './.mnemos/memory.db';
 
 export interface OpenStoreOptions {
   analyze: (text: string) => string[];
+  /** Which vector index answers nearest-neighbour queries (ports/vectors.ts); default auto with a 200,000-vector threshold. */
+  vectorIndex?: VectorIndexConfig;
 }
 
 /** Whether a store location names PostgreSQL (a postgres:// or postgresql:// URL) rather than a SQLite file. */
@@ -18,8 +21,8 @@ export async function openStore(location: string, opts: OpenStoreOptions): Promi
   if (isPostgresLocation(location)) {
     // Loaded on demand so SQLite-only users never load the pg driver.
     const { PgStore } = await import('./postgres/index.ts');
-    return PgStore.open({ url: location, analyze: opts.analyze });
+    return PgStore.open({ url: location, analyze: opts.analyze, ...(opts.vectorIndex ? { vectorIndex: opts.vectorIndex } : {}) });
   }
   const path = location === ':memory:' ? location : resolve(location);
-  return SqliteStore.open({ path, analyze: opts.analyze });
+  return SqliteStore.open({ path, analyze: opts.analyze, ...(opts.vectorIndex ? { vectorIndex: opts.vectorIndex } : {}) });
 }

@@ -1,8 +1,10 @@
 import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { MemoryFilter } from '../ports/store.ts';
-import type { VectorHit } from '../ports/vectors.ts';
+import { DEFAULT_VECTOR_INDEX, type VectorIndexConfig, type VectorIndexUse, type VectorMatches } from '../ports/vectors.ts';
 import type { SqlPart } from './sql/scope-sql.ts';
+import { loadUsearch, usearchInstalled } from './usearch.ts';
+import { ApproximateIndex, PENDING_MAX } from './vector-ann.ts';
 import { VectorCache, type VectorRows } from './vector-cache.ts';
 
 /** The stored form of a vector in both SQL backends: its float32 bytes, in the machine's byte order. */
@@ -21,41 +23,230 @@ export interface AdmittedRowsSource {
   where(p: Principal, filter: MemoryFilter): SqlPart;
   /** Numeric row keys (the ones the change log names) of the memories `w` admits. */
   rowsWhere(w: SqlPart): Promise<number[]>;
+  /** Which of these row keys `w` admits: the approximate path checks its few hundred candidates, not every admitted row. */
+  rowsAmong(w: SqlPart, rowids: number[]): Promise<number[]>;
   /** Changes whenever a write may have changed which rows a filter admits. */
   dataVersion(): Promise<string>;
 }
 
+/** The approximate path first asks the index for this many times `limit` candidates... */
+const OVERFETCH = 4;
+/** ...and at most this many times `limit` before the exact scan of the admitted rows answers instead. */
+const MAX_OVERFETCH = 16;
+
+/** Checks a vector index configuration before a store opens: an approximate index that is required must be installable. */
+export function checkVectorIndexConfig(config: VectorIndexConfig): void {
+  if (!['auto', 'exact', 'approximate'].includes(config.mode)) {
+    throw new MnemosError('validation_failed', `the vector index mode must be auto, exact or approximate, not "${config.mode}"`, { field: 'vectorIndex.mode' });
+  }
+  if (!(Number.isInteger(config.threshold) && config.threshold >= 0)) {
+    throw new MnemosError('validation_failed', `the approximate index threshold must be a whole number of vectors >= 0, not ${config.threshold}`, { field: 'vectorIndex.threshold' });
+  }
+  if (config.mode === 'approximate' && !usearchInstalled()) {
+    throw new MnemosError('unavailable', `the vector index mode "approximate" needs the optional package usearch, which is not installed (npm install -E usearch@2.25.3), or choose mode auto or exact`, {
+      field: 'vectorIndex.mode',
+    });
+  }
+}
+
+interface ModelState {
+  cache: VectorCache;
+  /** Approximate indexes of this model, one per namespace that has one. */
+  approximate: Map<string, ApproximateIndex>;
+}
+
 /**
- * Nearest neighbours by an exact scan of in-process matrices (one
- * VectorCache per model), shared by the SQL adapters. Scope and filters come
- * first: the store's SQL names the admitted rows, and only those are scored,
- * so no global top-k is ever cut before the read rule applies. Admitted sets
- * are reused until the store's data version moves.
+ * Nearest neighbours for the SQL adapters, with scope and filters before
+ * ranking. Each model's vectors live in an in-process matrix (VectorCache)
+ * that follows the database's change log. Which index answers is decided
+ * here and nowhere else, per query, from the configuration and the size of
+ * the caller's namespace:
+ *
+ * - exact: the store's SQL names the admitted rows and only those are scored
+ *   (a full SIMD pass, or row by row for a small admitted set);
+ * - approximate: an HNSW graph per namespace and model (vector-ann.ts)
+ *   proposes candidates, which are checked against the same SQL and scored
+ *   exactly; see `approximate` for why scope still comes before ranking.
+ *
+ * Admitted sets are reused until the store's data version moves.
  */
-export class ExactVectorScan {
-  private readonly caches = new Map<string, VectorCache>();
+export class VectorScan {
+  private readonly models = new Map<string, ModelState>();
   private readonly admitted = new Map<string, { version: string; rows: Set<number> }>();
+  private closed = false;
 
   constructor(
     private readonly rows: VectorRows,
     private readonly source: AdmittedRowsSource,
+    readonly config: VectorIndexConfig = DEFAULT_VECTOR_INDEX,
   ) {}
 
-  async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]> {
-    let cache = this.caches.get(q.model);
-    if (!cache) {
-      cache = new VectorCache(q.model, q.vector.length, this.rows);
-      this.caches.set(q.model, cache);
+  /** Whether this scan may use an approximate index (the configuration allows one and its package is installed): the store's capability. */
+  get approximateAvailable(): boolean {
+    return this.config.mode !== 'exact' && usearchInstalled();
+  }
+
+  /** One line for status and notes: what answers vector queries under this configuration. */
+  describe(): string {
+    const exact = 'exact in-process scan over stored float32 arrays (every admitted row is scored; scope and filters apply before ranking)';
+    const ann = 'an approximate HNSW index (usearch) per namespace and model proposes candidates, checked against scope and filters and scored exactly';
+    switch (this.config.mode) {
+      case 'exact':
+        return `vectors: ${exact}; the approximate index is turned off`;
+      case 'approximate':
+        return `vectors: ${ann}, whatever the namespace's size; the ${exact.replace(' (every', ' answers while it builds (every')}`;
+      case 'auto':
+        return `vectors: ${exact} up to ${this.config.threshold.toLocaleString('en')} vectors of a model in a namespace; above, ${ann}${usearchInstalled() ? '' : ' (usearch is not installed, so the exact scan answers at any size)'}`;
     }
-    if (cache.dims !== q.vector.length) throw new MnemosError('validation_failed', `query vector has ${q.vector.length} dimensions; model ${q.model} has ${cache.dims}`);
-    await cache.refresh();
-    return cache.nearest(q.vector, await this.admittedRows(p, q.filter), q.limit);
+  }
+
+  async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorMatches> {
+    const m = this.modelFor(q.model, q.vector.length);
+    await m.cache.refresh();
+    const vectors = m.cache.countIn(p.namespace);
+    const plan = this.plan(m, p.namespace, vectors);
+    if (!plan.index) {
+      return { hits: m.cache.nearest(q.vector, await this.admittedRows(p, q.filter), q.limit), index: { kind: 'exact', vectors, reason: plan.reason } };
+    }
+    return this.approximate(m.cache, plan.index, p, q, vectors);
+  }
+
+  async prepare(p: Principal, q: { model: string; dimensions: number }): Promise<VectorIndexUse> {
+    const m = this.modelFor(q.model, q.dimensions);
+    await m.cache.refresh();
+    const vectors = m.cache.countIn(p.namespace);
+    // Planning starts the build an index should have; then wait for it and plan again.
+    this.plan(m, p.namespace, vectors);
+    await m.approximate.get(p.namespace)?.whenBuilt();
+    const plan = this.plan(m, p.namespace, vectors);
+    return { kind: plan.index ? 'approximate' : 'exact', vectors, reason: plan.reason };
+  }
+
+  /** Stops background builds and drops every in-process index (the store is closing). */
+  close(): void {
+    this.closed = true;
+    for (const m of this.models.values()) for (const a of m.approximate.values()) a.close();
+    this.models.clear();
+  }
+
+  private modelFor(model: string, dims: number): ModelState {
+    if (this.closed) throw new MnemosError('unavailable', 'the store is closed');
+    let m = this.models.get(model);
+    if (!m) {
+      m = { cache: new VectorCache(model, dims, this.rows), approximate: new Map() };
+      this.models.set(model, m);
+    }
+    if (m.cache.dims !== dims) throw new MnemosError('validation_failed', `query vector has ${dims} dimensions; model ${model} has ${m.cache.dims}`);
+    return m;
+  }
+
+  /**
+   * The one place that chooses the index: exact unless the configuration and
+   * the namespace's size call for the approximate one and it is ready. An
+   * index that should exist is started here, even if it cannot answer yet.
+   */
+  private plan(m: ModelState, namespace: string, vectors: number): { index?: ApproximateIndex; reason: string } {
+    const { mode, threshold } = this.config;
+    let index = m.approximate.get(namespace);
+    if (mode === 'exact') return { reason: 'the approximate index is turned off (mode exact)' };
+    if (mode === 'auto' && vectors <= threshold) {
+      // Hysteresis: an index built above the threshold is kept until the namespace shrinks to half of it.
+      if (index && vectors < threshold / 2) {
+        index.close();
+        m.approximate.delete(namespace);
+        index = undefined;
+      }
+      if (!index) return { reason: `${vectors} vectors in the namespace, at most the threshold of ${threshold} for the approximate index` };
+    }
+    if (!index) {
+      const lib = loadUsearch();
+      if ('error' in lib) {
+        if (mode === 'approximate') throw new MnemosError('unavailable', `the vector index mode "approximate" needs usearch: ${lib.error}`);
+        return { reason: `${lib.error}, so the exact scan answers` };
+      }
+      index = new ApproximateIndex(m.cache, namespace, lib.module);
+      m.approximate.set(namespace, index);
+    }
+    if (index.failure) return { reason: index.failure };
+    if (!index.usable) return { reason: `the approximate index is building (${index.pendingRows} of ${index.size} rows still to insert; more than ${PENDING_MAX} waiting), so the exact scan answers` };
+    return { index, reason: mode === 'approximate' ? 'the approximate index is configured for every size (mode approximate)' : `${vectors} vectors in the namespace, above the threshold of ${threshold}` };
+  }
+
+  /**
+   * The approximate path. The index proposes `OVERFETCH × limit` candidates;
+   * the store's own scope-and-filter SQL keeps the admitted ones, which are
+   * scored exactly; if fewer than `limit` survive, the next round asks for as
+   * many candidates as the survival rate says are needed, and past
+   * `MAX_OVERFETCH × limit` the exact scan of the admitted rows answers.
+   *
+   * Why this is still "scope before ranking", never "filter after a global
+   * top-k": let C be the best K rows of the namespace and S the admitted rows
+   * among them. If S holds at least `limit` rows, the best `limit` admitted
+   * rows of the whole namespace are exactly the best `limit` of S, because
+   * every admitted row outside C ranks below every row of C. A global cut
+   * goes wrong only when S is short (the caller's rows are crowded out by
+   * rows it may not see), and that is precisely when we widen K or fall back
+   * to scoring every admitted row. So a guest gets the same `limit` results
+   * it would get from the exact scan of its own rows; what remains
+   * approximate is only the index's recall (whether C really is the best K),
+   * the same for every caller. No hit is ever a row the caller may not read:
+   * each one passed the SQL and is still in the cache (removed rows leave it).
+   */
+  private async approximate(
+    cache: VectorCache,
+    index: ApproximateIndex,
+    p: Principal,
+    q: { vector: Float32Array; filter: MemoryFilter; limit: number },
+    vectors: number,
+  ): Promise<VectorMatches> {
+    const use: VectorIndexUse = { kind: 'approximate', vectors, reason: '', candidates: 0, admitted: 0 };
+    if (q.limit <= 0) return { hits: [], index: { ...use, reason: 'no results asked for' } };
+    const maxK = MAX_OVERFETCH * q.limit;
+    const w = this.source.where(p, q.filter);
+    const known = await this.cachedAdmitted(w);
+    let k = OVERFETCH * q.limit;
+    let reason = `${vectors} vectors in the namespace; ${this.config.mode === 'approximate' ? 'mode approximate' : `above the threshold of ${this.config.threshold}`}`;
+    // Asking for a large share of the namespace costs more than scanning it.
+    while (k * 2 < vectors) {
+      const found = index.candidates(q.vector, k);
+      if (index.failure) break;
+      const inScope = known ? found.filter((r) => known.has(r)) : await this.source.rowsAmong(w, found);
+      use.candidates = found.length;
+      use.admitted = inScope.length;
+      if (inScope.length >= q.limit) {
+        const hits = cache.scoreRows(q.vector, inScope, q.limit);
+        // Rows may have left the cache since the candidates were read; then widen like any short round.
+        if (hits.length >= q.limit) return { hits, index: { ...use, reason } };
+      }
+      if (k >= maxK) break;
+      // Ask for enough candidates that, at this round's survival rate, `limit` would be in scope (with a margin).
+      const needed = inScope.length === 0 ? Infinity : Math.ceil((1.5 * q.limit * found.length) / inScope.length);
+      if (needed > maxK) break;
+      k = Math.max(needed, 2 * k);
+    }
+    reason =
+      index.failure ??
+      (use.candidates === 0
+        ? `${reason}; ${q.limit} results are a large share of the namespace, so the exact scan of the admitted rows answered`
+        : `${reason}; too few of the index's candidates were in scope, so the exact scan of the admitted rows answered`);
+    return { hits: cache.nearest(q.vector, await this.admittedRows(p, q.filter), q.limit), index: { ...use, kind: 'exact', reason, fallback: true } };
+  }
+
+  private admittedKey(w: SqlPart): string {
+    // Epoch-ms parameters (the expiry cut-off is "now") are keyed by the minute, or no set would ever be reused.
+    return `${w.sql}\u0000${JSON.stringify(w.params.map((x) => (typeof x === 'number' && x > 1e12 ? Math.floor(x / 60_000) : x)))}`;
+  }
+
+  /** The admitted set if one is cached and still current; null otherwise (the approximate path then asks about its candidates only). */
+  private async cachedAdmitted(w: SqlPart): Promise<Set<number> | null> {
+    const hit = this.admitted.get(this.admittedKey(w));
+    if (!hit) return null;
+    return hit.version === (await this.source.dataVersion()) ? hit.rows : null;
   }
 
   private async admittedRows(p: Principal, filter: MemoryFilter): Promise<Set<number>> {
     const w = this.source.where(p, filter);
-    // Epoch-ms parameters (the expiry cut-off is "now") are keyed by the minute, or no set would ever be reused.
-    const key = `${w.sql}\u0000${JSON.stringify(w.params.map((x) => (typeof x === 'number' && x > 1e12 ? Math.floor(x / 60_000) : x)))}`;
+    const key = this.admittedKey(w);
     // Read the version before the rows: a write landing in between makes the next call recompute, never miss.
     const version = await this.source.dataVersion();
     const hit = this.admitted.get(key);

@@ -13,8 +13,50 @@ export interface VectorHit {
   score: number;
 }
 
+/**
+ * Which index answers nearest-neighbour queries. `auto`: an exact scan while
+ * a namespace has at most `threshold` vectors of a model, an approximate
+ * (HNSW) index above; `exact`: always the scan; `approximate`: the index
+ * whatever the size. The index is derived in-process data: the database
+ * stays the source of truth, so a crash or restart loses nothing.
+ */
+export type VectorIndexMode = 'auto' | 'exact' | 'approximate';
+
+export interface VectorIndexConfig {
+  mode: VectorIndexMode;
+  /** Vectors of one model in one namespace above which `auto` uses the approximate index. */
+  threshold: number;
+}
+
+export const DEFAULT_VECTOR_INDEX: VectorIndexConfig = { mode: 'auto', threshold: 200_000 };
+
+/** Which index answered a query, and why (reported by search's explain). */
+export interface VectorIndexUse {
+  kind: 'exact' | 'approximate';
+  /** Vectors of the model in the caller's namespace. */
+  vectors: number;
+  reason: string;
+  /** Approximate path: candidates the index proposed (over all rounds), and how many of them the scope and filter admitted. */
+  candidates?: number;
+  admitted?: number;
+  /** Approximate path: too few candidates were in scope, so the exact scan of the admitted rows answered. */
+  fallback?: boolean;
+}
+
+export interface VectorMatches {
+  hits: VectorHit[];
+  index: VectorIndexUse;
+}
+
 export interface VectorIndex {
-  nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]>;
+  nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorMatches>;
+  /**
+   * Brings the in-process copy of a model's vectors up to date and, when the
+   * approximate index applies to the caller's namespace, waits until it is
+   * built. Searches never wait (the exact scan answers meanwhile); benchmarks
+   * and tests call this before timing or comparing.
+   */
+  prepare(p: Principal, q: { model: string; dimensions: number }): Promise<VectorIndexUse>;
   /** Writes (or replaces) vectors for memories the principal may write. */
   put(p: Principal, items: { id: string; model: string; vector: Float32Array }[]): Promise<number>;
   /**

@@ -2,6 +2,7 @@ import type { MemoryStore } from '../ports/store.ts';
 import type { CycleRegistry } from './cycle/cycle-registry.ts';
 import type { EmbeddingService } from '../embedding/embedding-service.ts';
 import type { EmbeddingConfig } from './embeddings.ts';
+import { DEFAULT_VECTOR_INDEX, type VectorIndexConfig } from '../ports/vectors.ts';
 
 /** What every service needs; built once by the engine, never global. */
 export interface ServiceContext {
@@ -32,6 +33,12 @@ export interface EngineConfig {
   embeddings: EmbeddingConfig;
   /** Reciprocal Rank Fusion constant. */
   rrfK: number;
+  /**
+   * Which vector index answers nearest-neighbour queries: the exact scan, or
+   * an approximate (HNSW) index above a number of vectors per namespace and
+   * model. Read when the store opens (openMemory passes it to the adapter).
+   */
+  vectorIndex: VectorIndexConfig;
   /** Cosine below which a vector neighbour is not considered a match. */
   vectorMinSimilarity: number;
   /** RRF weight of the knowledge-graph list; below 1 because a person named in most memories brings them all (measured on LoCoMo). */
@@ -42,6 +49,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   previewTtlMs: 15 * 60 * 1000,
   embeddings: { provider: 'builtin' },
   rrfK: 60,
+  vectorIndex: DEFAULT_VECTOR_INDEX,
   vectorMinSimilarity: 0.3,
   graphListWeight: 0.3,
 };

@@ -8,6 +8,7 @@ import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import type { WriteOp } from '../ports/store.ts';
+import type { VectorIndexUse } from '../ports/vectors.ts';
 
 /**
  * Which embedder the engine uses. `builtin` (the default) needs no network
@@ -190,4 +191,16 @@ export async function withVectors<T extends WriteOp>(ctx: ServiceContext, p: Pri
     if (op.kind === 'update') return { ...op, vector: { model: emb.model, vector: emb.vectors[i++]! } };
     return op;
   });
+}
+
+/**
+ * Brings the vector index of the caller's namespace and current model up to
+ * date, waiting for an approximate index to finish building when one applies
+ * (searches never wait: the exact scan answers meanwhile). For benchmarks,
+ * tests and warm-ups; null when there is no vector search.
+ */
+export async function prepareVectorIndex(ctx: ServiceContext, p: Principal): Promise<VectorIndexUse | null> {
+  const svc = await embeddingsFor(ctx, p);
+  if (!svc || !ctx.store.vectors) return null;
+  return ctx.store.vectors.prepare(p, { model: svc.model, dimensions: svc.dimensions });
 }

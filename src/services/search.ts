@@ -5,6 +5,7 @@ import { ledgerExactHits } from '../lifecycle/ledger.ts';
 import { DEFAULT_TIE_EPSILON, rrf, type FusedResult, type RankedList } from '../retrieval/rrf.ts';
 import { parseTimeQuery } from '../retrieval/time/time-expressions.ts';
 import type { MemoryFilter } from '../ports/store.ts';
+import type { VectorIndexUse } from '../ports/vectors.ts';
 import { toStoreFilter } from './build-memory.ts';
 import type { ServiceContext } from './context.ts';
 import { embeddingsFor } from './embeddings.ts';
@@ -47,6 +48,8 @@ export interface SearchExplain {
   scope: { namespace: string; role: string };
   time: { phrases: string[]; from: string; to: string } | null;
   vectorModel: string | null;
+  /** Which vector index answered (exact scan or approximate index) and why; null when no vector list ran. */
+  vectorIndex: VectorIndexUse | null;
   /** How many memories were searched; counted only when nothing matched. */
   visibleMemories?: number;
   message?: string;
@@ -120,6 +123,7 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
     scope: { namespace: p.namespace, role: p.role },
     time: time.range ? { phrases: time.expressions.map((e) => e.phrase), from: time.range.from, to: time.range.to } : null,
     vectorModel: vector?.model ?? null,
+    vectorIndex: vector?.index ?? null,
   };
   if (hits.length === 0) {
     // Counting what was searched costs a scan, so it is paid only when it is the answer.
@@ -137,7 +141,14 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   };
 }
 
-async function vectorList(ctx: ServiceContext, p: Principal, text: string, filter: MemoryFilter, depth: number, skipped: Record<string, string>): Promise<{ ids: string[]; model: string } | null> {
+async function vectorList(
+  ctx: ServiceContext,
+  p: Principal,
+  text: string,
+  filter: MemoryFilter,
+  depth: number,
+  skipped: Record<string, string>,
+): Promise<{ ids: string[]; model: string; index: VectorIndexUse } | null> {
   if (!ctx.store.vectors) {
     skipped.vector = `the ${ctx.store.backend} store has no vector index`;
     return null;
@@ -149,11 +160,13 @@ async function vectorList(ctx: ServiceContext, p: Principal, text: string, filte
   }
   try {
     const qv = await svc.embedOne(text, { kind: 'query' });
-    const hits = await ctx.store.vectors.nearest(p, { model: svc.model, vector: qv, filter, limit: depth });
+    const { hits, index } = await ctx.store.vectors.nearest(p, { model: svc.model, vector: qv, filter, limit: depth });
     // Nearest neighbours always exist; only similar enough ones are evidence of a match.
-    return { ids: hits.filter((h) => h.score >= ctx.config.vectorMinSimilarity).map((h) => h.id), model: svc.model };
+    return { ids: hits.filter((h) => h.score >= ctx.config.vectorMinSimilarity).map((h) => h.id), model: svc.model, index };
   } catch (err) {
-    skipped.vector = `the embedder failed (${(err as Error).message}); results are keyword-only`;
+    // The index's own refusals (e.g. an approximate index configured but not installable) say so themselves.
+    const e = err as Error & { code?: string };
+    skipped.vector = e.code === 'unavailable' && /vector index/.test(e.message) ? `${e.message}; results are keyword-only` : `the embedder failed (${e.message}); results are keyword-only`;
     return null;
   }
 }

@@ -44,8 +44,10 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}): Se
         ? `the ${ctx.store.backend} store does not hold vectors; memory_search fuses keyword, graph and ledger lists only`
         : ctx.config.embeddings.provider === 'off'
           ? 'embeddings are off, so search is keyword-only'
-          : 'exact cosine scan of the stored vectors, fused with keyword results (RRF)',
-      setting: caps.vectors ? 'MNEMOS_EMBEDDINGS=builtin|openai|onnx|off' : 'use the SQLite store (default) for vector search',
+          : `${vectorIndexWhy(ctx)}, fused with keyword results (RRF)`,
+      setting: caps.vectors
+        ? 'MNEMOS_EMBEDDINGS=builtin|openai|onnx|off; MNEMOS_VECTOR_INDEX=auto|exact|approximate and MNEMOS_VECTOR_INDEX_THRESHOLD (vectors per namespace and model)'
+        : 'use the SQLite store (default) for vector search',
     },
     {
       part: 'postgresql',
@@ -78,6 +80,16 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}): Se
   ];
   // Backend facts worth knowing (e.g. pgvector missing, so vectors are scanned exactly).
   return { backend: ctx.store.backend, parts, notes: ctx.store.notes?.() ?? [] };
+}
+
+/** Which index answers vector queries under this configuration (the store's capability says whether an approximate one can be used). */
+function vectorIndexWhy(ctx: ServiceContext): string {
+  const { mode, threshold } = ctx.config.vectorIndex;
+  const exact = 'exact cosine scan of the stored vectors';
+  if (mode === 'exact') return `${exact} (the approximate index is turned off)`;
+  if (!ctx.store.capabilities.approximateVectorIndex) return `${exact} (an approximate index is not available in this installation: the optional usearch package is missing)`;
+  if (mode === 'approximate') return 'approximate HNSW index (usearch) per namespace and model, candidates checked against scope and scored exactly; the exact scan answers while it builds';
+  return `${exact} up to ${threshold.toLocaleString('en')} vectors per namespace and model, an approximate HNSW index (usearch) above (search explain says which answered)`;
 }
 
 function embeddingsPart(ctx: ServiceContext): PartReport {

@@ -64,7 +64,7 @@ export function vectorContractTests(x: VectorContractContext): void {
     assert.equal(await v.put(guest, [{ id: shared.id, model: M, vector: q }]), 0);
     assert.equal(await v.put(owner, [{ id: far.id, model: M, vector: q }]), 0, 'another namespace is not writable');
 
-    const ids = async (p: Principal, limit: number, filter = {}) => (await v.nearest(p, { model: M, vector: q, filter, limit })).map((h) => h.id);
+    const ids = async (p: Principal, limit: number, filter = {}) => (await v.nearest(p, { model: M, vector: q, filter, limit })).hits.map((h) => h.id);
     assert.deepEqual(await ids(owner, 1), [priv.id]);
     assert.deepEqual(await ids(owner, 10), [priv.id, own.id, shared.id, pub.id]);
     // With limit 1 a global top-k cut before scope would leave the guest nothing; scope comes first.
@@ -73,7 +73,7 @@ export function vectorContractTests(x: VectorContractContext): void {
     assert.deepEqual(await ids(agent, 10), [own.id, shared.id, pub.id]);
     assert.deepEqual(await ids(otherNs, 10), [far.id], 'another namespace never leaks either way');
     assert.deepEqual(await ids(owner, 1, { types: ['preference'] }), [pub.id], 'the filter applies before ranking');
-    const hits = await v.nearest(owner, { model: M, vector: q, filter: {}, limit: 2 });
+    const { hits } = await v.nearest(owner, { model: M, vector: q, filter: {}, limit: 2 });
     assert.ok(Math.abs(hits[0]!.score - 1) < 1e-6 && hits[0]!.score > hits[1]!.score);
     await assert.rejects(v.nearest(owner, { model: M, vector: unit(1, 0, 0), filter: {}, limit: 1 }), { code: 'validation_failed' });
 
@@ -85,12 +85,12 @@ export function vectorContractTests(x: VectorContractContext): void {
     assert.ok(!(await v.missing(guest, M, 1000)).some((m) => m.id === plain.id), 'missing is scoped too');
     assert.equal(await v.put(owner, [{ id: plain.id, model: M, vector: unit(0, 0, 0, 1) }]), 1);
     assert.ok(!(await v.missing(owner, M, 1000)).some((m) => m.id === plain.id));
-    assert.deepEqual((await v.nearest(owner, { model: M, vector: unit(0, 0, 0, 1), filter: {}, limit: 1 })).map((h) => h.id), [plain.id]);
+    assert.deepEqual((await v.nearest(owner, { model: M, vector: unit(0, 0, 0, 1), filter: {}, limit: 1 })).hits.map((h) => h.id), [plain.id]);
 
     // A new version carries its own vector; the replaced one leaves the results with its row.
     const shared2 = next(shared, 'vector shared, edited');
     await s.apply(owner, [{ kind: 'update', previousId: shared.id, next: shared2, action: 'update', vector: { model: M, vector: unit(0, 0, 1, 0) } }]);
-    assert.deepEqual((await v.nearest(guest, { model: M, vector: unit(0, 0, 1, 0), filter: {}, limit: 1 })).map((h) => h.id), [shared2.id]);
+    assert.deepEqual((await v.nearest(guest, { model: M, vector: unit(0, 0, 1, 0), filter: {}, limit: 1 })).hits.map((h) => h.id), [shared2.id]);
     assert.deepEqual(await ids(guest, 10), [pub.id, shared2.id]);
   });
 
@@ -110,7 +110,7 @@ export function vectorContractTests(x: VectorContractContext): void {
     const before = await cs.rawVectorRows();
     await cs.store.apply(owner, [{ kind: 'forget', lineageId: v1.id, reason: 'asked' }]);
     assert.equal(before - (await cs.rawVectorRows()), 2, 'both versions\u2019 vectors are gone from the table');
-    assert.deepEqual((await v.nearest(owner, { model: M, vector: q, filter: {}, limit: 5 })).map((h) => h.id), [kept.id]);
+    assert.deepEqual((await v.nearest(owner, { model: M, vector: q, filter: {}, limit: 5 })).hits.map((h) => h.id), [kept.id]);
     assert.equal(await v.count(owner, M), 1);
   });
 

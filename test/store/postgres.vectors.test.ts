@@ -31,7 +31,7 @@ test('postgres vectors: a second store instance sees the first one\u2019s new, r
   const b = await PgStore.open({ url, analyze });
   try {
     const q = unit(1, 0, 0);
-    const near = async (s: PgStore, limit = 10) => (await s.vectors.nearest(owner, { model: M, vector: q, filter: {}, limit })).map((h) => h.id);
+    const near = async (s: PgStore, limit = 10) => (await s.vectors.nearest(owner, { model: M, vector: q, filter: {}, limit })).hits.map((h) => h.id);
     // B builds its cache before anything exists, so everything after comes through the change log.
     assert.deepEqual(await near(b), []);
     const m1 = mem(owner, { text: 'first vector' });
@@ -121,7 +121,7 @@ test('postgres vectors: migration 7 numbers the memories already stored, which t
     assert.equal(await store.vectors.put(owner, [{ id: old.id, model: M, vector: unit(1, 0, 0) }]), 1);
     const fresh = mem(owner, { text: 'stored after' });
     await store.apply(owner, [{ kind: 'insert', memory: fresh, onExistingSource: 'conflict', vector: { model: M, vector: unit(0, 1, 0) } }]);
-    assert.deepEqual((await store.vectors.nearest(owner, { model: M, vector: unit(1, 0.1, 0), filter: {}, limit: 5 })).map((h) => h.id), [old.id, fresh.id]);
+    assert.deepEqual((await store.vectors.nearest(owner, { model: M, vector: unit(1, 0.1, 0), filter: {}, limit: 5 })).hits.map((h) => h.id), [old.id, fresh.id]);
   } finally {
     await store.close();
     await dropSchema(schema);

@@ -35,6 +35,8 @@ import { corePgPlaces, memoriesPgPlace, type PgPlace } from './places.ts';
 import { PgTokens } from './tokens.ts';
 import { detectPgvector } from './pgvector.ts';
 import { PgVectorIndex, vectorsPgPlace } from './vectors.ts';
+import type { VectorIndexConfig } from '../../ports/vectors.ts';
+import { checkVectorIndexConfig } from '../vector-scan.ts';
 import { PgWriter } from './write.ts';
 
 export interface PgStoreOptions {
@@ -44,6 +46,8 @@ export interface PgStoreOptions {
   analyze: (text: string) => string[];
   /** Pool size per process (default 10). */
   poolSize?: number;
+  /** Which vector index answers nearest-neighbour queries (default: exact scan, approximate above 200,000 vectors per namespace and model). */
+  vectorIndex?: VectorIndexConfig;
 }
 
 /** jsonb "contains any of": written without the `?|` operator so `?` stays a placeholder. */
@@ -88,9 +92,11 @@ export class PgStore implements MemoryStore {
     /** Whether the pgvector extension can be created in this database (reported by notes()). */
     readonly pgvectorAvailable: boolean,
     analyze: (text: string) => string[],
+    vectorIndex: VectorIndexConfig | undefined,
   ) {
-    // Vectors are scanned exactly in-process (see vectors.ts); pgvector's approximate index is not used, whether or not it is installed.
-    this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: false, jobLeases: true };
+    // Vectors are searched in-process (see vectors.ts); pgvector's approximate index is not used, whether or not it is installed.
+    this.vectors = new PgVectorIndex(conn, (p, f) => this.where(p, f), vectorIndex);
+    this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: this.vectors.scan.approximateAvailable, jobLeases: true };
     const places = corePgPlaces();
     this.writer = new PgWriter(analyze, () => [...places, ...this.extraPlaces, memoriesPgPlace()]);
     this.audit = new PgAuditLog(conn);
@@ -99,7 +105,6 @@ export class PgStore implements MemoryStore {
     this.jobs = new PgJobs(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
     this.graph = new PgGraph(conn);
     this.ledger = new PgLedger(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
-    this.vectors = new PgVectorIndex(conn, (p, f) => this.where(p, f));
     this.extraPlaces.push(vectorsPgPlace(), graphPgPlace(), expiryPgPlace());
   }
 
@@ -108,13 +113,14 @@ export class PgStore implements MemoryStore {
   }
 
   static async open(opts: PgStoreOptions): Promise<PgStore> {
+    if (opts.vectorIndex) checkVectorIndexConfig(opts.vectorIndex);
     const conn = createPool(opts.url, opts.poolSize);
     try {
       const client = await conn.pool.connect();
       try {
         const version = await migratePg(client, conn.schema);
         const pgvector = await detectPgvector(client);
-        return new PgStore(conn, version, pgvector, opts.analyze);
+        return new PgStore(conn, version, pgvector, opts.analyze, opts.vectorIndex);
       } finally {
         client.release();
       }
@@ -131,7 +137,7 @@ export class PgStore implements MemoryStore {
 
   /** Backend facts for self_state: what is available and what falls back. */
   notes(): string[] {
-    const scan = 'vectors: exact in-process scan over stored float32 arrays (every admitted row is scored; scope and filters apply before ranking)';
+    const scan = this.vectors.scan.describe();
     return this.pgvectorAvailable
       ? [`${scan}; pgvector is available but not used, because its HNSW index cuts the top-k before the scope filter`]
       : [`${scan}; pgvector is not installed`];
@@ -144,6 +150,7 @@ export class PgStore implements MemoryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.vectors.scan.close();
     await this.conn.pool.end();
   }
 

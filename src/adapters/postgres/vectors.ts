@@ -3,11 +3,11 @@ import { MnemosError } from '../../domain/errors.ts';
 import { canWrite, type Principal } from '../../domain/principal.ts';
 import { toIso } from '../../domain/time.ts';
 import type { MemoryFilter } from '../../ports/store.ts';
-import type { VectorHit, VectorIndex } from '../../ports/vectors.ts';
+import type { VectorIndex, VectorIndexConfig, VectorIndexUse, VectorMatches } from '../../ports/vectors.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
-import { ExactVectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
+import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
 import { inTransaction, rows, withRetry, type PgConnection, type Queryable } from './connection.ts';
 import type { PgPlace } from './places.ts';
 
@@ -28,25 +28,32 @@ export async function writeVectors(c: pg.PoolClient, items: { row: number; model
 
 /**
  * Vectors for PostgreSQL without any extension: float32 bytes in
- * `memory_vectors` beside the memory rows (removed with them), scanned
- * exactly in-process by the same ExactVectorScan SQLite uses. Every process
+ * `memory_vectors` beside the memory rows (removed with them), searched
+ * in-process by the same VectorScan SQLite uses (an exact scan, or an
+ * approximate index for large namespaces). Every process
  * follows `vector_log`, so several servers on one database see each other's
  * writes and forgets. Scope and filters come from the store's own SQL as a
  * set of admitted row numbers, reused until the audit chain head moves
  * (every write that can change what a filter admits appends to that chain).
  */
 export class PgVectorIndex implements VectorIndex, VectorRows {
-  private readonly scan: ExactVectorScan;
+  readonly scan: VectorScan;
 
   constructor(
     private readonly conn: PgConnection,
     private readonly where: (p: Principal, filter: MemoryFilter | null) => SqlPart,
+    config?: VectorIndexConfig,
   ) {
-    this.scan = new ExactVectorScan(this, {
-      where,
-      rowsWhere: async (w) => (await this.q<{ r: number }>(['SELECT m.row_no AS r FROM memories m WHERE ', w])).map((x) => x.r),
-      dataVersion: async () => String((await this.q<{ seq: number }>(['SELECT seq FROM audit_head WHERE one']))[0]?.seq ?? 0),
-    });
+    this.scan = new VectorScan(
+      this,
+      {
+        where,
+        rowsWhere: async (w) => (await this.q<{ r: number }>(['SELECT m.row_no AS r FROM memories m WHERE ', w])).map((x) => x.r),
+        rowsAmong: async (w, rowids) => (await this.q<{ r: number }>(['SELECT m.row_no AS r FROM memories m WHERE ', sql('m.row_no = ANY(?::bigint[])', rowids), ' AND ', w])).map((x) => x.r),
+        dataVersion: async () => String((await this.q<{ seq: number }>(['SELECT seq FROM audit_head WHERE one']))[0]?.seq ?? 0),
+      },
+      config,
+    );
   }
 
   private async q<T>(parts: (string | SqlPart)[]): Promise<T[]> {
@@ -75,8 +82,12 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
     return found.map((r) => ({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorFromBytes(r.vector) }));
   }
 
-  async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]> {
+  async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorMatches> {
     return this.scan.nearest(p, q);
+  }
+
+  async prepare(p: Principal, q: { model: string; dimensions: number }): Promise<VectorIndexUse> {
+    return this.scan.prepare(p, q);
   }
 
   async put(p: Principal, items: { id: string; model: string; vector: Float32Array }[]): Promise<number> {

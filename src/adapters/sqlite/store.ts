@@ -34,6 +34,8 @@ import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
 import { BackgroundCheckpointer } from './checkpointer.ts';
 import { SqliteVectorIndex } from './vectors.ts';
+import type { VectorIndexConfig } from '../../ports/vectors.ts';
+import { checkVectorIndexConfig } from '../vector-scan.ts';
 import { SqliteGraph, graphPlace } from './graph.ts';
 import { SqliteJobs, expiryPlace } from './jobs.ts';
 import { SqliteLedger } from './ledger.ts';
@@ -44,6 +46,8 @@ export interface SqliteStoreOptions {
   analyze: (text: string) => string[];
   /** Checkpoint the WAL on a worker thread once it grows (default true for files; see checkpointer.ts). */
   backgroundCheckpoint?: boolean;
+  /** Which vector index answers nearest-neighbour queries (default: exact scan, approximate above 200,000 vectors per namespace and model). */
+  vectorIndex?: VectorIndexConfig;
 }
 
 const jsonArrayAny: JsonArrayAny = (column, values) => ({
@@ -64,7 +68,7 @@ const ORDER_SQL: Record<ListOrder, string> = {
 
 export class SqliteStore implements MemoryStore {
   readonly backend = 'sqlite';
-  readonly capabilities: StoreCapabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: false, jobLeases: true };
+  readonly capabilities: StoreCapabilities;
   readonly audit: AuditLog;
   readonly vectors: SqliteVectorIndex;
   /** Writes this connection made; with PRAGMA data_version (other connections' commits) it says when cached query results went stale. */
@@ -86,6 +90,7 @@ export class SqliteStore implements MemoryStore {
     readonly location: string,
     analyze: (text: string) => string[],
     backgroundCheckpoint: boolean,
+    vectorIndex: VectorIndexConfig | undefined,
   ) {
     this.checkpointer = backgroundCheckpoint && location !== ':memory:' ? new BackgroundCheckpointer(db, location) : null;
     this.version = withBusyRetry(() => migrate(db));
@@ -98,7 +103,9 @@ export class SqliteStore implements MemoryStore {
       (p, f) => this.where(p, f),
       () => `${this.db.pragma('data_version', { simple: true }) as number}:${this.writes}`,
       () => this.checkpointer?.afterCommit(),
+      vectorIndex,
     );
+    this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: this.vectors.scan.approximateAvailable, jobLeases: true };
     this.places = [...corePlaces(db), this.vectors.place()];
     this.writer = new SqliteWriter(db, analyze, () => [...this.places, ...this.extraPlaces, memoriesPlace(db)]);
     this.audit = new SqliteAuditLog(db);
@@ -113,7 +120,13 @@ export class SqliteStore implements MemoryStore {
   }
 
   static open(opts: SqliteStoreOptions): SqliteStore {
-    return new SqliteStore(openDatabase(opts.path), opts.path, opts.analyze, opts.backgroundCheckpoint ?? true);
+    if (opts.vectorIndex) checkVectorIndexConfig(opts.vectorIndex);
+    return new SqliteStore(openDatabase(opts.path), opts.path, opts.analyze, opts.backgroundCheckpoint ?? true, opts.vectorIndex);
+  }
+
+  /** Backend facts for self_state: which vector index answers. */
+  notes(): string[] {
+    return [this.vectors.scan.describe()];
   }
 
   /** Lets later parts of the adapter (vectors, graph) join forget. */
@@ -128,6 +141,7 @@ export class SqliteStore implements MemoryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.vectors.scan.close();
     await this.checkpointer?.close();
     try {
       this.db.pragma('optimize');

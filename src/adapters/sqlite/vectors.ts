@@ -3,36 +3,51 @@ import { MnemosError } from '../../domain/errors.ts';
 import { canWrite, type Principal } from '../../domain/principal.ts';
 import { toIso } from '../../domain/time.ts';
 import type { MemoryFilter } from '../../ports/store.ts';
-import type { VectorHit, VectorIndex } from '../../ports/vectors.ts';
+import type { VectorIndex, VectorIndexConfig, VectorIndexUse, VectorMatches } from '../../ports/vectors.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
-import { ExactVectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
+import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
 import type { DerivedPlace } from './places.ts';
 
 /**
  * Vectors for SQLite: stored as float32 blobs beside the memory rows (removed
- * with them by a cascading key), scanned exactly from an in-process matrix
- * that follows the change log (ExactVectorScan, shared with PostgreSQL).
- * Scope and filters come from the store's own SQL (the one place the read
- * rule lives) as a set of admitted rows, cached until the data changes.
+ * with them by a cascading key), searched from an in-process matrix that
+ * follows the change log, by an exact scan or, for large namespaces, an
+ * approximate index (VectorScan, shared with PostgreSQL). Scope and filters
+ * come from the store's own SQL (the one place the read rule lives).
  */
 /** Ids examined per step of `missing`. */
 const MISSING_CHUNK = 2000;
 
 export class SqliteVectorIndex implements VectorIndex, VectorRows {
-  private readonly scan: ExactVectorScan;
+  readonly scan: VectorScan;
 
   constructor(
     private readonly db: Database.Database,
     private readonly where: (p: Principal, filter: MemoryFilter | null) => SqlPart,
     dataVersion: () => string,
     private readonly afterWrite: () => void = () => {},
+    config?: VectorIndexConfig,
   ) {
-    this.scan = new ExactVectorScan(this, {
-      where,
-      rowsWhere: async (w) => (this.db.prepare(`SELECT m.rowid AS r FROM memories m WHERE ${w.sql}`).all(...w.params) as { r: number }[]).map((x) => x.r),
-      dataVersion: async () => dataVersion(),
-    });
+    this.scan = new VectorScan(
+      this,
+      {
+        where,
+        rowsWhere: async (w) => (this.db.prepare(`SELECT m.rowid AS r FROM memories m WHERE ${w.sql}`).all(...w.params) as { r: number }[]).map((x) => x.r),
+        rowsAmong: async (w, rowids) => {
+          const out: number[] = [];
+          // Well under SQLite's limit of 32,766 parameters per statement, with room for the scope's own.
+          for (let i = 0; i < rowids.length; i += 10_000) {
+            const part = rowids.slice(i, i + 10_000);
+            const found = this.db.prepare(`SELECT m.rowid AS r FROM memories m WHERE m.rowid IN (${part.map(() => '?').join(', ')}) AND ${w.sql}`).all(...part, ...w.params) as { r: number }[];
+            for (const x of found) out.push(x.r);
+          }
+          return out;
+        },
+        dataVersion: async () => dataVersion(),
+      },
+      config,
+    );
   }
 
   async logHead(): Promise<number> {
@@ -55,8 +70,12 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     return rows.map((r) => ({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorFromBytes(r.vector) }));
   }
 
-  async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]> {
+  async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorMatches> {
     return this.scan.nearest(p, q);
+  }
+
+  async prepare(p: Principal, q: { model: string; dimensions: number }): Promise<VectorIndexUse> {
+    return this.scan.prepare(p, q);
   }
 
   async put(p: Principal, items: { id: string; model: string; vector: Float32Array }[]): Promise<number> {

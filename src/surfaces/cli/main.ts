@@ -7,6 +7,7 @@ import type { Command, CommandContext } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { EXIT_CODES } from './exit-codes.ts';
 import { embeddingConfigFromEnv } from './embedding-env.ts';
+import { vectorIndexConfigFromEnv } from './vector-index-env.ts';
 
 const GLOBAL_OPTIONS = {
   db: { type: 'string' },
@@ -89,7 +90,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       stdout: io.stdout,
       stderr: io.stderr,
       isTTY: io.isTTY,
-      open: async () => (mnemos ??= await openMemory({ db, principal: localOwner(namespace), config: { embeddings: embeddingConfigFromEnv(io.env) } })),
+      open: async () => (mnemos ??= await openMemory({ db, principal: localOwner(namespace), config: { embeddings: embeddingConfigFromEnv(io.env), vectorIndex: vectorIndexConfigFromEnv(io.env) } })),
     };
     const result = await cmd.run(ctx);
     if (result !== undefined) {

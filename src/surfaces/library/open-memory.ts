@@ -25,7 +25,7 @@ import { ensureOwnerToken } from '../../services/owner-token.ts';
 import { authenticate, createToken, listTokens, revokeToken, type CreateTokenInput } from '../../services/tokens.ts';
 import { LifecycleApi } from '../../lifecycle/api.ts';
 import { CycleApi } from '../../services/cycle/cycle-api.ts';
-import { backfillEmbeddings, type BackfillProgress } from '../../services/embeddings.ts';
+import { backfillEmbeddings, prepareVectorIndex, type BackfillProgress } from '../../services/embeddings.ts';
 import { configureLifecycle, type LifecycleConfig } from '../../lifecycle/config.ts';
 import type { ConsolidateOptions } from '../../lifecycle/consolidate.ts';
 
@@ -56,8 +56,9 @@ export class Mnemos {
   static async open(opts: OpenMemoryOptions = {}): Promise<Mnemos> {
     const principal = opts.principal ?? localOwner();
     assertPrincipal(principal);
-    const store = await openStore(opts.db ?? DEFAULT_DB_PATH, { analyze });
-    const ctx: ServiceContext = { store, now: opts.now ?? Date.now, analyzeQuery, config: { ...DEFAULT_CONFIG, ...opts.config } };
+    const config: EngineConfig = { ...DEFAULT_CONFIG, ...opts.config };
+    const store = await openStore(opts.db ?? DEFAULT_DB_PATH, { analyze, vectorIndex: config.vectorIndex });
+    const ctx: ServiceContext = { store, now: opts.now ?? Date.now, analyzeQuery, config };
     configureLifecycle(ctx, opts.lifecycle);
     return new Mnemos(ctx, principal, true);
   }
@@ -228,6 +229,11 @@ export class Mnemos {
   /** Gives every visible memory a vector of the current model; trains the built-in model first when asked or when there is none. */
   embedBackfill(opts?: { retrain?: boolean; onProgress?: (x: BackfillProgress) => void }) {
     return backfillEmbeddings(this.ctx, this.principal, opts);
+  }
+
+  /** Brings this namespace's vector index up to date and waits for an approximate index to be built when one applies; says which index answers. */
+  prepareVectorIndex() {
+    return prepareVectorIndex(this.ctx, this.principal);
   }
 
   /** This principal's cognitive cycle (seed 000): blackboard, tick, status, recent episodes. */

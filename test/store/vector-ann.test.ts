@@ -1,0 +1,318 @@
+/**
+ * The approximate vector index (usearch HNSW behind VectorScan) on the
+ * selected backend, against the exact scan of the same store: recall, scope
+ * before ranking (a guest never sees owner memories, and the exact fallback
+ * fires when scope filters most candidates), forget and replaced vectors
+ * leaving the results, a second model with its own index, configuration,
+ * and a process that neither loads usearch before it is needed nor waits for
+ * an unfinished build to exit.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test } from 'node:test';
+import { openStore } from '../../src/adapters/open-store.ts';
+import { checkVectorIndexConfig } from '../../src/adapters/vector-scan.ts';
+import type { Memory } from '../../src/domain/memory.ts';
+import type { Principal } from '../../src/domain/principal.ts';
+import type { MemoryStore } from '../../src/ports/store.ts';
+import type { VectorIndex, VectorIndexConfig } from '../../src/ports/vectors.ts';
+import { analyze } from '../../src/retrieval/text/analyze.ts';
+import { vectorIndexConfigFromEnv } from '../../src/surfaces/cli/vector-index-env.ts';
+import { named, testStores } from '../helpers/backend.ts';
+import { mem } from './contract.ts';
+
+const owner: Principal = { role: 'owner', namespace: 'ann', id: 'owner' };
+const guest: Principal = { role: 'guest', namespace: 'ann', id: 'visitor' };
+const DIMS = 48;
+
+/** A seeded generator (mulberry32), so every run sees the same vectors. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function unit(v: Float32Array): Float32Array {
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+/** Unit vectors around a few dozen centres, like embeddings of topics (uniform noise is the hardest case for any graph index and unlike real text). */
+function clustered(count: number, dims: number, seed: number): Float32Array[] {
+  const r = random(seed);
+  const centres = Array.from({ length: 40 }, () => Float32Array.from({ length: dims }, () => r() * 2 - 1));
+  return Array.from({ length: count }, () => {
+    const c = centres[Math.floor(r() * centres.length)]!;
+    return unit(Float32Array.from(c, (x) => x + (r() * 2 - 1) * 0.6));
+  });
+}
+
+async function open(location: string, vectorIndex: VectorIndexConfig): Promise<MemoryStore & { vectors: VectorIndex }> {
+  const s = await openStore(location, { analyze, vectorIndex });
+  assert.ok(s.vectors);
+  return s as MemoryStore & { vectors: VectorIndex };
+}
+
+/** Inserts one memory per vector (in batches, as the engine writes), returning the memories in order. */
+async function insertAll(s: MemoryStore, p: Principal, model: string, vectors: Float32Array[], visibility: (i: number) => 'owner' | 'shared' | 'public' = () => 'owner'): Promise<Memory[]> {
+  const out: Memory[] = [];
+  for (let i = 0; i < vectors.length; i += 500) {
+    const batch = vectors.slice(i, i + 500).map((v, j) => ({ m: mem(p, { text: `vector memory ${i + j}`, key: `ann:${inserted++}`, visibility: visibility(i + j) }), v }));
+    await s.apply(
+      p,
+      batch.map(({ m, v }) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model, vector: v } })),
+    );
+    out.push(...batch.map((b) => b.m));
+  }
+  return out;
+}
+
+const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
+let inserted = 0;
+
+test(named('approximate index: recall@10 against the exact scan, above a threshold forced low'), async (t) => {
+  const st = testStores('mnemos-ann-');
+  const ann = await open(st.db, { mode: 'auto', threshold: 1000 });
+  const exact = await open(st.db, { mode: 'exact', threshold: 0 });
+  try {
+    const M = 'ann-recall';
+    const data = clustered(4000, DIMS, 7);
+    await insertAll(ann, owner, M, data);
+    const ready = await ann.vectors.prepare(owner, { model: M, dimensions: DIMS });
+    assert.equal(ready.kind, 'approximate', ready.reason);
+    assert.equal(ready.vectors, 4000);
+    const queries = clustered(100, DIMS, 99);
+    let found = 0;
+    let approximate = 0;
+    for (const q of queries) {
+      const a = await ann.vectors.nearest(owner, { model: M, vector: q, filter: {}, limit: 10 });
+      const e = await exact.vectors.nearest(owner, { model: M, vector: q, filter: {}, limit: 10 });
+      assert.equal(e.index.kind, 'exact');
+      if (a.index.kind === 'approximate') approximate++;
+      const truth = new Set(ids(e.hits));
+      found += ids(a.hits).filter((id) => truth.has(id)).length;
+      // Candidates are scored exactly: a hit the two paths share has the same score.
+      const exactScore = new Map(e.hits.map((h) => [h.id, h.score]));
+      for (const h of a.hits) if (exactScore.has(h.id)) assert.equal(h.score, exactScore.get(h.id));
+    }
+    const recall = found / (queries.length * 10);
+    t.diagnostic(`recall@10 of the approximate index over 4,000 clustered ${DIMS}-d vectors, 100 queries: ${recall.toFixed(3)}`);
+    assert.equal(approximate, queries.length, 'every query went through the approximate index');
+    assert.ok(recall >= 0.95, `recall@10 ${recall} < 0.95`);
+
+    // Below the threshold the exact scan answers, and says why.
+    const small = { ...owner, namespace: 'ann-small' };
+    await insertAll(ann, small, M, data.slice(0, 50));
+    const r = await ann.vectors.nearest(small, { model: M, vector: queries[0]!, filter: {}, limit: 5 });
+    assert.equal(r.index.kind, 'exact');
+    assert.match(r.index.reason, /50 vectors in the namespace, at most the threshold of 1000/);
+    assert.deepEqual(ids(r.hits), ids((await exact.vectors.nearest(small, { model: M, vector: queries[0]!, filter: {}, limit: 5 })).hits));
+  } finally {
+    await ann.close();
+    await exact.close();
+    await st.cleanup();
+  }
+});
+
+test(named('approximate index: scope comes before ranking; a guest never sees owner memories, and the exact fallback fires when scope filters most candidates'), async (t) => {
+  const st = testStores('mnemos-ann-scope-');
+  const ann = await open(st.db, { mode: 'approximate', threshold: 0 });
+  const exact = await open(st.db, { mode: 'exact', threshold: 0 });
+  try {
+    const M = 'ann-scope';
+    const r = random(3);
+    const q = unit(Float32Array.from({ length: DIMS }, () => r() * 2 - 1));
+    // 2,000 owner-only memories right around the query, 100 public ones farther out, and 1,000 unrelated public ones:
+    // a global top-k taken before scope would hold only owner rows and leave the guest nothing.
+    const near = Array.from({ length: 2000 }, () => unit(Float32Array.from(q, (x) => x + (r() * 2 - 1) * 0.05)));
+    const farther = Array.from({ length: 100 }, () => unit(Float32Array.from(q, (x) => x + (r() * 2 - 1) * 0.4)));
+    const ownerOnly = new Set(ids(await insertAll(ann, owner, M, near, () => 'owner')));
+    const pub = await insertAll(ann, owner, M, [...farther, ...clustered(1000, DIMS, 5)], () => 'public');
+    assert.equal(pub.length, 1100);
+    assert.equal((await ann.vectors.prepare(owner, { model: M, dimensions: DIMS })).kind, 'approximate');
+
+    const cases: { name: string; p: Principal; limit: number; fallback: boolean }[] = [
+      { name: 'owner, whose candidates are all in scope', p: owner, limit: 10, fallback: false },
+      { name: 'guest, whose candidates are almost all owner-only', p: guest, limit: 10, fallback: true },
+      { name: 'guest asking for more', p: guest, limit: 50, fallback: true },
+    ];
+    for (const c of cases) {
+      const a = await ann.vectors.nearest(c.p, { model: M, vector: q, filter: {}, limit: c.limit });
+      const e = await exact.vectors.nearest(c.p, { model: M, vector: q, filter: {}, limit: c.limit });
+      t.diagnostic(`${c.name}: ${a.index.kind}, ${a.index.candidates} candidates, ${a.index.admitted} in scope${a.index.fallback ? ', fell back to the exact scan' : ''}`);
+      assert.equal(a.hits.length, c.limit, c.name);
+      assert.equal(!!a.index.fallback, c.fallback, `${c.name}: ${a.index.reason}`);
+      if (c.p.role === 'guest') {
+        assert.ok(!a.hits.some((h) => ownerOnly.has(h.id)), `${c.name}: an owner-only memory reached a guest`);
+        // The guest gets exactly what the exact scan of its own rows gives: the farther public memories.
+        assert.deepEqual(ids(a.hits), ids(e.hits), c.name);
+        assert.match(a.index.reason, /too few of the index's candidates were in scope/);
+      }
+    }
+    // A guest who may read one memory in six: the first round's survivors fall short, and a second, wider
+    // round (sized by the first round's survival rate) finds enough without falling back.
+    const mixed = { ...owner, namespace: 'ann-mixed' };
+    const mixedGuest = { ...guest, namespace: 'ann-mixed' };
+    const spread = clustered(3000, DIMS, 21);
+    const mixedMs = await insertAll(ann, mixed, M, spread, (i) => (i % 6 === 0 ? 'public' : 'owner'));
+    const hidden = new Set(ids(mixedMs.filter((_, i) => i % 6 !== 0)));
+    assert.equal((await ann.vectors.prepare(mixed, { model: M, dimensions: DIMS })).kind, 'approximate');
+    let shared = 0;
+    let widened = 0;
+    const probes = clustered(20, DIMS, 22);
+    for (const v of probes) {
+      const a = await ann.vectors.nearest(mixedGuest, { model: M, vector: v, filter: {}, limit: 10 });
+      const e = await exact.vectors.nearest(mixedGuest, { model: M, vector: v, filter: {}, limit: 10 });
+      assert.equal(a.hits.length, 10);
+      assert.ok(!a.hits.some((h) => hidden.has(h.id)), 'an owner-only memory reached a guest');
+      if (a.index.kind === 'approximate' && a.index.candidates! > 40) widened++;
+      const truth = new Set(ids(e.hits));
+      shared += ids(a.hits).filter((id) => truth.has(id)).length;
+    }
+    t.diagnostic(`guest reading 1 memory in 6: ${widened} of ${probes.length} queries answered by a second, wider round; recall@10 ${(shared / 200).toFixed(3)}`);
+    assert.ok(widened >= probes.length / 2, `${widened} widened rounds`);
+    assert.ok(shared / 200 >= 0.9, `recall@10 ${shared / 200}`);
+
+    // A filter is scope too: only the public memories' type, through the approximate path.
+    const filtered = await ann.vectors.nearest(owner, { model: M, vector: q, filter: { types: ['preference'] }, limit: 5 });
+    assert.deepEqual(filtered.hits, [], 'no memory has that type');
+  } finally {
+    await ann.close();
+    await exact.close();
+    await st.cleanup();
+  }
+});
+
+test(named('approximate index: forget and replaced vectors leave the results at once; a second model has its own index'), async () => {
+  const st = testStores('mnemos-ann-forget-');
+  const ann = await open(st.db, { mode: 'approximate', threshold: 0 });
+  const exact = await open(st.db, { mode: 'exact', threshold: 0 });
+  try {
+    const A = 'ann-model-a';
+    const data = clustered(1500, DIMS, 11);
+    const ms = await insertAll(ann, owner, A, data);
+    assert.equal((await ann.vectors.prepare(owner, { model: A, dimensions: DIMS })).kind, 'approximate');
+    const q = data[42]!;
+    const before = await ann.vectors.nearest(owner, { model: A, vector: q, filter: {}, limit: 10 });
+    assert.equal(before.index.kind, 'approximate');
+    assert.equal(before.hits[0]!.id, ms[42]!.id, 'a stored vector is its own nearest neighbour');
+
+    // Forget: gone from the next answer of the same process, whose graph follows the change log.
+    await ann.apply(owner, [{ kind: 'forget', lineageId: ms[42]!.id, reason: 'asked' }]);
+    const after = await ann.vectors.nearest(owner, { model: A, vector: q, filter: {}, limit: 10 });
+    assert.equal(after.index.kind, 'approximate');
+    assert.ok(!ids(after.hits).includes(ms[42]!.id), 'a forgotten memory is never returned');
+    assert.deepEqual(ids(after.hits), ids((await exact.vectors.nearest(owner, { model: A, vector: q, filter: {}, limit: 10 })).hits));
+
+    // A replaced vector answers where it now is, not where it was.
+    const moved = ms[7]!;
+    const target = data[900]!;
+    assert.equal(await ann.vectors.put(owner, [{ id: moved.id, model: A, vector: target }]), 1);
+    const there = await ann.vectors.nearest(owner, { model: A, vector: target, filter: {}, limit: 2 });
+    assert.deepEqual(new Set(ids(there.hits)), new Set([moved.id, ms[900]!.id]));
+    const old = await ann.vectors.nearest(owner, { model: A, vector: data[7]!, filter: {}, limit: 10 });
+    assert.ok(!ids(old.hits).includes(moved.id) || old.hits.find((h) => h.id === moved.id)!.score < 0.999, 'its old position is gone');
+
+    // Model switch: the same memories re-embedded by another model (other dimensions) get their own index.
+    const B = 'ann-model-b';
+    const other = clustered(ms.length, DIMS + 16, 12);
+    const live = ms.filter((m) => m.id !== ms[42]!.id);
+    assert.equal(await ann.vectors.put(owner, live.map((m) => ({ id: m.id, model: B, vector: other[ms.indexOf(m)]! }))), live.length);
+    const b = await ann.vectors.prepare(owner, { model: B, dimensions: DIMS + 16 });
+    assert.equal(b.kind, 'approximate');
+    assert.equal(b.vectors, live.length);
+    const qb = other[100]!;
+    const nb = await ann.vectors.nearest(owner, { model: B, vector: qb, filter: {}, limit: 5 });
+    assert.equal(nb.index.kind, 'approximate');
+    assert.equal(nb.hits[0]!.id, ms[100]!.id);
+    assert.deepEqual(ids(nb.hits), ids((await exact.vectors.nearest(owner, { model: B, vector: qb, filter: {}, limit: 5 })).hits));
+    // The first model answers from what the store still keeps of it (PostgreSQL keeps a vector per memory and
+    // model; SQLite one per memory, so there B replaced A): never a row re-embedded away, on either.
+    for (const v of [data[3]!, data[900]!]) {
+      const a = await ann.vectors.nearest(owner, { model: A, vector: v, filter: {}, limit: 5 });
+      assert.deepEqual(ids(a.hits), ids((await exact.vectors.nearest(owner, { model: A, vector: v, filter: {}, limit: 5 })).hits));
+    }
+    assert.equal((await ann.vectors.prepare(owner, { model: A, dimensions: DIMS })).vectors, await exact.vectors.count(owner, A));
+    await assert.rejects(ann.vectors.nearest(owner, { model: B, vector: q, filter: {}, limit: 1 }), { code: 'validation_failed' });
+  } finally {
+    await ann.close();
+    await exact.close();
+    await st.cleanup();
+  }
+});
+
+test('vector index configuration: environment and checks', () => {
+  const cases: { env: Record<string, string>; want?: VectorIndexConfig; error?: RegExp }[] = [
+    { env: {}, want: { mode: 'auto', threshold: 200_000 } },
+    { env: { MNEMOS_VECTOR_INDEX: 'exact' }, want: { mode: 'exact', threshold: 200_000 } },
+    { env: { MNEMOS_VECTOR_INDEX: 'Approximate', MNEMOS_VECTOR_INDEX_THRESHOLD: '0' }, want: { mode: 'approximate', threshold: 0 } },
+    { env: { MNEMOS_VECTOR_INDEX_THRESHOLD: '50_000' }, want: { mode: 'auto', threshold: 50_000 } },
+    { env: { MNEMOS_VECTOR_INDEX: 'hnsw' }, error: /MNEMOS_VECTOR_INDEX must be auto, exact or approximate/ },
+    { env: { MNEMOS_VECTOR_INDEX_THRESHOLD: 'lots' }, error: /MNEMOS_VECTOR_INDEX_THRESHOLD must be a whole number/ },
+    { env: { MNEMOS_VECTOR_INDEX_THRESHOLD: '-1' }, error: /MNEMOS_VECTOR_INDEX_THRESHOLD must be a whole number/ },
+  ];
+  for (const c of cases) {
+    if (c.error) assert.throws(() => vectorIndexConfigFromEnv(c.env), { code: 'validation_failed', message: c.error });
+    else assert.deepEqual(vectorIndexConfigFromEnv(c.env), c.want);
+  }
+  assert.throws(() => checkVectorIndexConfig({ mode: 'fast' as never, threshold: 1 }), { code: 'validation_failed' });
+  assert.throws(() => checkVectorIndexConfig({ mode: 'auto', threshold: 1.5 }), { code: 'validation_failed' });
+  // usearch is installed here (an optional dependency with prebuilt binaries), so forcing the index is accepted.
+  checkVectorIndexConfig({ mode: 'approximate', threshold: 0 });
+});
+
+test(named('approximate index: usearch is not loaded until an index is needed, and an unfinished build neither blocks close nor keeps the process alive'), async () => {
+  const st = testStores('mnemos-ann-exit-');
+  try {
+    // The child searches once (which starts a build of 20,000 vectors that takes seconds), then closes the
+    // store on PostgreSQL (its pool would keep any process alive) and on SQLite just returns: neither may
+    // wait for the build. It reports how long it lived after its last statement.
+    const script = `
+      import { createRequire } from 'node:module';
+      import { openStore } from './src/adapters/open-store.ts';
+      import { analyze } from './src/retrieval/text/analyze.ts';
+      import { mem } from './test/store/contract.ts';
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('/usearch/'));
+      const p = { role: 'owner', namespace: 'exit', id: 'owner' };
+      const s = await openStore(process.env.LOC, { analyze, vectorIndex: { mode: 'approximate', threshold: 0 } });
+      const out = { afterOpen: loaded() };
+      const ops = [];
+      for (let i = 0; i < 20000; i++) {
+        const v = Float32Array.from({ length: 256 }, (_, j) => Math.sin(i * 0.37 + j * 1.3 + (i % 97) * j));
+        ops.push({ kind: 'insert', memory: mem(p, { text: 'exit ' + i, key: 'exit:' + i }), onExistingSource: 'conflict', vector: { model: 'exit', vector: v } });
+      }
+      for (let i = 0; i < ops.length; i += 2000) await s.apply(p, ops.slice(i, i + 2000));
+      const r = await s.vectors.nearest(p, { model: 'exit', vector: ops[0].vector.vector, filter: {}, limit: 5 });
+      out.afterSearch = loaded();
+      out.reason = r.index.reason;
+      out.kind = r.index.kind;
+      const t0 = performance.now();
+      if (s.backend === 'postgres') await s.close();
+      out.closeMs = performance.now() - t0;
+      const last = performance.now();
+      process.on('exit', () => console.log(JSON.stringify({ ...out, lingeredMs: performance.now() - last })));
+    `;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      env: { ...process.env, LOC: st.db },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    const out = JSON.parse(child.stdout.trim().split('\n').pop()!) as { afterOpen: boolean; afterSearch: boolean; reason: string; kind: string; closeMs: number; lingeredMs: number };
+    assert.equal(out.afterOpen, false, 'opening a store, even with the index forced on, loads no native code');
+    assert.equal(out.afterSearch, true);
+    // The first search starts the build, and the exact scan answers until it is done.
+    assert.equal(out.kind, 'exact');
+    assert.match(out.reason, /the approximate index is building/);
+    assert.ok(out.closeMs < 1000, `close took ${out.closeMs} ms`);
+    assert.ok(out.lingeredMs < 500, `the process lived ${out.lingeredMs} ms after its last statement (the build kept it alive)`);
+  } finally {
+    await st.cleanup();
+  }
+});
