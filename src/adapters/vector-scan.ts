@@ -49,8 +49,12 @@ export function checkVectorIndexConfig(config: VectorIndexConfig): void {
   }
 }
 
+/** A model not searched for this long has its in-process copy (and indexes) dropped the next time another model is searched. */
+const MODEL_IDLE_MS = 10 * 60_000;
+
 interface ModelState {
   cache: VectorCache;
+  lastUsed: number;
   /** Approximate indexes of this model, one per namespace that has one. */
   approximate: Map<string, ApproximateIndex>;
 }
@@ -131,11 +135,20 @@ export class VectorScan {
 
   private modelFor(model: string, dims: number): ModelState {
     if (this.closed) throw new MnemosError('unavailable', 'the store is closed');
+    const now = Date.now();
+    // A retrained or replaced model leaves its vectors' copy behind; drop copies nobody searched for a while.
+    for (const [name, other] of this.models) {
+      if (name !== model && now - other.lastUsed > MODEL_IDLE_MS) {
+        for (const a of other.approximate.values()) a.close();
+        this.models.delete(name);
+      }
+    }
     let m = this.models.get(model);
     if (!m) {
-      m = { cache: new VectorCache(model, dims, this.rows), approximate: new Map() };
+      m = { cache: new VectorCache(model, dims, this.rows), lastUsed: now, approximate: new Map() };
       this.models.set(model, m);
     }
+    m.lastUsed = now;
     if (m.cache.dims !== dims) throw new MnemosError('validation_failed', `query vector has ${dims} dimensions; model ${model} has ${m.cache.dims}`);
     return m;
   }
