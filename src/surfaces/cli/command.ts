@@ -1,5 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Mnemos } from '../library/open-memory.ts';
+import type { VectorIndexConfig } from '../../ports/vectors.ts';
 
 /**
  * One CLI command = one small module exporting a Command. The CLI parses the
@@ -18,6 +19,8 @@ export interface CommandContext {
   stdout: (s: string) => void;
   stderr: (s: string) => void;
   isTTY: boolean;
+  /** The vector index configuration from the environment (MNEMOS_VECTOR_INDEX, _THRESHOLD), read when asked. */
+  vectorIndex(): VectorIndexConfig;
 }
 
 export interface Command {

@@ -90,6 +90,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       stdout: io.stdout,
       stderr: io.stderr,
       isTTY: io.isTTY,
+      vectorIndex: () => vectorIndexConfigFromEnv(io.env),
       open: async () => (mnemos ??= await openMemory({ db, principal: localOwner(namespace), config: { embeddings: embeddingConfigFromEnv(io.env), vectorIndex: vectorIndexConfigFromEnv(io.env) } })),
     };
     const result = await cmd.run(ctx);

@@ -9,6 +9,7 @@ import { MnemosError } from '../../../domain/errors.ts';
 import type { SearchMode } from '../../../services/search.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { num, positional, str } from './options.ts';
+import { vectorIndexConfigFromEnv } from '../vector-index-env.ts';
 
 const BENCH_FILE = 'docs/BENCHMARKS.md';
 const pct = (x: number) => (x * 100).toFixed(1);
@@ -104,25 +105,31 @@ export const benchBeirCmd: Command = {
 
 export const benchLatencyCmd: Command = {
   name: 'latency',
-  usage: 'latency [--n 100000] [--queries 500] [--db path|postgres://...] [--no-write]',
-  summary: 'hybrid search latency at scale with the default embedder; ingest rate, RSS, size',
-  options: { n: { type: 'string' }, queries: { type: 'string' }, 'no-write': { type: 'boolean' } },
+  usage: 'latency [--n 100000] [--queries 500] [--db path|postgres://...] [--vector-index auto|exact|approximate] [--no-write]',
+  summary: 'hybrid search latency at scale with the default embedder; ingest rate, RSS, size, which vector index answered',
+  options: { n: { type: 'string' }, queries: { type: 'string' }, 'vector-index': { type: 'string' }, 'no-write': { type: 'boolean' } },
   async run(ctx) {
     const n = num(ctx, 'n') ?? 100_000;
     const onProgress = ctx.isTTY && !ctx.json ? (phase: string, done: number, total: number) => ctx.stderr(`\r${phase.padEnd(9)} ${done}/${total}`.padEnd(40)) : undefined;
-    const r = await benchLatency({ n, ...(num(ctx, 'queries') ? { queries: num(ctx, 'queries')! } : {}), ...(ctx.values.db ? { db: ctx.db } : {}), ...(onProgress ? { onProgress } : {}) });
+    // The index choice comes from MNEMOS_VECTOR_INDEX(_THRESHOLD) like every command; --vector-index overrides the mode.
+    const fromEnv = ctx.vectorIndex();
+    const vectorIndex = str(ctx, 'vector-index') ? vectorIndexConfigFromEnv({ MNEMOS_VECTOR_INDEX: str(ctx, 'vector-index')!, MNEMOS_VECTOR_INDEX_THRESHOLD: String(fromEnv.threshold) }) : fromEnv;
+    const r = await benchLatency({ n, vectorIndex, ...(num(ctx, 'queries') ? { queries: num(ctx, 'queries')! } : {}), ...(ctx.values.db ? { db: ctx.db } : {}), ...(onProgress ? { onProgress } : {}) });
     if (!ctx.values['no-write']) {
       const b = benchBackend(ctx.values.db ? ctx.db : undefined);
+      // A forced index mode gets its own section, so it sits beside the default run instead of replacing it.
+      const mode = vectorIndex.mode === 'auto' ? '' : `-${vectorIndex.mode}`;
       writeBenchSection(
         BENCH_FILE,
-        `latency-${n}${b.suffix}`,
-        `Hybrid search latency at ${n.toLocaleString('en')} memories (${b.label}, built-in embedder)`,
+        `latency-${n}${b.suffix}${mode}`,
+        `Hybrid search latency at ${n.toLocaleString('en')} memories (${b.label}, built-in embedder${mode ? `, ${vectorIndex.mode} vector index` : ''})`,
         [
-          `Command: \`mnemos bench latency --n ${n}${b.suffix ? ' --db postgres://...' : ''}\` on ${machineNote()}.`,
+          `Command: \`mnemos bench latency --n ${n}${b.suffix ? ' --db postgres://...' : ''}${mode ? ` --vector-index ${vectorIndex.mode}` : ''}\` on ${machineNote()}.`,
           '',
           '| figure | measured | target |',
           '|---|---|---|',
           `| hybrid search p50 / p95 / p99 | ${r.hybridSearchMs.p50} / ${r.hybridSearchMs.p95} / ${r.hybridSearchMs.p99} ms | p95 <= ${n >= 1_000_000 ? 60 : 15} ms |`,
+          `| vector index (mode ${r.vectorIndex.config.mode}, threshold ${r.vectorIndex.config.threshold.toLocaleString('en')}) | ${indexSummary(r)} | |`,
           `| keyword-only search p50 / p95 / p99 | ${r.keywordSearchMs.p50} / ${r.keywordSearchMs.p95} / ${r.keywordSearchMs.p99} ms | |`,
           `| ingest with write-time vectors | ${r.ingestPerSecond.toLocaleString('en')} memories/s | |`,
           `| train the built-in model and re-embed everything | ${r.trainAndEmbedSeconds} s | |`,
@@ -133,5 +140,13 @@ export const benchLatencyCmd: Command = {
     return r;
   },
   human: (r: LatencyBenchResult) =>
-    `${r.memories} memories: hybrid p50 ${r.hybridSearchMs.p50} ms, p95 ${r.hybridSearchMs.p95} ms, p99 ${r.hybridSearchMs.p99} ms; keyword p95 ${r.keywordSearchMs.p95} ms; ingest ${r.ingestPerSecond}/s; train+embed ${r.trainAndEmbedSeconds} s`,
+    `${r.memories} memories: hybrid p50 ${r.hybridSearchMs.p50} ms, p95 ${r.hybridSearchMs.p95} ms, p99 ${r.hybridSearchMs.p99} ms (vector index: ${indexSummary(r)}); keyword p95 ${r.keywordSearchMs.p95} ms; ingest ${r.ingestPerSecond}/s; train+embed ${r.trainAndEmbedSeconds} s`,
 };
+
+/** Which vector index answered the timed hybrid queries, how long an approximate one took to build, and how often the exact scan took over. */
+function indexSummary(r: LatencyBenchResult): string {
+  const v = r.vectorIndex;
+  if (!v.kind) return 'no vector list ran';
+  if (v.kind === 'exact' && v.fallbacks === 0) return `exact scan (${v.reason})`;
+  return `approximate HNSW (usearch), built in ${v.buildSeconds} s; exact fallbacks in ${v.fallbacks} of ${r.queries} queries`;
+}
