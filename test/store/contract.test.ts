@@ -74,7 +74,9 @@ test('postgres: notes() names the vector path in use and whether pgvector is the
     assert.match(notes[0]!, store.pgvectorAvailable ? /pgvector is available but not used/ : /pgvector is not installed/);
     assert.equal(store.capabilities.multiProcess, true);
     assert.equal(store.capabilities.vectors, true);
-    assert.equal(store.capabilities.approximateVectorIndex, false);
+    // The default configuration may use the approximate index above its threshold (usearch is installed here).
+    assert.equal(store.capabilities.approximateVectorIndex, true);
+    assert.match(notes[0]!, /approximate HNSW index \(usearch\) per namespace and model/);
   } finally {
     await store.close();
     await dropSchema(schema);

@@ -18,6 +18,8 @@ import type { MemoryStore } from '../../src/ports/store.ts';
 import type { VectorIndex, VectorIndexConfig } from '../../src/ports/vectors.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { vectorIndexConfigFromEnv } from '../../src/surfaces/cli/vector-index-env.ts';
+import { openMemory } from '../../src/surfaces/library/open-memory.ts';
+import { selfState } from '../../src/services/self-state.ts';
 import { named, testStores } from '../helpers/backend.ts';
 import { mem } from './contract.ts';
 
@@ -242,6 +244,41 @@ test(named('approximate index: forget and replaced vectors leave the results at 
   } finally {
     await ann.close();
     await exact.close();
+    await st.cleanup();
+  }
+});
+
+test(named('approximate index: the store capability, its notes and search explain say which index answers'), async () => {
+  const st = testStores('mnemos-ann-engine-');
+  try {
+    for (const [mode, capable] of [['auto', true], ['approximate', true], ['exact', false]] as const) {
+      const s = await open(st.db, { mode, threshold: 10 });
+      try {
+        assert.equal(s.capabilities.approximateVectorIndex, capable, mode);
+        assert.match(s.notes!()[0]!, mode === 'exact' ? /the approximate index is turned off/ : /approximate HNSW index \(usearch\)/);
+      } finally {
+        await s.close();
+      }
+    }
+    // Through the engine: the built-in embedder, a threshold of 500 vectors, 1,200 memories.
+    const m = await openMemory({ db: st.store('engine.db'), config: { vectorIndex: { mode: 'auto', threshold: 500 } } });
+    try {
+      const words = ['harbour', 'lantern', 'orchard', 'violin', 'glacier', 'saffron', 'compass', 'meadow', 'quartz', 'falcon', 'ember', 'tide'];
+      const r = random(5);
+      const pick = () => words[Math.floor(r() * words.length)]!;
+      await m.rememberMany(Array.from({ length: 1200 }, (_, i) => ({ text: `note ${i}: the ${pick()} near the ${pick()} and the ${pick()}` })));
+      const ready = await m.prepareVectorIndex();
+      assert.equal(ready?.kind, 'approximate', ready?.reason);
+      const found = await m.search({ query: 'violin by the glacier', limit: 5 });
+      assert.equal(found.explain.vectorIndex?.kind, 'approximate', found.explain.vectorIndex?.reason);
+      assert.equal(found.explain.vectorIndex?.vectors, 1200);
+      assert.ok(found.hits.length > 0);
+      const state = selfState(m.context);
+      assert.match(state.parts.find((x) => x.part === 'vector_search')!.why, /up to 500 vectors per namespace and model, an approximate HNSW index \(usearch\) above/);
+    } finally {
+      await m.close();
+    }
+  } finally {
     await st.cleanup();
   }
 });
