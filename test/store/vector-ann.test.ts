@@ -16,6 +16,7 @@ import type { Memory } from '../../src/domain/memory.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import type { MemoryStore } from '../../src/ports/store.ts';
 import type { VectorIndex, VectorIndexConfig } from '../../src/ports/vectors.ts';
+import { mulberry32 } from '../../src/embedding/builtin/prng.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { vectorIndexConfigFromEnv } from '../../src/surfaces/cli/vector-index-env.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
@@ -27,17 +28,8 @@ const owner: Principal = { role: 'owner', namespace: 'ann', id: 'owner' };
 const guest: Principal = { role: 'guest', namespace: 'ann', id: 'visitor' };
 const DIMS = 48;
 
-/** A seeded generator (mulberry32), so every run sees the same vectors. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded generator, so every run sees the same vectors. */
+const random = mulberry32;
 
 function unit(v: Float32Array): Float32Array {
   const n = Math.hypot(...v);

@@ -12,6 +12,7 @@ import type { SqliteVectorIndex } from '../../src/adapters/sqlite/vectors.ts';
 import { VectorCache, type VectorRows } from '../../src/adapters/vector-cache.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
+import { mulberry32 } from '../../src/embedding/builtin/prng.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { mem } from './contract.ts';
 
@@ -52,4 +53,38 @@ test('concurrent refreshes share one load; later writes arrive through the log',
     await store.close();
     tmp.cleanup();
   }
+});
+
+test('a small admitted set is scored row by row and ranks exactly like the full scan', async () => {
+  const rand = mulberry32(3);
+  const dims = 24;
+  const all = Array.from({ length: 400 }, (_, i) => {
+    const v = Float32Array.from({ length: dims }, () => rand() * 2 - 1);
+    const n = Math.hypot(...v);
+    return { rowid: i + 1, id: `m${String(i).padStart(4, '0')}`, namespace: i % 2 ? 'a' : 'b', vector: v.map((x) => x / n) };
+  });
+  const rows: VectorRows = {
+    logHead: async () => 0,
+    logTail: async () => 0,
+    changedSince: async () => [],
+    load: async () => all,
+  };
+  const cache = new VectorCache('m', dims, rows);
+  await cache.refresh();
+  assert.equal(cache.countIn('a'), 200);
+  const q = all[10]!.vector;
+  const brute = (allowed: Set<number>, limit: number) =>
+    all
+      .filter((r) => allowed.has(r.rowid))
+      .map((r) => ({ id: r.id, score: r.vector.reduce((s, x, j) => s + x * q[j]!, 0) }))
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map((h) => h.id);
+  // 20 rows of 400 takes the row-by-row path, 300 the full pass; both must give the brute-force order.
+  for (const size of [20, 300]) {
+    const allowed = new Set(all.filter((_, i) => i % Math.floor(400 / size) === 0).map((r) => r.rowid));
+    assert.deepEqual(cache.nearest(q, allowed, 7).map((h) => h.id), brute(allowed, 7), `${allowed.size} admitted rows`);
+  }
+  // Rows without a vector in the cache (admitted memories of another model) are skipped.
+  assert.deepEqual(cache.scoreRows(q, [11, 99_999], 5).map((h) => h.id), [all[10]!.id]);
 });

@@ -51,3 +51,21 @@ test('a query shorter than a row block scores only its own dimensions', () => {
   const s = m.scores(Float32Array.from([0.5, 0, 0, 0, 0.25]), 2);
   assert.deepEqual([s[0], s[1]], [0.5, 0.25]);
 });
+
+for (const simd of [true, false]) {
+  test(`${simd ? 'SIMD' : 'JavaScript'} scores of listed rows equal the full pass bit for bit (candidate and small-scope scoring)`, () => {
+    const rand = mulberry32(7);
+    const dims = 100;
+    const m = new VectorMatrix(dims, { initialRows: 8, simd });
+    const rows = Array.from({ length: 50 }, () => randomVector(rand, dims));
+    rows.forEach((v, i) => {
+      m.reserve(i + 1);
+      m.set(i, v);
+    });
+    const q = randomVector(rand, dims);
+    const all = Array.from(m.scores(q, rows.length));
+    const slots = [49, 3, 17, 0, 25];
+    assert.deepEqual(Array.from(m.scoresOf(q, slots).subarray(0, slots.length)), slots.map((s) => all[s]));
+    assert.deepEqual(Array.from(m.row(17)), Array.from(rows[17]!));
+  });
+}
