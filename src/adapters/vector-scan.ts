@@ -3,7 +3,7 @@ import type { Principal } from '../domain/principal.ts';
 import type { MemoryFilter } from '../ports/store.ts';
 import { DEFAULT_VECTOR_INDEX, type VectorIndexConfig, type VectorIndexUse, type VectorMatches } from '../ports/vectors.ts';
 import type { SqlPart } from './sql/scope-sql.ts';
-import { loadUsearch, usearchInstalled } from './usearch.ts';
+import { loadUsearch, usearchInstalled, USEARCH_VERSION } from './usearch.ts';
 import { ApproximateIndex, PENDING_MAX } from './vector-ann.ts';
 import { VectorCache, type VectorRows } from './vector-cache.ts';
 
@@ -98,7 +98,7 @@ export class VectorScan {
       case 'exact':
         return `vectors: ${exact}; the approximate index is turned off`;
       case 'approximate':
-        return `vectors: ${ann}, whatever the namespace's size; the ${exact.replace(' (every', ' answers while it builds (every')}`;
+        return `vectors: ${ann}, whatever the namespace's size; while it builds, the ${exact} answers`;
       case 'auto':
         return `vectors: ${exact} up to ${this.config.threshold.toLocaleString('en')} vectors of a model in a namespace; above, ${ann}${usearchInstalled() ? '' : ' (usearch is not installed, so the exact scan answers at any size)'}`;
     }
@@ -112,7 +112,7 @@ export class VectorScan {
     if (!plan.index) {
       return { hits: m.cache.nearest(q.vector, await this.admittedRows(p, q.filter), q.limit), index: { kind: 'exact', vectors, reason: plan.reason } };
     }
-    return this.approximate(m.cache, plan.index, p, q, vectors);
+    return this.approximate(m.cache, plan.index, plan.reason, p, q, vectors);
   }
 
   async prepare(p: Principal, q: { model: string; dimensions: number }): Promise<VectorIndexUse> {
@@ -182,7 +182,13 @@ export class VectorScan {
     }
     if (index.failure) return { reason: index.failure };
     if (!index.usable) return { reason: `the approximate index is building (${index.pendingRows} of ${index.size} rows still to insert; more than ${PENDING_MAX} waiting), so the exact scan answers` };
-    return { index, reason: mode === 'approximate' ? 'the approximate index is configured for every size (mode approximate)' : `${vectors} vectors in the namespace, above the threshold of ${threshold}` };
+    const why =
+      mode === 'approximate'
+        ? 'the approximate index is configured for every size (mode approximate)'
+        : vectors > threshold
+          ? `${vectors} vectors in the namespace, above the threshold of ${threshold}`
+          : `${vectors} vectors in the namespace, at most the threshold of ${threshold} but more than half of it, so the index built above it is kept`;
+    return { index, reason: why };
   }
 
   /**
@@ -208,6 +214,7 @@ export class VectorScan {
   private async approximate(
     cache: VectorCache,
     index: ApproximateIndex,
+    why: string,
     p: Principal,
     q: { vector: Float32Array; filter: MemoryFilter; limit: number },
     vectors: number,
@@ -218,7 +225,7 @@ export class VectorScan {
     const w = this.source.where(p, q.filter);
     const known = await this.cachedAdmitted(w);
     let k = OVERFETCH * q.limit;
-    let reason = `${vectors} vectors in the namespace; ${this.config.mode === 'approximate' ? 'mode approximate' : `above the threshold of ${this.config.threshold}`}`;
+    let reason = why;
     // Asking for a large share of the namespace costs more than scanning it.
     while (k * 2 < vectors) {
       const found = index.candidates(q.vector, k);

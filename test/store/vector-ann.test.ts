@@ -275,6 +275,38 @@ test(named('approximate index: the store capability, its notes and search explai
   }
 });
 
+test(named('approximate index: in auto mode an index built above the threshold is kept until the namespace shrinks below half of it'), async () => {
+  const st = testStores('mnemos-ann-shrink-');
+  const s = await open(st.db, { mode: 'auto', threshold: 400 });
+  try {
+    const M = 'ann-shrink';
+    const data = clustered(600, DIMS, 31);
+    const ms = await insertAll(s, owner, M, data);
+    const forget = (from: number, to: number) => s.apply(owner, ms.slice(from, to).map((m) => ({ kind: 'forget' as const, lineageId: m.id, reason: 'shrink' })));
+    const cases: { forget: [number, number] | null; vectors: number; kind: 'exact' | 'approximate'; reason: RegExp }[] = [
+      { forget: null, vectors: 600, kind: 'approximate', reason: /600 vectors in the namespace, above the threshold of 400/ },
+      { forget: [0, 250], vectors: 350, kind: 'approximate', reason: /more than half of it, so the index built above it is kept/ },
+      { forget: [250, 450], vectors: 150, kind: 'exact', reason: /150 vectors in the namespace, at most the threshold of 400/ },
+    ];
+    const forgotten = new Set<string>();
+    for (const c of cases) {
+      if (c.forget) {
+        await forget(...c.forget);
+        for (const m of ms.slice(...c.forget)) forgotten.add(m.id);
+      }
+      const use = await s.vectors.prepare(owner, { model: M, dimensions: DIMS });
+      assert.deepEqual([use.vectors, use.kind], [c.vectors, c.kind], use.reason);
+      assert.match(use.reason, c.reason);
+      const r = await s.vectors.nearest(owner, { model: M, vector: data[500]!, filter: {}, limit: 3 });
+      assert.equal(r.hits[0]!.id, ms[500]!.id);
+      assert.ok(!r.hits.some((h) => forgotten.has(h.id)), 'forgotten memories never come back');
+    }
+  } finally {
+    await s.close();
+    await st.cleanup();
+  }
+});
+
 test('vector index configuration: environment and checks', () => {
   const cases: { env: Record<string, string>; want?: VectorIndexConfig; error?: RegExp }[] = [
     { env: {}, want: { mode: 'auto', threshold: 200_000 } },
