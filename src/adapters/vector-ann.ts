@@ -3,7 +3,7 @@ import { newHnswIndex, type HnswIndex, type loadUsearch } from './usearch.ts';
 
 type UsearchModule = Extract<ReturnType<typeof loadUsearch>, { module: unknown }>['module'];
 
-/** Graph parameters: usearch's default degree; an insert width that measured recall@10 >= 0.99 on clustered data at a third of the build time of 128. */
+/** Graph parameters: usearch's default degree; an insert width of 64 kept recall@10 at 0.99-1.0 on clustered 192-d data while inserting 2.6 times faster than 128. */
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 64;
 const EXPANSION_SEARCH = 128;
