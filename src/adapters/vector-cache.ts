@@ -217,6 +217,18 @@ export class VectorCache {
    * whichever path proposed it.
    */
   scoreRows(query: Float32Array, rowids: Iterable<number>, limit: number): VectorHit[] {
+    return this.ranked(this.best(query, rowids, limit));
+  }
+
+  /** Every given row still cached, scored exactly and ranked like `nearest`, with its row key. */
+  rankRows(query: Float32Array, rowids: number[]): { rowid: number; id: string; score: number }[] {
+    return this.best(query, rowids, rowids.length)
+      .sorted()
+      .sort((a, b) => b.score - a.score || (this.ids[a.slot]! < this.ids[b.slot]! ? -1 : 1))
+      .map((b) => ({ rowid: this.rowids[b.slot]!, id: this.ids[b.slot]!, score: b.score }));
+  }
+
+  private best(query: Float32Array, rowids: Iterable<number>, limit: number): TopK {
     const slots: number[] = [];
     for (const rowid of rowids) {
       const slot = this.slots.get(rowid);
@@ -228,7 +240,7 @@ export class VectorCache {
       const score = scores[i]!;
       if (score > heap.floor) heap.offer(slots[i]!, score);
     }
-    return this.ranked(heap);
+    return heap;
   }
 
   private ranked(heap: TopK): VectorHit[] {

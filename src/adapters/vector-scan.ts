@@ -1,7 +1,7 @@
 import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { MemoryFilter } from '../ports/store.ts';
-import { DEFAULT_VECTOR_INDEX, type VectorIndexConfig, type VectorIndexUse, type VectorMatches } from '../ports/vectors.ts';
+import { DEFAULT_VECTOR_INDEX, type VectorHit, type VectorIndexConfig, type VectorIndexUse, type VectorMatches } from '../ports/vectors.ts';
 import type { SqlPart } from './sql/scope-sql.ts';
 import { loadUsearch, usearchInstalled, USEARCH_VERSION } from './usearch.ts';
 import { ApproximateIndex, PENDING_MAX } from './vector-ann.ts';
@@ -192,11 +192,13 @@ export class VectorScan {
   }
 
   /**
-   * The approximate path. The index proposes `OVERFETCH × limit` candidates;
-   * the store's own scope-and-filter SQL keeps the admitted ones, which are
-   * scored exactly; if fewer than `limit` survive, the next round asks for as
-   * many candidates as the survival rate says are needed, and past
-   * `MAX_OVERFETCH × limit` the exact scan of the admitted rows answers.
+   * The approximate path. The index proposes `OVERFETCH × limit` candidates,
+   * all scored exactly; the store's own scope-and-filter SQL (or the cached
+   * admitted set) checks them best first, a batch at a time, until `limit`
+   * are admitted. If fewer than `limit` of the candidates are admitted, the
+   * next round asks for as many candidates as the survival rate says are
+   * needed, and past `MAX_OVERFETCH × limit` the exact scan of the admitted
+   * rows answers.
    *
    * Why this is still "scope before ranking", never "filter after a global
    * top-k": let C be the best K rows of the namespace and S the admitted rows
@@ -208,8 +210,10 @@ export class VectorScan {
    * to scoring every admitted row. So a guest gets the same `limit` results
    * it would get from the exact scan of its own rows; what remains
    * approximate is only the index's recall (whether C really is the best K),
-   * the same for every caller. No hit is ever a row the caller may not read:
-   * each one passed the SQL and is still in the cache (removed rows leave it).
+   * the same for every caller. Checking C best first and stopping at `limit`
+   * admitted rows yields the same best `limit` of S with fewer questions.
+   * No hit is ever a row the caller may not read: each one passed the SQL
+   * and is still in the cache (removed rows leave it).
    */
   private async approximate(
     cache: VectorCache,
@@ -219,36 +223,46 @@ export class VectorScan {
     q: { vector: Float32Array; filter: MemoryFilter; limit: number },
     vectors: number,
   ): Promise<VectorMatches> {
-    const use: VectorIndexUse = { kind: 'approximate', vectors, reason: '', candidates: 0, admitted: 0 };
+    const use: VectorIndexUse = { kind: 'approximate', vectors, reason: why, candidates: 0, admitted: 0 };
     if (q.limit <= 0) return { hits: [], index: { ...use, reason: 'no results asked for' } };
     const maxK = MAX_OVERFETCH * q.limit;
     const w = this.source.where(p, q.filter);
     const known = await this.cachedAdmitted(w);
     let k = OVERFETCH * q.limit;
-    let reason = why;
     // Asking for a large share of the namespace costs more than scanning it.
     while (k * 2 < vectors) {
       const found = index.candidates(q.vector, k);
       if (index.failure) break;
-      const inScope = known ? found.filter((r) => known.has(r)) : await this.source.rowsAmong(w, found);
-      use.candidates = found.length;
-      use.admitted = inScope.length;
-      if (inScope.length >= q.limit) {
-        const hits = cache.scoreRows(q.vector, inScope, q.limit);
-        // Rows may have left the cache since the candidates were read; then widen like any short round.
-        if (hits.length >= q.limit) return { hits, index: { ...use, reason } };
+      const ranked = cache.rankRows(q.vector, found);
+      const hits: VectorHit[] = [];
+      let checked = 0;
+      let admitted = 0;
+      while (hits.length < q.limit && checked < ranked.length) {
+        // The next batch: enough to fill the rest at the survival rate seen so far, with a margin.
+        const rate = checked === 0 ? 1 : Math.max(admitted / checked, 1 / MAX_OVERFETCH);
+        const batch = ranked.slice(checked, checked + Math.ceil((1.25 * (q.limit - hits.length)) / rate) + 4);
+        const ok = known ?? new Set(await this.source.rowsAmong(w, batch.map((r) => r.rowid)));
+        for (const r of batch) {
+          if (!ok.has(r.rowid)) continue;
+          admitted++;
+          if (hits.length < q.limit) hits.push({ id: r.id, score: r.score });
+        }
+        checked += batch.length;
       }
+      use.candidates = found.length;
+      use.admitted = admitted;
+      if (hits.length >= q.limit) return { hits, index: use };
       if (k >= maxK) break;
       // Ask for enough candidates that, at this round's survival rate, `limit` would be in scope (with a margin).
-      const needed = inScope.length === 0 ? Infinity : Math.ceil((1.5 * q.limit * found.length) / inScope.length);
+      const needed = admitted === 0 ? Infinity : Math.ceil((1.5 * q.limit * checked) / admitted);
       if (needed > maxK) break;
       k = Math.max(needed, 2 * k);
     }
-    reason =
+    const reason =
       index.failure ??
       (use.candidates === 0
-        ? `${reason}; ${q.limit} results are a large share of the namespace, so the exact scan of the admitted rows answered`
-        : `${reason}; too few of the index's candidates were in scope, so the exact scan of the admitted rows answered`);
+        ? `${why}; ${q.limit} results are a large share of the namespace, so the exact scan of the admitted rows answered`
+        : `${why}; too few of the index's candidates were in scope, so the exact scan of the admitted rows answered`);
     return { hits: cache.nearest(q.vector, await this.admittedRows(p, q.filter), q.limit), index: { ...use, kind: 'exact', reason, fallback: true } };
   }
 

@@ -36,7 +36,7 @@ export interface VectorIndexUse {
   /** Vectors of the model in the caller's namespace. */
   vectors: number;
   reason: string;
-  /** Approximate path: candidates the index proposed (over all rounds), and how many of them the scope and filter admitted. */
+  /** Approximate path, last round: candidates the index proposed, and how many of those checked (best first, until enough) scope and filter admitted. */
   candidates?: number;
   admitted?: number;
   /** Approximate path: too few candidates were in scope, so the exact scan of the admitted rows answered. */

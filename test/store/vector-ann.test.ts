@@ -138,7 +138,7 @@ test(named('approximate index: scope comes before ranking; a guest never sees ow
     for (const c of cases) {
       const a = await ann.vectors.nearest(c.p, { model: M, vector: q, filter: {}, limit: c.limit });
       const e = await exact.vectors.nearest(c.p, { model: M, vector: q, filter: {}, limit: c.limit });
-      t.diagnostic(`${c.name}: ${a.index.kind}, ${a.index.candidates} candidates, ${a.index.admitted} in scope${a.index.fallback ? ', fell back to the exact scan' : ''}`);
+      t.diagnostic(`${c.name}: ${a.index.kind}, ${a.index.candidates} candidates, ${a.index.admitted} admitted (checked best first)${a.index.fallback ? ', fell back to the exact scan' : ''}`);
       assert.equal(a.hits.length, c.limit, c.name);
       assert.equal(!!a.index.fallback, c.fallback, `${c.name}: ${a.index.reason}`);
       if (c.p.role === 'guest') {

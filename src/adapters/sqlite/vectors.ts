@@ -34,16 +34,12 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
       {
         where,
         rowsWhere: async (w) => (this.db.prepare(`SELECT m.rowid AS r FROM memories m WHERE ${w.sql}`).all(...w.params) as { r: number }[]).map((x) => x.r),
-        rowsAmong: async (w, rowids) => {
-          const out: number[] = [];
-          // Well under SQLite's limit of 32,766 parameters per statement, with room for the scope's own.
-          for (let i = 0; i < rowids.length; i += 10_000) {
-            const part = rowids.slice(i, i + 10_000);
-            const found = this.db.prepare(`SELECT m.rowid AS r FROM memories m WHERE m.rowid IN (${part.map(() => '?').join(', ')}) AND ${w.sql}`).all(...part, ...w.params) as { r: number }[];
-            for (const x of found) out.push(x.r);
-          }
-          return out;
-        },
+        // The candidates drive the join (CROSS JOIN pins the order): left to itself the planner walked the
+        // namespace index and tested every memory against the list, 15 ms for 400 candidates at 100k memories.
+        rowsAmong: async (w, rowids) =>
+          (this.db.prepare(`SELECT m.rowid AS r FROM json_each(?) c CROSS JOIN memories m ON m.rowid = c.value WHERE ${w.sql}`).all(JSON.stringify(rowids), ...w.params) as { r: number }[]).map(
+            (x) => x.r,
+          ),
         dataVersion: async () => dataVersion(),
       },
       config,
