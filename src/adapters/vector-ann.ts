@@ -47,9 +47,6 @@ export class ApproximateIndex implements VectorCacheListener {
   private chunk = 64;
   /** Set when the native library threw: the scan answers exactly from then on, and says why. */
   failure: string | null = null;
-  /** When the current build started (performance.now()), and how long the last full build took. */
-  private buildStarted = 0;
-  lastBuildMs: number | null = null;
 
   constructor(
     private readonly cache: VectorCache,
@@ -101,7 +98,6 @@ export class ApproximateIndex implements VectorCacheListener {
     this.queue = [];
     this.head = 0;
     this.dead = 0;
-    this.buildStarted = performance.now();
   }
 
   /**
@@ -198,11 +194,7 @@ export class ApproximateIndex implements VectorCacheListener {
       this.head = 0;
     }
     if (this.pending.size > 0) this.schedule();
-    else {
-      if (this.buildStarted > 0) this.lastBuildMs = performance.now() - this.buildStarted;
-      this.buildStarted = 0;
-      this.wake();
-    }
+    else this.wake();
   }
 
   private fail(err: unknown): void {
