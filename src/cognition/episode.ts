@@ -96,8 +96,22 @@ export function toEpisodeDraft(event: EpisodicEvent, consolidatedAt: Date | stri
 
 /** The memory record for an episode, owned by the consolidating principal. */
 export function episodeDraftToMemory(draft: EpisodeDraft, principal: Principal): EpisodeMemoryDraft {
+  const { id: _id, lineageId: _lineage, version: _version, ...rest } = episodeMemory(draft, principal, '');
+  return rest;
+}
+
+/**
+ * The whole memory an episode is stored as, first version of its own lineage.
+ * Built as one literal: a SLEEP flush makes a thousand of these, and a copy
+ * made by spreading a draft and adding the identity fields came out as a
+ * dictionary-mode object four times the size.
+ */
+export function episodeMemory(draft: EpisodeDraft, principal: Principal, id: string): Memory {
   const text = renderEpisodeText(draft.blackboardKey, draft.valueSnapshot);
   return {
+    id,
+    lineageId: id,
+    version: 1,
     text,
     contentHash: contentHash(text),
     type: 'episode',

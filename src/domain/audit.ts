@@ -59,10 +59,22 @@ export function auditEntryHash(e: Omit<AuditEntry, 'hash'>): string {
 }
 
 export function chainEntry(prev: { seq: number; hash: string } | null, draft: AuditDraft, meta: { at: string; actor: string; namespace: string }): AuditEntry {
-  const seq = prev ? prev.seq + 1 : 1;
-  const prevHash = prev ? prev.hash : GENESIS_HASH;
-  const partial = { ...draft, ...meta, seq, prevHash };
-  return { ...partial, hash: auditEntryHash(partial) };
+  // One literal, no spreads: every write makes one of these per change, and spread copies were several times larger.
+  const entry: AuditEntry = {
+    action: draft.action,
+    memoryId: draft.memoryId,
+    beforeHash: draft.beforeHash,
+    afterHash: draft.afterHash,
+    details: draft.details,
+    at: meta.at,
+    actor: meta.actor,
+    namespace: meta.namespace,
+    seq: prev ? prev.seq + 1 : 1,
+    prevHash: prev ? prev.hash : GENESIS_HASH,
+    hash: '',
+  };
+  entry.hash = auditEntryHash(entry);
+  return entry;
 }
 
 export interface ChainProblem {

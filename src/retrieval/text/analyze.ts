@@ -18,16 +18,26 @@ export const ANALYZER_VERSION = 'en-lucene33-porter@1';
 const stems = new Map<string, string>();
 const STEM_CACHE_MAX = 100_000;
 
-/** porterStem, memoised (the stemmer is a pure function of the word). */
+/**
+ * porterStem, memoised (the stemmer is a pure function of the word). Tokens
+ * with a digit are stemmed but not remembered: ids, counters and versions
+ * ("r5.123", "2024") rarely recur, and a SLEEP flush of keyed events filled
+ * the cache with them. Each new entry of a long-lived map is an old-to-new
+ * reference every young-generation collection must trace, which made those
+ * collections several times slower as the map grew.
+ */
 export function stem(token: string): string {
   let s = stems.get(token);
   if (s === undefined) {
     s = porterStem(token);
+    if (HAS_DIGIT.test(token)) return s;
     if (stems.size >= STEM_CACHE_MAX) stems.clear();
     stems.set(token, s);
   }
   return s;
 }
+
+const HAS_DIGIT = /\p{N}/u;
 
 /** Terms for indexing, in document order, duplicates kept (term frequency matters). */
 export function analyze(text: string): string[] {

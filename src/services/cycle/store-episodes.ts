@@ -1,4 +1,4 @@
-import { episodeDraftToMemory, episodeFromMemory, type EpisodeDraft, type EpisodeQuery, type EpisodeSink, type EpisodeSource, type PersistedEpisode, type RetrievedEpisode } from '../../cognition/episode.ts';
+import { episodeMemory, episodeFromMemory, type EpisodeDraft, type EpisodeQuery, type EpisodeSink, type EpisodeSource, type PersistedEpisode, type RetrievedEpisode } from '../../cognition/episode.ts';
 import type { BlockedRecord } from '../../cognition/safety.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Memory } from '../../domain/memory.ts';
@@ -18,9 +18,9 @@ export class StoreEpisodes implements EpisodeSink, EpisodeSource {
   async persistEpisodes(p: Principal, episodes: readonly EpisodeDraft[]): Promise<PersistedEpisode[]> {
     if (episodes.length === 0) return [];
     const ops: WriteOp[] = episodes.map((d) => {
-      const draft = episodeDraftToMemory(d, p);
-      const id = newId(Date.parse(d.transactionTime));
-      const memory: Memory = { ...draft, id, lineageId: id, version: 1, validFrom: normalizeIso(draft.validFrom), recordedAt: normalizeIso(draft.recordedAt) };
+      const memory = episodeMemory(d, p, newId(Date.parse(d.transactionTime)));
+      memory.validFrom = normalizeIso(memory.validFrom);
+      memory.recordedAt = normalizeIso(memory.recordedAt);
       return { kind: 'insert', memory, onExistingSource: 'skip_if_same' };
     });
     const results = await this.store.apply(p, ops);
