@@ -16,13 +16,22 @@ const POSSESSIVE = /['’ʼ]s$/u;
 const APOSTROPHES = /['’ʼ]/gu;
 const DIGIT_GROUPING = /(?<=\p{N}),(?=\p{N})/gu;
 
+const NEEDS_CLEANING = /['’ʼ,]/u;
+
 export function tokenize(text: string): string[] {
   const normalized = text.normalize('NFKC').toLowerCase();
+  // match() with a global pattern gives just the strings: matchAll made a match
+  // object per token, the largest allocation of a write (every memory is
+  // tokenized for the index and again for the embedder).
+  const words = normalized.match(WORD);
+  if (words === null) return [];
   const out: string[] = [];
-  for (const match of normalized.matchAll(WORD)) {
-    let token = match[0];
-    if (POSSESSIVE.test(token)) token = token.slice(0, -2);
-    token = token.replace(APOSTROPHES, '').replace(DIGIT_GROUPING, '');
+  for (let i = 0; i < words.length; i++) {
+    let token = words[i]!;
+    if (NEEDS_CLEANING.test(token)) {
+      if (POSSESSIVE.test(token)) token = token.slice(0, -2);
+      token = token.replace(APOSTROPHES, '').replace(DIGIT_GROUPING, '');
+    }
     if (token.length > 0) out.push(token);
   }
   return out;
