@@ -244,10 +244,17 @@ export class PgStore implements MemoryStore {
   /** Document frequencies over every stored version (as SQLite's FTS5 vocabulary counts them). */
   private async documentFrequencies(terms: string[]): Promise<{ df: Record<string, number>; documents: number }> {
     const df: Record<string, number> = Object.fromEntries(terms.map((t) => [t, 0]));
-    const found = await this.q<{ term: string; df: number }>(['SELECT term, df FROM term_df WHERE ', sql('term = ANY(?::text[])', terms)]);
-    for (const r of found) df[r.term] = r.df;
-    const [docs] = await this.q<{ documents: number }>(['SELECT documents FROM fts_docs']);
-    return { df, documents: docs?.documents ?? 0 };
+    // One round trip for both: every keyword search starts here. The row with a null term is the document count.
+    const found = await this.q<{ term: string | null; df: number }>([
+      'SELECT NULL::text AS term, documents AS df FROM fts_docs UNION ALL SELECT term, df FROM term_df WHERE ',
+      sql('term = ANY(?::text[])', terms),
+    ]);
+    let documents = 0;
+    for (const r of found) {
+      if (r.term === null) documents = Number(r.df);
+      else df[r.term] = r.df;
+    }
+    return { df, documents };
   }
 
   async termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }> {
