@@ -91,3 +91,25 @@ test('close waits for the worker, so the store closes cleanly and reopens with a
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('with the worker running, a forget still leaves no trace in the database or log files while the store is open', async () => {
+  const { openMemory } = await import('../../src/index.ts');
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const { dir, path } = scratch();
+  const m = await openMemory({ db: path });
+  try {
+    const secret = 'quixoticzebrafinch';
+    const filler = (b: number) => Array.from({ length: 1000 }, (_, i) => ({ text: `filler note ${b}-${i} about harbours, tides and the price of rope in the old market square` }));
+    for (let b = 0; b < 6; b++) await m.rememberMany(filler(b));
+    const store = (m as unknown as { ctx: { store: { checkpointer: BackgroundCheckpointer | null } } }).ctx.store;
+    assert.equal(store.checkpointer?.active, true, 'six thousand memories start the worker');
+    const { id } = await m.remember({ text: `the vault code hint is ${secret}` });
+    await m.rememberMany(filler(6)); // the worker is busy with later writes when the forget lands
+    const preview = await m.forget(id, 'test');
+    await m.confirmForget(preview.token);
+    for (const f of readdirSync(dir)) assert.equal(readFileSync(join(dir, f)).includes(secret), false, `${f} still holds the forgotten text`);
+  } finally {
+    await m.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -158,7 +158,11 @@ export class SqliteStore implements MemoryStore {
     const results = withBusyRetry(() => run.immediate(ops));
     this.writes++;
     this.checkpointer?.afterCommit();
-    if (results.some((r) => r.kind === 'forget')) this.scrubAfterForget();
+    if (results.some((r) => r.kind === 'forget')) {
+      // The scrub's TRUNCATE checkpoint must not meet the worker's checkpoint half-way.
+      await this.checkpointer?.settled();
+      this.scrubAfterForget();
+    }
     return results;
   }
 
