@@ -61,11 +61,6 @@ export class VectorCache {
     return this.perNamespace.get(namespace) ?? 0;
   }
 
-  /** Whether the scan runs in the WebAssembly SIMD kernel. */
-  get simd(): boolean {
-    return this.matrix.simd;
-  }
-
   listen(l: VectorCacheListener): void {
     this.listeners.push(l);
   }
@@ -79,11 +74,6 @@ export class VectorCache {
     const out: number[] = [];
     for (const [rowid, slot] of this.slots) if (this.namespaces[slot] === namespace) out.push(rowid);
     return out;
-  }
-
-  /** Whether a row is in the cache now (rows leave it when their vector or memory is deleted). */
-  has(rowid: number): boolean {
-    return this.slots.has(rowid);
   }
 
   /** Copies a row's vector into `out` at `offset`; false when the row is gone. */
@@ -222,10 +212,7 @@ export class VectorCache {
 
   /** Every given row still cached, scored exactly and ranked like `nearest`, with its row key. */
   rankRows(query: Float32Array, rowids: number[]): { rowid: number; id: string; score: number }[] {
-    return this.best(query, rowids, rowids.length)
-      .sorted()
-      .sort((a, b) => b.score - a.score || (this.ids[a.slot]! < this.ids[b.slot]! ? -1 : 1))
-      .map((b) => ({ rowid: this.rowids[b.slot]!, id: this.ids[b.slot]!, score: b.score }));
+    return this.ordered(this.best(query, rowids, rowids.length)).map((b) => ({ rowid: this.rowids[b.slot]!, id: this.ids[b.slot]!, score: b.score }));
   }
 
   private best(query: Float32Array, rowids: Iterable<number>, limit: number): TopK {
@@ -244,10 +231,12 @@ export class VectorCache {
   }
 
   private ranked(heap: TopK): VectorHit[] {
-    return heap
-      .sorted()
-      .sort((a, b) => b.score - a.score || (this.ids[a.slot]! < this.ids[b.slot]! ? -1 : 1))
-      .map((b) => ({ id: this.ids[b.slot]!, score: b.score }));
+    return this.ordered(heap).map((b) => ({ id: this.ids[b.slot]!, score: b.score }));
+  }
+
+  /** Best first; equal scores by id, so every path gives the same order. */
+  private ordered(heap: TopK): { slot: number; score: number }[] {
+    return heap.sorted().sort((a, b) => b.score - a.score || (this.ids[a.slot]! < this.ids[b.slot]! ? -1 : 1));
   }
 }
 

@@ -43,7 +43,7 @@ export function checkVectorIndexConfig(config: VectorIndexConfig): void {
     throw new MnemosError('validation_failed', `the approximate index threshold must be a whole number of vectors >= 0, not ${config.threshold}`, { field: 'vectorIndex.threshold' });
   }
   if (config.mode === 'approximate' && !usearchInstalled()) {
-    throw new MnemosError('unavailable', `the vector index mode "approximate" needs the optional package usearch, which is not installed (npm install -E usearch@2.25.3), or choose mode auto or exact`, {
+    throw new MnemosError('unavailable', `the vector index mode "approximate" needs the optional package usearch, which is not installed (npm install -E usearch@${USEARCH_VERSION}), or choose mode auto or exact`, {
       field: 'vectorIndex.mode',
     });
   }

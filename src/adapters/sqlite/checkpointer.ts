@@ -110,9 +110,10 @@ export class BackgroundCheckpointer {
       if (this.worker === worker) this.fallBack();
     });
     this.worker = worker;
-    this.db.pragma(`wal_autocheckpoint = ${this.options.safetyNetPages ?? SAFETY_NET_PAGES}`);
+    const safetyNet = this.options.safetyNetPages ?? SAFETY_NET_PAGES;
+    this.db.pragma(`wal_autocheckpoint = ${safetyNet}`);
     // Without a limit the log file keeps the largest size it ever reached.
-    this.db.pragma(`journal_size_limit = ${(this.options.safetyNetPages ?? SAFETY_NET_PAGES) * this.pageSize()}`);
+    this.db.pragma(`journal_size_limit = ${safetyNet * this.pageSize()}`);
   }
 
   /** One checkpoint at a time, and not more often than every `minIntervalMs`: small writes share one. */

@@ -1,5 +1,6 @@
 import { rowToFact } from '../sql/rows.ts';
 import type Database from 'better-sqlite3';
+import type { StatementCache } from './statements.ts';
 import type { AuditDraft } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { sha256Hex } from '../../domain/hash.ts';
@@ -16,11 +17,9 @@ const COLUMN: Record<string, string> = { confidence: 'confidence', mentions: 'me
 
 /** The canonical ledger in SQLite; every change is audited in the memories' chain. */
 export class SqliteLedger implements LedgerStore {
-  /** A few shapes only (status count, key or not, scope form). */
-  private readonly listStatements = new Map<string, Database.Statement>();
-
   constructor(
     private readonly db: Database.Database,
+    private readonly statements: StatementCache,
     private readonly appendAudit: (p: Principal, draft: AuditDraft) => void,
   ) {}
 
@@ -35,9 +34,7 @@ export class SqliteLedger implements LedgerStore {
     }
     sql += ` AND ${s.sql} ORDER BY f.updated_at DESC LIMIT ?`;
     // Cached: every search lists the ledger for exact hits, and preparing costs more than an empty query.
-    let st = this.listStatements.get(sql);
-    if (!st) this.listStatements.set(sql, (st = this.db.prepare(sql)));
-    return (st.all(...params, ...s.params, opts.limit ?? 1000) as Row[]).map(rowToFact);
+    return (this.statements.get(sql).all(...params, ...s.params, opts.limit ?? 1000) as Row[]).map(rowToFact);
   }
 
   async get(p: Principal, id: string): Promise<LedgerFact | null> {

@@ -33,6 +33,7 @@ import { rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
 import { BackgroundCheckpointer } from './checkpointer.ts';
+import { StatementCache } from './statements.ts';
 import { SqliteVectorIndex } from './vectors.ts';
 import type { VectorIndexConfig } from '../../ports/vectors.ts';
 import { checkVectorIndexConfig } from '../vector-scan.ts';
@@ -84,6 +85,8 @@ export class SqliteStore implements MemoryStore {
   private version: number;
   private closed = false;
   private readonly checkpointer: BackgroundCheckpointer | null;
+  /** Shared by the store and its parts (ledger, vectors) on this connection. */
+  private readonly statements: StatementCache;
 
   private constructor(
     readonly db: Database.Database,
@@ -92,6 +95,7 @@ export class SqliteStore implements MemoryStore {
     backgroundCheckpoint: boolean,
     vectorIndex: VectorIndexConfig | undefined,
   ) {
+    this.statements = new StatementCache(db);
     this.checkpointer = backgroundCheckpoint && location !== ':memory:' ? new BackgroundCheckpointer(db, location) : null;
     this.version = withBusyRetry(() => migrate(db));
     // Fresh statistics let the planner choose between the id, namespace and time indexes;
@@ -100,6 +104,7 @@ export class SqliteStore implements MemoryStore {
     db.pragma('optimize = 0x10002');
     this.vectors = new SqliteVectorIndex(
       db,
+      this.statements,
       (p, f) => this.where(p, f),
       () => `${this.db.pragma('data_version', { simple: true }) as number}:${this.writes}`,
       () => this.checkpointer?.afterCommit(),
@@ -114,7 +119,7 @@ export class SqliteStore implements MemoryStore {
     // Memory lifecycle (issue 7): graph links and the expiry ledger are derived from memories, so forget cleans them.
     const appendAudit = (p: Principal, draft: AuditDraft) => this.writer.appendAudit(p, draft, Date.now());
     this.graph = new SqliteGraph(db);
-    this.ledger = new SqliteLedger(db, appendAudit);
+    this.ledger = new SqliteLedger(db, this.statements, appendAudit);
     this.jobs = new SqliteJobs(db, appendAudit);
     this.extraPlaces.push(graphPlace(db), expiryPlace(db));
   }
@@ -180,17 +185,8 @@ export class SqliteStore implements MemoryStore {
     }
   }
 
-  private readonly statements = new Map<string, Database.Statement>();
-
-  /** Prepared statements by SQL text: scoped queries repeat with few shapes. */
   private stmt(sql: string): Database.Statement {
-    let st = this.statements.get(sql);
-    if (!st) {
-      if (this.statements.size > 500) this.statements.clear();
-      st = this.db.prepare(sql);
-      this.statements.set(sql, st);
-    }
-    return st;
+    return this.statements.get(sql);
   }
 
   private where(p: Principal, filter: MemoryFilter | null): SqlPart {

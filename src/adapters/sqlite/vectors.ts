@@ -8,6 +8,7 @@ import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
 import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
 import type { DerivedPlace } from './places.ts';
+import type { StatementCache } from './statements.ts';
 
 /**
  * Vectors for SQLite: stored as float32 blobs beside the memory rows (removed
@@ -24,6 +25,7 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
 
   constructor(
     private readonly db: Database.Database,
+    private readonly statements: StatementCache,
     private readonly where: (p: Principal, filter: MemoryFilter | null) => SqlPart,
     dataVersion: () => string,
     private readonly afterWrite: () => void = () => {},
@@ -33,11 +35,11 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
       this,
       {
         where,
-        rowsWhere: async (w) => (this.db.prepare(`SELECT m.rowid AS r FROM memories m WHERE ${w.sql}`).all(...w.params) as { r: number }[]).map((x) => x.r),
+        rowsWhere: async (w) => (this.statements.get(`SELECT m.rowid AS r FROM memories m WHERE ${w.sql}`).all(...w.params) as { r: number }[]).map((x) => x.r),
         // The candidates drive the join (CROSS JOIN pins the order): left to itself the planner walked the
         // namespace index and tested every memory against the list, 15 ms for 400 candidates at 100k memories.
         rowsAmong: async (w, rowids) =>
-          (this.db.prepare(`SELECT m.rowid AS r FROM json_each(?) c CROSS JOIN memories m ON m.rowid = c.value WHERE ${w.sql}`).all(JSON.stringify(rowids), ...w.params) as { r: number }[]).map(
+          (this.statements.get(`SELECT m.rowid AS r FROM json_each(?) c CROSS JOIN memories m ON m.rowid = c.value WHERE ${w.sql}`).all(JSON.stringify(rowids), ...w.params) as { r: number }[]).map(
             (x) => x.r,
           ),
         dataVersion: async () => dataVersion(),
@@ -47,15 +49,15 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
   }
 
   async logHead(): Promise<number> {
-    return (this.db.prepare('SELECT coalesce(max(seq), 0) AS s FROM vector_log').get() as { s: number }).s;
+    return (this.statements.get('SELECT coalesce(max(seq), 0) AS s FROM vector_log').get() as { s: number }).s;
   }
 
   async logTail(): Promise<number> {
-    return (this.db.prepare('SELECT coalesce(min(seq), 0) AS s FROM vector_log').get() as { s: number }).s;
+    return (this.statements.get('SELECT coalesce(min(seq), 0) AS s FROM vector_log').get() as { s: number }).s;
   }
 
   async changedSince(seq: number): Promise<{ seq: number; rowid: number }[]> {
-    return (this.db.prepare('SELECT seq, memory_rowid AS rowid FROM vector_log WHERE seq > ? ORDER BY seq').all(seq) as { seq: number; rowid: number }[]);
+    return (this.statements.get('SELECT seq, memory_rowid AS rowid FROM vector_log WHERE seq > ? ORDER BY seq').all(seq) as { seq: number; rowid: number }[]);
   }
 
   async load(model: string, rowids: number[] | null): Promise<VectorRow[]> {
