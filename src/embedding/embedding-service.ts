@@ -80,6 +80,7 @@ export class EmbeddingService {
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const kind = options.kind ?? 'document';
+    if (this.embedder.cheapToRecompute) return this.embedUncached(texts, { ...options, kind });
     const out: Array<Float32Array | undefined> = texts.map((t) => this.cache.get(this.cacheKey(t, kind)));
     // Each distinct missing text is embedded once, however often it repeats.
     const missing = [...new Set(texts.filter((_, i) => out[i] === undefined))];
@@ -93,6 +94,12 @@ export class EmbeddingService {
       });
     }
     return texts.map((t, i) => out[i] ?? fresh.get(t)!);
+  }
+
+  private async embedUncached(texts: readonly string[], options: EmbedOptions): Promise<Float32Array[]> {
+    const out: Float32Array[] = [];
+    for (let at = 0; at < texts.length; at += this.embedder.maxBatch) out.push(...(await this.embedBatch(texts.slice(at, at + this.embedder.maxBatch), options)));
+    return out;
   }
 
   async embedOne(text: string, options: EmbedOptions = {}): Promise<Float32Array> {

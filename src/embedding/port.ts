@@ -24,6 +24,12 @@ export interface Embedder {
   /** Most texts one `embed` call accepts. */
   readonly maxBatch: number;
   /**
+   * True when working a vector out costs less than looking it up (in-process
+   * arithmetic, like the built-in embedder): the service then skips its cache,
+   * whose key alone is a SHA-256 of the text.
+   */
+  readonly cheapToRecompute?: boolean;
+  /**
    * One vector per text, in order, each of length `dimensions`. Transient
    * failures throw MnemosError('unavailable') with `details.retryable = true`
    * (and `details.retryAfterMs` when the provider said how long to wait).

@@ -63,6 +63,24 @@ test('cache: keyed by model + kind + content hash', async () => {
   await tiny.embed(['x']);
 });
 
+test('an embedder cheap to recompute skips the cache but keeps batching, order and checks', async () => {
+  class Cheap extends FakeEmbedder {
+    readonly cheapToRecompute = true;
+  }
+  const fake = new Cheap();
+  const service = new EmbeddingService(fake);
+  const out = await service.embed(['a', 'bb', 'ccc', 'bb', 'dddd'], { kind: 'query' });
+  assert.deepEqual(out.map((v) => v[0]), [1, 2, 3, 2, 4]);
+  assert.deepEqual(fake.calls, [['a', 'bb'], ['ccc', 'bb'], ['dddd']]);
+  assert.deepEqual(fake.kinds, ['query', 'query', 'query']);
+  await service.embed(['a']);
+  assert.equal(fake.calls.length, 4, 'nothing was served from a cache');
+  const wrong = new (class extends Cheap {
+    readonly dimensions = 3;
+  })();
+  await assert.rejects(new EmbeddingService(wrong).embed(['x']), (e: unknown) => MnemosError.is(e, 'unavailable'));
+});
+
 test('retries retryable failures with exponential back-off, then succeeds', async () => {
   const fake = new FakeEmbedder('fake/1', 8, [retryable(), retryable(1200), null]);
   const delays: number[] = [];

@@ -46,6 +46,8 @@ export class BuiltinEmbedder implements Embedder {
   readonly model: string;
   readonly dimensions: number;
   readonly maxBatch = 512;
+  /** A vector is a few cached word look-ups: cheaper than the service's SHA-256 cache key. */
+  readonly cheapToRecompute = true;
   /** The learned model; null until trained (then only the subword part carries meaning). */
   readonly learned: LearnedModel | null;
   private readonly options: BuiltinEmbedderOptions;
