@@ -75,10 +75,8 @@ test('an embedder cheap to recompute skips the cache but keeps batching, order a
   assert.deepEqual(fake.kinds, ['query', 'query', 'query']);
   await service.embed(['a']);
   assert.equal(fake.calls.length, 4, 'nothing was served from a cache');
-  const wrong = new (class extends Cheap {
-    readonly dimensions = 3;
-  })();
-  await assert.rejects(new EmbeddingService(wrong).embed(['x']), (e: unknown) => MnemosError.is(e, 'unavailable'));
+  const wrongWidth = new Cheap('fake/1', 2, [], 3);
+  await assert.rejects(new EmbeddingService(wrongWidth).embed(['x']), (e: unknown) => MnemosError.is(e, 'unavailable'));
 });
 
 test('retries retryable failures with exponential back-off, then succeeds', async () => {

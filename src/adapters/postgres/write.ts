@@ -12,7 +12,7 @@ import type { PgPlace } from './places.ts';
 import { sourceHeldByOther } from '../sql/write-errors.ts';
 import { writeVectors } from './vectors.ts';
 
-const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'];
+const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'] as const;
 const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING row_no`;
 const SELECT_COLUMNS = MEMORY_COLUMNS.join(', ');
 
@@ -29,8 +29,21 @@ interface BatchContext {
   written: string[];
 }
 
-/** Rows per multi-row INSERT: 32 columns x 500 stays well under PostgreSQL's 65,535 parameters. */
-const BULK_ROWS = 500;
+/** Each column's SQL type, for the array parameters of the bulk insert. */
+const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
+  id: 'text', lineage_id: 'text', version: 'int', text: 'text', content_hash: 'text', type: 'text', importance: 'float8',
+  access_count: 'int', last_accessed_at: 'int8', emotional_valence: 'float8', salience: 'float8', lifecycle: 'text',
+  valid_from: 'int8', valid_to: 'int8', recorded_at: 'int8', superseded_at: 'int8', superseded_by: 'text', origin: 'text',
+  source: 'text', source_key: 'text', namespace: 'text', owner_id: 'text', agent_id: 'text', session_id: 'text',
+  visibility: 'text', labels: 'jsonb', read_only: 'int', tags: 'jsonb', metadata: 'text', expires_at: 'int8', doc_len: 'int', terms: 'text',
+};
+
+/**
+ * The bulk insert passes one array per column and unnests them on the server.
+ * A multi-row VALUES list of 1,000 rows has 32,000 parameters, and PostgreSQL
+ * spent more time planning and binding it than inserting the rows.
+ */
+const BULK_INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')}) RETURNING id, row_no`;
 
 /**
  * Applies a batch of write operations on the caller's transaction client.
@@ -81,20 +94,15 @@ export class PgWriter {
       [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey)],
     );
     if ((clash[0]?.n ?? 0) > 0) return null;
-    const rowNo = new Map<string, number>();
-    for (let i = 0; i < mems.length; i += BULK_ROWS) {
-      const chunk = mems.slice(i, i + BULK_ROWS);
-      const values: unknown[] = [];
-      const tuples = chunk.map((m) => {
-        const terms = this.analyze(m.text);
-        const row = [...memoryToRow(m, terms.length), terms.join(' ')];
-        const start = values.length;
-        values.push(...row);
-        return `(${row.map((_, j) => `$${start + j + 1}`).join(', ')})`;
-      });
-      const inserted = await rows<{ id: string; row_no: number }>(ctx.c, `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} RETURNING id, row_no`, values);
-      for (const r of inserted) rowNo.set(r.id, r.row_no);
+    const columns: unknown[][] = INSERT_COLUMNS.map(() => []);
+    for (const m of mems) {
+      const terms = this.analyze(m.text);
+      const row = memoryToRow(m, terms.length);
+      for (let j = 0; j < row.length; j++) columns[j]!.push(row[j]);
+      columns[row.length]!.push(terms.join(' '));
     }
+    const inserted = await rows<{ id: string; row_no: number }>(ctx.c, BULK_INSERT_SQL, columns);
+    const rowNo = new Map(inserted.map((r) => [r.id, r.row_no]));
     ctx.written.push(...mems.map((m) => m.id));
     // Write-time vectors go in this transaction, like the rows they belong to.
     await writeVectors(ctx.c, (ops as Extract<WriteOp, { kind: 'insert' }>[]).flatMap((op) => (op.vector ? [{ row: rowNo.get(op.memory.id)!, ...op.vector }] : [])));
@@ -282,15 +290,18 @@ export class PgWriter {
   }
 }
 
-const AUDIT_COLUMNS = 11;
-
+/** Audit entries go in as one array per column (see BULK_INSERT_SQL for why). */
 async function insertAudit(c: pg.PoolClient, entries: AuditEntry[]): Promise<void> {
-  for (let i = 0; i < entries.length; i += 1000) {
-    const chunk = entries.slice(i, i + 1000);
-    const values = chunk.flatMap((e) => [e.seq, e.at, e.actor, e.namespace, e.action, e.memoryId, e.beforeHash, e.afterHash, JSON.stringify(e.details), e.prevHash, e.hash]);
-    const tuples = chunk.map((_, r) => `(${Array.from({ length: AUDIT_COLUMNS }, (_, j) => `$${r * AUDIT_COLUMNS + j + 1}`).join(', ')})`);
-    await c.query(`INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash) VALUES ${tuples.join(', ')}`, values);
-  }
+  if (entries.length === 0) return;
+  const col = <T>(f: (e: AuditEntry) => T): T[] => entries.map(f);
+  await c.query(
+    `INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash)
+     SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
+    [
+      col((e) => e.seq), col((e) => e.at), col((e) => e.actor), col((e) => e.namespace), col((e) => e.action), col((e) => e.memoryId),
+      col((e) => e.beforeHash), col((e) => e.afterHash), col((e) => JSON.stringify(e.details)), col((e) => e.prevHash), col((e) => e.hash),
+    ],
+  );
 }
 
 /** Locks the chain head for the rest of the transaction: the cross-process writer lock. */
