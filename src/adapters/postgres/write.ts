@@ -7,7 +7,7 @@ import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import { rows } from './connection.ts';
-import { addToTermStats } from './fts.ts';
+import { addToTermStats, termStatsSql } from './fts.ts';
 import type { PgPlace } from './places.ts';
 import { sourceHeldByOther } from '../sql/write-errors.ts';
 import { writeVectors } from './vectors.ts';
@@ -43,7 +43,11 @@ const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
  * A multi-row VALUES list of 1,000 rows has 32,000 parameters, and PostgreSQL
  * spent more time planning and binding it than inserting the rows.
  */
-const BULK_INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')}) RETURNING id, row_no`;
+const BULK_INSERT_SQL = `WITH ins AS (
+    INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})
+    RETURNING id, row_no, tsv, doc_len),
+  ${termStatsSql('ins')}
+  SELECT id, row_no FROM ins`;
 
 /**
  * Applies a batch of write operations on the caller's transaction client.
@@ -103,7 +107,7 @@ export class PgWriter {
     }
     const inserted = await rows<{ id: string; row_no: number }>(ctx.c, BULK_INSERT_SQL, columns);
     const rowNo = new Map(inserted.map((r) => [r.id, r.row_no]));
-    ctx.written.push(...mems.map((m) => m.id));
+    // BULK_INSERT_SQL added the rows' terms to the BM25 statistics itself.
     // Write-time vectors go in this transaction, like the rows they belong to.
     await writeVectors(ctx.c, (ops as Extract<WriteOp, { kind: 'insert' }>[]).flatMap((op) => (op.vector ? [{ row: rowNo.get(op.memory.id)!, ...op.vector }] : [])));
     const entries = (ops as Extract<WriteOp, { kind: 'insert' }>[]).map((op) => {

@@ -1,0 +1,58 @@
+/**
+ * PostgreSQL keeps BM25 statistics (term_df, fts_docs) beside the rows; the
+ * bulk insert maintains them in the same statement as the rows, the other
+ * writes in a separate one. Whatever path wrote them, they must equal a
+ * recount from the stored tsvectors of the rows that are left.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openMemory } from '../../src/surfaces/library/open-memory.ts';
+import { postgresOnly } from '../helpers/backend.ts';
+import { dropSchema, freshSchema, pgClient } from '../helpers/pg-env.ts';
+
+async function stats(schema: string): Promise<{ kept: Record<string, number>; recount: Record<string, number>; docs: unknown; docsRecount: unknown }> {
+  const c = await pgClient(schema);
+  try {
+    const kept = (await c.query<{ term: string; df: string }>('SELECT term, df FROM term_df ORDER BY term')).rows;
+    const recount = (await c.query<{ term: string; df: string }>('SELECT t.lexeme AS term, count(*) AS df FROM memories, unnest(tsv) AS t GROUP BY t.lexeme ORDER BY 1')).rows;
+    const docs = (await c.query('SELECT documents::int AS n, total_len::int AS len FROM fts_docs')).rows[0];
+    const docsRecount = (await c.query('SELECT count(*)::int AS n, coalesce(sum(doc_len), 0)::int AS len FROM memories')).rows[0];
+    const asMap = (rs: { term: string; df: string }[]) => Object.fromEntries(rs.map((r) => [r.term, Number(r.df)]));
+    return { kept: asMap(kept), recount: asMap(recount), docs, docsRecount };
+  } finally {
+    await c.end();
+  }
+}
+
+test('postgres: BM25 statistics equal a recount after bulk inserts, single writes, an edit and a forget', postgresOnly('term_df is PostgreSQL\u2019s'), async () => {
+  const { schema, url } = freshSchema('termstats');
+  const m = await openMemory({ db: url });
+  try {
+    // A bulk batch (the one-statement path) with a term repeated within and across memories.
+    const bulk = await m.rememberMany([
+      { text: 'the otter swims and the otter dives' },
+      { text: 'an otter sleeps on kelp' },
+      { text: 'kelp forests grow fast' },
+    ]);
+    let s = await stats(schema);
+    assert.deepEqual(s.kept, s.recount);
+    assert.ok(s.kept['otter'] === 2 && s.kept['kelp'] === 2, JSON.stringify(s.kept));
+    assert.deepEqual(s.docs, s.docsRecount);
+    // Single writes and a keyed batch that takes the one-by-one path (a key already held).
+    await m.remember({ text: 'a heron waits for the otter', key: 'k1' });
+    await m.rememberMany([{ text: 'a heron waits for the otter', key: 'k1' }, { text: 'heron and kelp', key: 'k2' }]);
+    await m.update(bulk[1]!.id, { text: 'an otter naps on seagrass' });
+    const preview = await m.forget(bulk[2]!.id, 'test');
+    await m.confirmForget(preview.token);
+    s = await stats(schema);
+    assert.deepEqual(s.kept, s.recount);
+    assert.deepEqual(s.docs, s.docsRecount);
+    assert.equal(s.kept['forest'] ?? s.kept['forests'], undefined, 'a forgotten memory\u2019s terms are gone');
+    // Keyword search ranks with these statistics.
+    const hits = await m.search({ query: 'otter', mode: 'keyword', limit: 10 });
+    assert.ok(hits.hits.length >= 2 && hits.hits.every((h) => h.memory.text.includes("otter")), JSON.stringify(hits.hits.map((h) => h.memory.text)));
+  } finally {
+    await m.close();
+    await dropSchema(schema);
+  }
+});
