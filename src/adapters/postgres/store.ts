@@ -158,7 +158,8 @@ export class PgStore implements MemoryStore {
     readScope(p); // validates the principal
     if (ops.length === 0) return [];
     const now = Date.now();
-    return inTransaction(this.conn, (c) => this.writer.applyAll(c, p, ops, now));
+    const plan = this.writer.planBulk(p, ops);
+    return inTransaction(this.conn, (c) => this.writer.applyAll(c, p, ops, now, plan));
   }
 
   private where(p: Principal, filter: MemoryFilter | null): SqlPart {

@@ -16,6 +16,17 @@ const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'] as const;
 const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING row_no`;
 const SELECT_COLUMNS = MEMORY_COLUMNS.join(', ');
 
+type InsertOp = Extract<WriteOp, { kind: 'insert' }>;
+
+/** See PgWriter.planBulk. */
+export interface BulkPlan {
+  inserts: InsertOp[];
+  /** The inserts' memories that carry a current source key. */
+  keyed: Memory[];
+  /** One array per INSERT_COLUMNS entry. */
+  columns: unknown[][];
+}
+
 /** A write-time vector as a batch op carries it (see withVectors in services/embeddings.ts). */
 type OpVector = { model: string; vector: Float32Array } | undefined;
 
@@ -62,16 +73,45 @@ export class PgWriter {
     private readonly places: () => PgPlace[],
   ) {}
 
-  /** Must run inside a transaction. */
-  async applyAll(c: pg.PoolClient, p: Principal, ops: WriteOp[], now: number): Promise<WriteResult[]> {
+  /**
+   * Must run inside a transaction. `plan` is planBulk's answer for these ops;
+   * callers work it out before they open the transaction.
+   */
+  async applyAll(c: pg.PoolClient, p: Principal, ops: WriteOp[], now: number, plan: BulkPlan | null = this.planBulk(p, ops)): Promise<WriteResult[]> {
     const ctx: BatchContext = { c, p, now, at: toIso(now), head: null, written: [] };
     const logged = ops.some((op) => op.kind !== 'touch');
     if (logged) ctx.head = await lockHead(c);
-    const out = (await this.bulkInsert(ctx, ops)) ?? [];
+    const out = (plan && (await this.bulkInsert(ctx, plan))) ?? [];
     if (out.length === 0) for (const op of ops) out.push(await this.applyOne(ctx, op));
     await addToTermStats(c, ctx.written);
     if (logged) await saveHead(c, ctx.head);
     return out;
+  }
+
+  /**
+   * The part of the ingest fast path that needs no database: whether a batch
+   * qualifies (plain inserts, distinct ids and keys, all writable) and its
+   * rows as column arrays. Working this out before the transaction shortens
+   * the time a writer holds the chain head lock that every writer queues for.
+   */
+  planBulk(p: Principal, ops: WriteOp[]): BulkPlan | null {
+    if (ops.length < 2 || !ops.every((op) => op.kind === 'insert')) return null;
+    const inserts = ops as InsertOp[];
+    const mems = inserts.map((op) => op.memory);
+    const keyed = mems.filter((m) => m.sourceKey !== null && m.supersededAt === null);
+    // Keys written by guests and agents need the held-by-another-principal check of the one-by-one path.
+    if (keyed.length > 0 && p.role !== 'owner') return null;
+    const keys = new Set(keyed.map((m) => JSON.stringify([m.namespace, m.ownerId, m.sourceKey])));
+    if (new Set(mems.map((m) => m.id)).size !== mems.length || keys.size !== keyed.length) return null;
+    for (const m of mems) this.assertWritable(p, m);
+    const columns: unknown[][] = INSERT_COLUMNS.map(() => []);
+    for (const m of mems) {
+      const terms = this.analyze(m.text);
+      const row = memoryToRow(m, terms.length);
+      for (let j = 0; j < row.length; j++) columns[j]!.push(row[j]);
+      columns[row.length]!.push(terms.join(' '));
+    }
+    return { inserts, keyed, columns };
   }
 
   /**
@@ -80,15 +120,9 @@ export class PgWriter {
    * of several round trips per memory. Anything else returns null and takes
    * the general path, which gives the same results one op at a time.
    */
-  private async bulkInsert(ctx: BatchContext, ops: WriteOp[]): Promise<WriteResult[] | null> {
-    if (ops.length < 2 || !ops.every((op) => op.kind === 'insert')) return null;
-    const mems = (ops as Extract<WriteOp, { kind: 'insert' }>[]).map((op) => op.memory);
-    const keyed = mems.filter((m) => m.sourceKey !== null && m.supersededAt === null);
-    // Keys written by guests and agents need the held-by-another-principal check of the one-by-one path.
-    if (keyed.length > 0 && ctx.p.role !== 'owner') return null;
-    const keys = new Set(keyed.map((m) => JSON.stringify([m.namespace, m.ownerId, m.sourceKey])));
-    if (new Set(mems.map((m) => m.id)).size !== mems.length || keys.size !== keyed.length) return null;
-    for (const m of mems) this.assertWritable(ctx.p, m);
+  private async bulkInsert(ctx: BatchContext, plan: BulkPlan): Promise<WriteResult[] | null> {
+    const { inserts, keyed, columns } = plan;
+    const mems = inserts.map((op) => op.memory);
     // Both look-ups use indexes: the primary key and the partial unique index on current source keys.
     const clash = await rows<{ n: number }>(
       ctx.c,
@@ -98,19 +132,12 @@ export class PgWriter {
       [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey)],
     );
     if ((clash[0]?.n ?? 0) > 0) return null;
-    const columns: unknown[][] = INSERT_COLUMNS.map(() => []);
-    for (const m of mems) {
-      const terms = this.analyze(m.text);
-      const row = memoryToRow(m, terms.length);
-      for (let j = 0; j < row.length; j++) columns[j]!.push(row[j]);
-      columns[row.length]!.push(terms.join(' '));
-    }
     const inserted = await rows<{ id: string; row_no: number }>(ctx.c, BULK_INSERT_SQL, columns);
     const rowNo = new Map(inserted.map((r) => [r.id, r.row_no]));
     // BULK_INSERT_SQL added the rows' terms to the BM25 statistics itself.
     // Write-time vectors go in this transaction, like the rows they belong to.
-    await writeVectors(ctx.c, (ops as Extract<WriteOp, { kind: 'insert' }>[]).flatMap((op) => (op.vector ? [{ row: rowNo.get(op.memory.id)!, ...op.vector }] : [])));
-    const entries = (ops as Extract<WriteOp, { kind: 'insert' }>[]).map((op) => {
+    await writeVectors(ctx.c, inserts.flatMap((op) => (op.vector ? [{ row: rowNo.get(op.memory.id)!, ...op.vector }] : [])));
+    const entries = inserts.map((op) => {
       const m = op.memory;
       const e = chainEntry(ctx.head, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } }, {
         at: ctx.at,
@@ -155,7 +182,7 @@ export class PgWriter {
     return (await rows<MemoryRow>(c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE id = $1`, [id]))[0];
   }
 
-  private async insert(ctx: BatchContext, op: Extract<WriteOp, { kind: 'insert' }>): Promise<WriteResult> {
+  private async insert(ctx: BatchContext, op: InsertOp): Promise<WriteResult> {
     const m = op.memory;
     this.assertWritable(ctx.p, m);
     const sameId = await this.byId(ctx.c, m.id);
