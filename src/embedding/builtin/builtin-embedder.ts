@@ -36,6 +36,9 @@ interface WordPart {
 
 const WORD_CACHE_MAX = 200_000;
 
+/** Texts embedded between two turns of the event loop (about 2 ms of work). */
+const YIELD_EVERY = 100;
+
 export const DEFAULT_BUILTIN: Readonly<BuiltinEmbedderOptions> = Object.freeze({ subwordDimensions: 64, subwordWeight: 0.25, minN: 3, maxN: 5 });
 
 /** The version of the vector recipe in this file; part of the model id. */
@@ -87,7 +90,15 @@ export class BuiltinEmbedder implements Embedder {
   }
 
   async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
-    return texts.map((t) => this.embedSync(t, options.kind ?? 'document'));
+    const out: Float32Array[] = [];
+    for (let at = 0; at < texts.length; at += YIELD_EVERY) {
+      // A batch is tens of milliseconds of pure CPU: give the event loop a turn between slices, so a
+      // server's other requests, and a writer waiting on its database reply, are not held up behind it.
+      if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      const end = Math.min(texts.length, at + YIELD_EVERY);
+      for (let i = at; i < end; i++) out.push(this.embedSync(texts[i]!, options.kind ?? 'document'));
+    }
+    return out;
   }
 
   /** Synchronous form (the work is pure CPU), for in-memory indexes. */
