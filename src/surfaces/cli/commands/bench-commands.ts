@@ -31,6 +31,8 @@ const ingest: Command = {
     });
     if (!ctx.values['no-write']) {
       const b = benchBackend(ctx.values.db ? ctx.db : undefined);
+      // The targets differ by backend: PostgreSQL's are its own ingest rate and search within 3x of SQLite's.
+      const target = b.suffix ? { ingest: '>= 5,000/s', keyword: 'within 3x of SQLite (see the summary)' } : { ingest: '>= 20,000/s', keyword: 'p95 <= 5 ms' };
       writeBenchSection(
         BENCH_FILE,
         `ingest${b.suffix}`,
@@ -40,8 +42,8 @@ const ingest: Command = {
           '',
           '| figure | measured | target |',
           '|---|---|---|',
-          `| ingest, batches of ${r.batchSize} | ${r.ingestPerSecond.toLocaleString('en')} memories/s | >= 20,000/s |`,
-          `| keyword search p50 / p95 / p99 at ${n.toLocaleString('en')} | ${r.keywordSearchMs.p50} / ${r.keywordSearchMs.p95} / ${r.keywordSearchMs.p99} ms | p95 <= 5 ms |`,
+          `| ingest, batches of ${r.batchSize} | ${r.ingestPerSecond.toLocaleString('en')} memories/s | ${target.ingest} |`,
+          `| keyword search p50 / p95 / p99 at ${n.toLocaleString('en')} | ${r.keywordSearchMs.p50} / ${r.keywordSearchMs.p95} / ${r.keywordSearchMs.p99} ms | ${target.keyword} |`,
           `| database size | ${r.dbBytes === null ? '?' : (r.dbBytes / 2 ** 20).toFixed(1) + ' MiB'} | |`,
           `| peak RSS | ${r.peakRssMiB} MiB | |`,
         ].join('\n'),
