@@ -18,22 +18,32 @@ import type { PgPlace } from './places.ts';
  */
 export async function writeVectors(c: pg.PoolClient, items: { row: number; model: string; vector: Float32Array }[]): Promise<void> {
   if (items.length === 0) return;
-  // All vectors travel as one binary parameter, cut apart on the server: a bytea[] parameter is
-  // sent as text, which doubled every byte into hex and cost more than the insert itself.
-  const starts: number[] = [];
-  let at = 0;
-  for (const i of items) {
-    starts.push(at + 1);
-    at += i.vector.byteLength;
-  }
-  const bytes = Buffer.allocUnsafe(at);
-  items.forEach((i, k) => bytes.set(vectorToBytes(i.vector), starts[k]! - 1));
+  const { starts, lengths, bytes } = packVectors(items.map((i) => i.vector));
   await c.query(
     `INSERT INTO memory_vectors (memory_row, model, vector)
      SELECT r.row_no, r.model, substring($5::bytea FROM r.start FOR r.len) FROM unnest($1::bigint[], $2::text[], $3::int[], $4::int[]) AS r(row_no, model, start, len)
      ON CONFLICT (memory_row, model) DO UPDATE SET vector = excluded.vector`,
-    [items.map((i) => i.row), items.map((i) => i.model), starts, items.map((i) => i.vector.byteLength), bytes],
+    [items.map((i) => i.row), items.map((i) => i.model), starts, lengths, bytes],
   );
+}
+
+/**
+ * Vectors as one binary parameter and the 1-based start and length of each,
+ * for the server to cut apart with substring(): a bytea[] parameter is sent
+ * as text, which doubled every byte into hex and cost more than the insert.
+ */
+export function packVectors(vectors: Float32Array[]): { starts: number[]; lengths: number[]; bytes: Buffer } {
+  const starts: number[] = [];
+  const lengths: number[] = [];
+  let at = 0;
+  for (const v of vectors) {
+    starts.push(at + 1);
+    lengths.push(v.byteLength);
+    at += v.byteLength;
+  }
+  const bytes = Buffer.allocUnsafe(at);
+  vectors.forEach((v, k) => bytes.set(vectorToBytes(v), starts[k]! - 1));
+  return { starts, lengths, bytes };
 }
 
 /**

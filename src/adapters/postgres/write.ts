@@ -10,7 +10,7 @@ import { rows } from './connection.ts';
 import { addToTermStats, termStatsSql } from './fts.ts';
 import type { PgPlace } from './places.ts';
 import { sourceHeldByOther } from '../sql/write-errors.ts';
-import { writeVectors } from './vectors.ts';
+import { packVectors, writeVectors } from './vectors.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'] as const;
 const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING row_no`;
@@ -38,6 +38,8 @@ interface BatchContext {
   head: { seq: number; hash: string } | null;
   /** Rows written by this batch; their terms join the BM25 statistics at the end. */
   written: string[];
+  /** The head a statement of this batch already wrote to audit_head (the bulk path's). */
+  savedHead?: { seq: number; hash: string } | null;
 }
 
 /** Each column's SQL type, for the array parameters of the bulk insert. */
@@ -49,15 +51,31 @@ const COLUMN_TYPES: Record<(typeof INSERT_COLUMNS)[number], string> = {
   visibility: 'text', labels: 'jsonb', read_only: 'int', tags: 'jsonb', metadata: 'text', expires_at: 'int8', doc_len: 'int', terms: 'text',
 };
 
+const AUDIT_COLUMNS = 'seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash';
+const AUDIT_ARRAYS = (first: number): string =>
+  ['int8', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text'].map((t, i) => `$${first + i}::${t}[]`).join(', ');
+
 /**
- * The bulk insert passes one array per column and unnests them on the server.
- * A multi-row VALUES list of 1,000 rows has 32,000 parameters, and PostgreSQL
- * spent more time planning and binding it than inserting the rows.
+ * The whole ingest fast path in one statement: the rows, their BM25
+ * statistics, their vectors, their audit entries and the new chain head.
+ * Values go as one array per column, unnested on the server (a 1,000-row
+ * VALUES list has 32,000 parameters, which PostgreSQL spent more time
+ * planning and binding than inserting), and one statement is one round trip
+ * while holding the chain head lock that every writer queues for. The
+ * vectors' foreign key and change-log trigger run at the end of the
+ * statement, when the rows are there.
  */
-const BULK_INSERT_SQL = `WITH ins AS (
+const n = INSERT_COLUMNS.length;
+const BULK_WRITE_SQL = `WITH ins AS (
     INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})
     RETURNING id, row_no, tsv, doc_len),
-  ${termStatsSql('ins')}
+  ${termStatsSql('ins')},
+  vec AS (INSERT INTO memory_vectors (memory_row, model, vector)
+    SELECT ins.row_no, v.model, substring($${n + 5}::bytea FROM v.start FOR v.len)
+    FROM unnest($${n + 1}::text[], $${n + 2}::text[], $${n + 3}::int[], $${n + 4}::int[]) AS v(id, model, start, len) JOIN ins ON ins.id = v.id
+    ON CONFLICT (memory_row, model) DO UPDATE SET vector = excluded.vector),
+  aud AS (INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT * FROM unnest(${AUDIT_ARRAYS(n + 6)})),
+  head AS (UPDATE audit_head SET seq = $${n + 17}, hash = $${n + 18} WHERE one)
   SELECT id, row_no FROM ins`;
 
 /**
@@ -84,7 +102,7 @@ export class PgWriter {
     const out = (plan && (await this.bulkInsert(ctx, plan))) ?? [];
     if (out.length === 0) for (const op of ops) out.push(await this.applyOne(ctx, op));
     await addToTermStats(c, ctx.written);
-    if (logged) await saveHead(c, ctx.head);
+    if (logged && ctx.head !== ctx.savedHead) await saveHead(c, ctx.head);
     return out;
   }
 
@@ -95,7 +113,7 @@ export class PgWriter {
    * the time a writer holds the chain head lock that every writer queues for.
    */
   planBulk(p: Principal, ops: WriteOp[]): BulkPlan | null {
-    if (ops.length < 2 || !ops.every((op) => op.kind === 'insert')) return null;
+    if (ops.length === 0 || !ops.every((op) => op.kind === 'insert')) return null;
     const inserts = ops as InsertOp[];
     const mems = inserts.map((op) => op.memory);
     const keyed = mems.filter((m) => m.sourceKey !== null && m.supersededAt === null);
@@ -115,10 +133,11 @@ export class PgWriter {
   }
 
   /**
-   * The ingest fast path: a batch of plain inserts where no id and no current
-   * source key exists yet is written with a few multi-row statements instead
-   * of several round trips per memory. Anything else returns null and takes
-   * the general path, which gives the same results one op at a time.
+   * The fast path for new memories (a batch, or one memory over HTTP): when
+   * no id and no current source key of the plan exists yet, everything is
+   * written by one statement (BULK_WRITE_SQL) after this look-up, instead of
+   * several round trips per memory. Otherwise it returns null and the general
+   * path gives the same results one op at a time.
    */
   private async bulkInsert(ctx: BatchContext, plan: BulkPlan): Promise<WriteResult[] | null> {
     const { inserts, keyed, columns } = plan;
@@ -132,11 +151,6 @@ export class PgWriter {
       [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey)],
     );
     if ((clash[0]?.n ?? 0) > 0) return null;
-    const inserted = await rows<{ id: string; row_no: number }>(ctx.c, BULK_INSERT_SQL, columns);
-    const rowNo = new Map(inserted.map((r) => [r.id, r.row_no]));
-    // BULK_INSERT_SQL added the rows' terms to the BM25 statistics itself.
-    // Write-time vectors go in this transaction, like the rows they belong to.
-    await writeVectors(ctx.c, inserts.flatMap((op) => (op.vector ? [{ row: rowNo.get(op.memory.id)!, ...op.vector }] : [])));
     const entries = inserts.map((op) => {
       const m = op.memory;
       const e = chainEntry(ctx.head, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } }, {
@@ -147,7 +161,20 @@ export class PgWriter {
       ctx.head = { seq: e.seq, hash: e.hash };
       return e;
     });
-    await insertAudit(ctx.c, entries);
+    const withVector = inserts.filter((op) => op.vector);
+    const packed = packVectors(withVector.map((op) => op.vector!.vector));
+    await ctx.c.query(BULK_WRITE_SQL, [
+      ...columns,
+      withVector.map((op) => op.memory.id),
+      withVector.map((op) => op.vector!.model),
+      packed.starts,
+      packed.lengths,
+      packed.bytes,
+      ...auditArrays(entries),
+      ctx.head!.seq,
+      ctx.head!.hash,
+    ]);
+    ctx.savedHead = ctx.head;
     return mems.map((m) => ({ kind: 'insert', id: m.id, status: 'created' }));
   }
 
@@ -321,18 +348,18 @@ export class PgWriter {
   }
 }
 
-/** Audit entries go in as one array per column (see BULK_INSERT_SQL for why). */
+/** Audit entries go in as one array per column (see BULK_WRITE_SQL for why). */
 async function insertAudit(c: pg.PoolClient, entries: AuditEntry[]): Promise<void> {
   if (entries.length === 0) return;
+  await c.query(`INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT * FROM unnest(${AUDIT_ARRAYS(1)})`, auditArrays(entries));
+}
+
+function auditArrays(entries: AuditEntry[]): unknown[][] {
   const col = <T>(f: (e: AuditEntry) => T): T[] => entries.map(f);
-  await c.query(
-    `INSERT INTO audit_log (seq, at, actor, namespace, action, memory_id, before_hash, after_hash, details, prev_hash, hash)
-     SELECT * FROM unnest($1::int8[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
-    [
-      col((e) => e.seq), col((e) => e.at), col((e) => e.actor), col((e) => e.namespace), col((e) => e.action), col((e) => e.memoryId),
-      col((e) => e.beforeHash), col((e) => e.afterHash), col((e) => JSON.stringify(e.details)), col((e) => e.prevHash), col((e) => e.hash),
-    ],
-  );
+  return [
+    col((e) => e.seq), col((e) => e.at), col((e) => e.actor), col((e) => e.namespace), col((e) => e.action), col((e) => e.memoryId),
+    col((e) => e.beforeHash), col((e) => e.afterHash), col((e) => JSON.stringify(e.details)), col((e) => e.prevHash), col((e) => e.hash),
+  ];
 }
 
 /** Locks the chain head for the rest of the transaction: the cross-process writer lock. */
