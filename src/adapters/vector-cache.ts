@@ -1,9 +1,12 @@
+import { MnemosError } from '../domain/errors.ts';
+import type { Principal } from '../domain/principal.ts';
 import type { VectorHit } from '../ports/vectors.ts';
 import { VectorMatrix } from './vector-matrix.ts';
 
 /**
  * An in-process copy of one model's vectors, kept in step with the database
- * through an append-only change log (rowids only), so several processes can
+ * through a change log (rowids only; its oldest entries are pruned by
+ * consolidation, and a copy older than what is left reloads), so several processes can
  * share a store and each scans its own contiguous matrix. Backend-neutral:
  * an adapter supplies the few reads below.
  */
@@ -14,6 +17,12 @@ export interface VectorRows {
   logTail(): Promise<number>;
   changedSince(seq: number): Promise<{ seq: number; rowid: number }[]>;
   load(model: string, rowids: number[] | null): Promise<VectorRow[]>;
+}
+
+/** The shared rule of VectorIndex.pruneLog: an owner's maintenance, keeping a whole number of entries. */
+export function assertPruner(p: Principal, keep: number): void {
+  if (p.role !== 'owner') throw new MnemosError('forbidden', `only an owner prunes the vector change log, not a ${p.role}`);
+  if (!Number.isInteger(keep) || keep < 0) throw new MnemosError('validation_failed', `keep must be a whole number >= 0, not ${keep}`, { field: 'keep' });
 }
 
 export interface VectorRow {
@@ -102,6 +111,8 @@ export class VectorCache {
     if (this.seq < 0 || (await this.rows.logTail()) > this.seq + 1) return this.reload();
     const changes = await this.rows.changedSince(this.seq);
     if (changes.length === 0) return;
+    // A prune between the two reads above can have taken entries this copy never saw.
+    if ((await this.rows.logTail()) > this.seq + 1) return this.reload();
     const rowids = [...new Set(changes.map((c) => c.rowid))];
     // Read every changed row first, then apply: a search running beside this refresh sees the old state or the new, not half.
     const loaded: VectorRow[] = [];

@@ -26,6 +26,11 @@ export interface LifecycleConfig {
   graphBatch: number;
   /** Most memories given a missing vector in one run (the rest wait for the next). */
   vectorBatch: number;
+  /**
+   * Newest vector change-log entries kept by each run (about 20 bytes each);
+   * a process whose in-memory vectors are further behind reloads them in full.
+   */
+  vectorLogKeep: number;
 }
 
 const MIN = 60_000;
@@ -43,6 +48,7 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = {
   maxIdleMs: DAY,
   graphBatch: 200_000,
   vectorBatch: 50_000,
+  vectorLogKeep: 100_000,
 };
 
 const configs = new WeakMap<object, LifecycleConfig>();

@@ -173,6 +173,8 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         // Memories written without a vector (sleep-flushed episodes, merge survivors, an embedder outage) get one here.
         const svc = await embeddingsFor(ctx, sys).catch(() => null);
         if (svc) counts.embedded = (counts.embedded ?? 0) + (await embedMissing(ctx, sys, svc, cfg.vectorBatch, afterBatch));
+        // The change log gains an entry per vector written or removed; without this it only grows.
+        if (ctx.store.vectors) counts.vectorLogPruned = (counts.vectorLogPruned ?? 0) + (await ctx.store.vectors.pruneLog(sys, cfg.vectorLogKeep));
       }
       done.add(phase);
       lap(phase);

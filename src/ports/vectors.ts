@@ -72,4 +72,11 @@ export interface VectorIndex {
   /** Just the id of the stored model: a cheap check for a newer model than the one in hand. */
   modelId(p: Principal, provider: string): Promise<string | null>;
   saveModel(p: Principal, provider: string, model: { model: string; state: unknown; texts: number }): Promise<void>;
+  /**
+   * Deletes all but the newest `keep` entries of the vector change log (it
+   * gains one per vector written or removed, in every namespace). A process
+   * whose in-memory copy is further behind than what is kept reloads it in
+   * full. Maintenance, owner only; returns the entries deleted.
+   */
+  pruneLog(p: Principal, keep: number): Promise<number>;
 }

@@ -8,6 +8,23 @@ import { test } from 'node:test';
 import { openMemory } from '../../src/index.ts';
 import { named, testStores } from '../helpers/backend.ts';
 
+test(named('consolidation prunes the vector change log to the newest entries it is told to keep'), async () => {
+  const stores = testStores('mnemos-vector-log-');
+  const m = await openMemory({ db: stores.db, lifecycle: { vectorLogKeep: 2 } });
+  try {
+    await m.rememberMany(Array.from({ length: 6 }, (_, i) => ({ text: `tide table entry number ${i} for the harbour` })));
+    const r = await m.consolidate();
+    assert.equal(r.counts.vectorLogPruned, 4, 'six entries, two kept');
+    const again = await m.consolidate({ force: true });
+    assert.equal(again.counts.vectorLogPruned ?? 0, 0);
+    // Vector search still answers from the kept vectors after the prune.
+    assert.equal((await m.search({ query: 'tide table harbour', mode: 'vector', limit: 10 })).hits.length, 6);
+  } finally {
+    await m.close();
+    await stores.cleanup();
+  }
+});
+
 test(named('consolidation embeds memories that were written without a vector'), async () => {
   const stores = testStores('mnemos-vectors-phase-');
   const db = stores.db;

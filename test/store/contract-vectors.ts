@@ -114,6 +114,37 @@ export function vectorContractTests(x: VectorContractContext): void {
     assert.equal(await v.count(owner, M), 1);
   });
 
+  test('vectors: pruning the change log keeps the newest entries; a store instance left behind reloads and stays right', async (t) => {
+    const cs = x.cs();
+    const v = vectorsOf(cs.store);
+    if (!v) return t.skip('this adapter has no vectors');
+    const M = 'contract-prune';
+    const other = await cs.reopen();
+    try {
+      const w = other.vectors!;
+      const q = unit(1, 0, 0);
+      const near = async (limit = 20) => new Set((await w.nearest(owner, { model: M, vector: q, filter: {}, limit })).hits.map((h) => h.id));
+      const first = Array.from({ length: 5 }, (_, i) => mem(owner, { text: `prune first ${i}` }));
+      await cs.store.apply(owner, first.map((m, i) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model: M, vector: unit(1, i / 10, 0) } })));
+      assert.deepEqual(await near(), new Set(first.map((m) => m.id)), 'the second instance is up to date');
+      // It falls behind: a forget and three new vectors it has not seen.
+      await cs.store.apply(owner, [{ kind: 'forget', lineageId: first[0]!.id, reason: 'test' }]);
+      const later = Array.from({ length: 3 }, (_, i) => mem(owner, { text: `prune later ${i}` }));
+      await cs.store.apply(owner, later.map((m, i) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model: M, vector: unit(1, 0, i / 10) } })));
+      const before = await cs.rawVectorLogRows();
+      await assert.rejects(v.pruneLog(guest, 2), { code: 'forbidden' });
+      await assert.rejects(v.pruneLog(owner, -1), { code: 'validation_failed' });
+      assert.equal(await v.pruneLog(owner, 2), before - 2);
+      assert.equal(await cs.rawVectorLogRows(), 2);
+      assert.equal(await v.pruneLog(owner, 2), 0, 'nothing more to prune');
+      const expected = new Set([...first.slice(1), ...later].map((m) => m.id));
+      assert.deepEqual(await near(), expected, 'the instance left behind reloaded: the forgotten vector is gone, the new ones are there');
+      assert.deepEqual(new Set((await v.nearest(owner, { model: M, vector: q, filter: {}, limit: 20 })).hits.map((h) => h.id)), expected);
+    } finally {
+      await other.close();
+    }
+  });
+
   test('vectors: the learned model is kept per namespace and provider; only an owner replaces it', async (t) => {
     const v = vectorsOf(x.cs().store);
     if (!v) return t.skip('this adapter has no vectors');

@@ -29,6 +29,10 @@ const sqlite: StoreFactory = async () => {
     async rawVectorRows() {
       return one('SELECT count(*) AS n FROM memory_vectors');
     },
+    async rawVectorLogRows() {
+      return one('SELECT count(*) AS n FROM vector_log');
+    },
+    reopen: async () => SqliteStore.open({ path: join(tmp.dir, 'memory.db'), analyze }),
     async cleanup() {
       await store.close();
       tmp.cleanup();
@@ -53,6 +57,10 @@ const postgres: StoreFactory = async () => {
     async rawVectorRows() {
       return one('SELECT count(*) AS n FROM memory_vectors');
     },
+    async rawVectorLogRows() {
+      return one('SELECT count(*) AS n FROM vector_log');
+    },
+    reopen: () => PgStore.open({ url, analyze }),
     async cleanup() {
       await raw.end();
       await store.close();

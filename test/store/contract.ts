@@ -26,6 +26,10 @@ export interface ContractStore {
   rawCounts(lineageId: string, uniqueTerm: string): Promise<{ memories: number; fullText: number; pending: number }>;
   /** Every stored vector row, whatever its memory or model. */
   rawVectorRows(): Promise<number>;
+  /** Entries left in the vector change log. */
+  rawVectorLogRows(): Promise<number>;
+  /** Another store instance on the same database, as a second process would open it; the caller closes it. */
+  reopen(): Promise<MemoryStore>;
   cleanup(): Promise<void>;
 }
 

@@ -55,6 +55,49 @@ test('concurrent refreshes share one load; later writes arrive through the log',
   }
 });
 
+test('a prune that lands between reading the log tail and reading the changes makes the cache reload, not miss entries', async () => {
+  const tmp = tempDir('mnemos-vector-cache-');
+  const store = SqliteStore.open({ path: join(tmp.dir, 'm.db'), analyze });
+  try {
+    const unit = (i: number) => Float32Array.from({ length: 4 }, (_, j) => (j === i % 4 ? 1 : 0));
+    const put = (ms: ReturnType<typeof mem>[]) =>
+      store.apply(owner, ms.map((m, i) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model: 'm4', vector: unit(i) } })));
+    await put(Array.from({ length: 3 }, (_, i) => mem(owner, { text: `first ${i}` })));
+    const real = store.vectors as unknown as SqliteVectorIndex;
+    let pruneNext = false;
+    let fullLoads = 0;
+    const rows: VectorRows = {
+      logHead: () => real.logHead(),
+      // The prune runs right after the cache has read the tail, as another process could.
+      logTail: async () => {
+        const tail = await real.logTail();
+        if (pruneNext) {
+          pruneNext = false;
+          await real.pruneLog(owner, 1);
+        }
+        return tail;
+      },
+      changedSince: (seq) => real.changedSince(seq),
+      load: (model, rowids) => {
+        if (rowids === null) fullLoads++;
+        return real.load(model, rowids);
+      },
+    };
+    const cache = new VectorCache('m4', 4, rows);
+    await cache.refresh();
+    assert.equal(cache.size, 3);
+    const later = Array.from({ length: 4 }, (_, i) => mem(owner, { text: `later ${i}` }));
+    await put(later);
+    pruneNext = true;
+    await cache.refresh();
+    assert.equal(fullLoads, 2, 'the entries the prune took were noticed: a full reload');
+    assert.equal(cache.size, 7, 'all seven vectors are there, not only the one entry the prune left');
+  } finally {
+    await store.close();
+    tmp.cleanup();
+  }
+});
+
 test('a small admitted set is scored row by row and ranks exactly like the full scan', async () => {
   const rand = mulberry32(3);
   const dims = 24;

@@ -6,7 +6,7 @@ import type { MemoryFilter } from '../../ports/store.ts';
 import type { VectorIndex, VectorIndexConfig, VectorIndexUse, VectorMatches } from '../../ports/vectors.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
-import type { VectorRow, VectorRows } from '../vector-cache.ts';
+import { assertPruner, type VectorRow, type VectorRows } from '../vector-cache.ts';
 import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
 import { inTransaction, rows, withRetry, type PgConnection, type Queryable } from './connection.ts';
 import type { PgPlace } from './places.ts';
@@ -87,6 +87,12 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
 
   async logTail(): Promise<number> {
     return (await this.q<{ s: number }>(['SELECT coalesce(min(seq), 0) AS s FROM vector_log']))[0]!.s;
+  }
+
+  async pruneLog(p: Principal, keep: number): Promise<number> {
+    assertPruner(p, keep);
+    const r = await withRetry(this.conn.location, () => this.conn.pool.query('DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - $1', [keep]));
+    return r.rowCount ?? 0;
   }
 
   async changedSince(seq: number): Promise<{ seq: number; rowid: number }[]> {

@@ -7,6 +7,7 @@ import type { VectorIndex, VectorIndexConfig, VectorIndexUse, VectorMatches } fr
 import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
 import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
+import { assertPruner } from '../vector-cache.ts';
 import type { DerivedPlace } from './places.ts';
 import type { StatementCache } from './statements.ts';
 
@@ -54,6 +55,12 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
 
   async logTail(): Promise<number> {
     return (this.statements.get('SELECT coalesce(min(seq), 0) AS s FROM vector_log').get() as { s: number }).s;
+  }
+
+  async pruneLog(p: Principal, keep: number): Promise<number> {
+    assertPruner(p, keep);
+    // seq is AUTOINCREMENT: never reused, so what a reader saw stays below what is written later.
+    return this.statements.get('DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - ?').run(keep).changes;
   }
 
   async changedSince(seq: number): Promise<{ seq: number; rowid: number }[]> {
