@@ -20,7 +20,7 @@ export type EmbeddingConfig =
   | { provider: 'builtin' }
   | { provider: 'off' }
   | { provider: 'openai'; baseUrl: string; apiKey?: string; model: string; dimensions: number; timeoutMs?: number }
-  | { provider: 'onnx'; directory: string };
+  | { provider: 'onnx'; directory: string; pooling?: 'mean' | 'cls'; queryPrefix?: string; documentPrefix?: string };
 
 interface Loaded {
   service: EmbeddingService;
@@ -59,8 +59,10 @@ async function createEmbedder(ctx: ServiceContext, p: Principal, cfg: Exclude<Em
     }
     case 'openai':
       return new OpenAiCompatibleEmbedder({ baseUrl: cfg.baseUrl, model: cfg.model, dimensions: cfg.dimensions, ...(cfg.apiKey ? { apiKey: cfg.apiKey } : {}), ...(cfg.timeoutMs ? { timeoutMs: cfg.timeoutMs } : {}) });
-    case 'onnx':
-      return loadOnnxEmbedder({ directory: cfg.directory });
+    case 'onnx': {
+      const { directory, pooling, queryPrefix, documentPrefix } = cfg;
+      return loadOnnxEmbedder({ directory, ...(pooling ? { pooling } : {}), ...(queryPrefix ? { queryPrefix } : {}), ...(documentPrefix ? { documentPrefix } : {}) });
+    }
   }
 }
 

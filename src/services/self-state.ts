@@ -94,7 +94,7 @@ function vectorIndexWhy(ctx: ServiceContext): string {
 
 function embeddingsPart(ctx: ServiceContext): PartReport {
   const e = ctx.config.embeddings;
-  const setting = 'MNEMOS_EMBEDDINGS=builtin|openai|onnx|off (openai: MNEMOS_EMBEDDINGS_URL, _MODEL, _DIMENSIONS, _KEY; onnx: MNEMOS_EMBEDDINGS_DIR)';
+  const setting = 'MNEMOS_EMBEDDINGS=builtin|openai|onnx|off (openai: MNEMOS_EMBEDDINGS_URL, _MODEL, _DIMENSIONS, _KEY; onnx: MNEMOS_EMBEDDINGS_DIR, _POOLING, _QUERY_PREFIX, _DOCUMENT_PREFIX)';
   switch (e.provider) {
     case 'off':
       return { part: 'embeddings', state: 'off', why: 'turned off by configuration', setting };

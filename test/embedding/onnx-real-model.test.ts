@@ -17,6 +17,8 @@ import { basename, join } from 'node:path';
 import { loadOnnxEmbedder, TRANSFORMERS_PACKAGE } from '../../src/embedding/providers/onnx-directory.ts';
 import { MnemosError } from '../../src/domain/errors.ts';
 import { seededTable, vocabulary, writeTinyBert, type TinyBertDirectory } from '../helpers/onnx-model.ts';
+import { embeddingConfigFromEnv } from '../../src/surfaces/cli/embedding-env.ts';
+import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 
 async function packageAbsence(): Promise<string | null> {
   try {
@@ -154,6 +156,7 @@ test('prefixes, cls pooling and unnormalised output reach the real pipeline', { 
   await withModelDir('tiny-bert', async (dir) => {
     await writeTinyBert(dir, model);
     const prefixed = await loadOnnxEmbedder({ directory: dir, queryPrefix: 'tea ', documentPrefix: 'coffee ' });
+    assert.equal(prefixed.model, `onnx/tiny-bert/${HIDDEN}/mean/q="tea ",d="coffee "`, 'prefixes change every vector, so they name a model of their own');
     const [query] = await prefixed.embed(['cat'], { kind: 'query' });
     assertClose(query!, expected(model, ['[CLS]', 'tea', 'cat', '[SEP]']), 'query prefix');
     const [doc] = await prefixed.embed(['cat'], { kind: 'document' });
@@ -208,5 +211,30 @@ test('with the real package, a broken model file or a wrong dimension is an unav
       assert.match(e.message, new RegExp(`cannot load the ONNX model in .*${basename(dir)}`));
       return true;
     });
+  });
+});
+
+test('the environment settings reach the model through the engine: pooling and prefixes name the model the stored vectors carry', { skip }, async () => {
+  const model = tinyBert(71);
+  await withModelDir('tiny-bert', async (dir) => {
+    await writeTinyBert(dir, model);
+    const embeddings = embeddingConfigFromEnv({
+      MNEMOS_EMBEDDINGS: 'onnx',
+      MNEMOS_EMBEDDINGS_DIR: dir,
+      MNEMOS_EMBEDDINGS_POOLING: 'cls',
+      MNEMOS_EMBEDDINGS_QUERY_PREFIX: 'tea ',
+      MNEMOS_EMBEDDINGS_DOCUMENT_PREFIX: 'coffee ',
+    });
+    const m = await openMemory({ db: join(dir, '..', 'memory.db'), config: { embeddings } });
+    try {
+      const dog = await m.remember({ text: 'dog' });
+      await m.remember({ text: 'cat' });
+      const found = await m.search({ query: 'dog', mode: 'vector', limit: 2 });
+      assert.equal(found.hits.length, 2);
+      assert.equal(found.explain.vectorModel, `onnx/tiny-bert/${HIDDEN}/cls/q="tea ",d="coffee "`);
+      assert.ok(found.hits.some((h) => h.memory.id === dog.id));
+    } finally {
+      await m.close();
+    }
   });
 });

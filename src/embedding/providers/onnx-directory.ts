@@ -120,7 +120,9 @@ class OnnxEmbedder implements Embedder {
     readonly dimensions: number,
     private readonly options: OnnxDirectoryOptions,
   ) {
-    this.model = `onnx/${name}/${dimensions}/${options.pooling ?? 'mean'}`;
+    // Prefixes change every vector, so they are part of the model id (and absent from it when unset, as before).
+    const prefixes = options.queryPrefix || options.documentPrefix ? `/q=${JSON.stringify(options.queryPrefix ?? '')},d=${JSON.stringify(options.documentPrefix ?? '')}` : '';
+    this.model = `onnx/${name}/${dimensions}/${options.pooling ?? 'mean'}${prefixes}`;
     this.maxBatch = options.maxBatch ?? 32;
   }
 

@@ -19,7 +19,20 @@ export function embeddingConfigFromEnv(env: NodeJS.ProcessEnv): EmbeddingConfig 
     }
     case 'onnx': {
       if (!env.MNEMOS_EMBEDDINGS_DIR) throw new MnemosError('validation_failed', 'MNEMOS_EMBEDDINGS=onnx needs MNEMOS_EMBEDDINGS_DIR (a local model directory)', { field: 'MNEMOS_EMBEDDINGS_DIR' });
-      return { provider, directory: env.MNEMOS_EMBEDDINGS_DIR };
+      const pooling = env.MNEMOS_EMBEDDINGS_POOLING?.toLowerCase();
+      if (pooling && pooling !== 'mean' && pooling !== 'cls') {
+        throw new MnemosError('validation_failed', `MNEMOS_EMBEDDINGS_POOLING must be mean or cls, not "${pooling}"`, { field: 'MNEMOS_EMBEDDINGS_POOLING' });
+      }
+      // Prefixes are taken as given, trailing space included: e5 models want "query: " and "passage: ".
+      const queryPrefix = env.MNEMOS_EMBEDDINGS_QUERY_PREFIX;
+      const documentPrefix = env.MNEMOS_EMBEDDINGS_DOCUMENT_PREFIX;
+      return {
+        provider,
+        directory: env.MNEMOS_EMBEDDINGS_DIR,
+        ...(pooling ? { pooling: pooling as 'mean' | 'cls' } : {}),
+        ...(queryPrefix ? { queryPrefix } : {}),
+        ...(documentPrefix ? { documentPrefix } : {}),
+      };
     }
     default:
       throw new MnemosError('validation_failed', `MNEMOS_EMBEDDINGS must be builtin, openai, onnx or off, not "${provider}"`, { field: 'MNEMOS_EMBEDDINGS' });
