@@ -104,7 +104,7 @@ test('loading code: local files only, dtype from the files present, prefixes, po
     assert.equal(calls[0]!.model, dir, 'the model is named by its absolute directory, not looked up by name');
     assert.deepEqual(calls[0]!.options, { dtype: 'q8', local_files_only: true });
     assert.equal(e.dimensions, 4);
-    assert.match(e.model, /^onnx\/mnemos-onnx-.+\/4\/mean$/);
+    assert.match(e.model, /^onnx\/mnemos-onnx-.+\/4\/mean\/q="query: ",d="passage: "$/, 'the prefixes are part of the model id');
     const vectors = await e.embed(['a', 'b'], { kind: 'query' });
     assert.deepEqual(calls[1]!.texts, ['query: a', 'query: b']);
     assert.deepEqual([...vectors[1]!], [4, 5, 6, 7]);
