@@ -58,12 +58,14 @@ export class BuiltinEmbedder implements Embedder {
   /** IDF given to words the learned model never saw (and to every word before a model exists). */
   private readonly maxIdf: number;
   private readonly words = new Map<string, WordPart | null>();
+  private readonly scratch: { out: Float64Array; learned: Float64Array; subword: Float64Array };
 
   constructor(learned: LearnedModel | null = null, options: Partial<BuiltinEmbedderOptions> = {}) {
     this.learned = learned;
     this.options = { ...DEFAULT_BUILTIN, ...options };
     this.rank = learned?.options.rank ?? DEFAULT_TRAINING.rank;
     this.dimensions = this.rank + this.options.subwordDimensions;
+    this.scratch = { out: new Float64Array(this.dimensions), learned: new Float64Array(this.rank), subword: new Float64Array(this.options.subwordDimensions) };
     this.maxIdf = learned ? Math.log((learned.texts + 1) / 0.5) : 1;
     const o = this.options;
     this.model = `${RECIPE}:r${this.rank}:h${o.subwordDimensions}x${o.subwordWeight}n${o.minN}-${o.maxN}:${learned?.fingerprint ?? 'untrained'}`;
@@ -103,9 +105,13 @@ export class BuiltinEmbedder implements Embedder {
 
   /** Synchronous form (the work is pure CPU), for in-memory indexes. */
   embedSync(text: string, kind: 'document' | 'query' = 'document'): Float32Array {
-    const out = new Float64Array(this.dimensions);
-    const learned = new Float64Array(this.rank);
-    const subword = new Float64Array(this.options.subwordDimensions);
+    // Scratch arrays reused from call to call: typed arrays this size live outside the JS heap, and
+    // allocating three per text cost more than the arithmetic. Nothing awaits in here, so no two
+    // calls share them at once.
+    const { out, learned, subword } = this.scratch;
+    out.fill(0);
+    learned.fill(0);
+    subword.fill(0);
     const m = this.learned;
     for (const token of tokenize(text)) {
       if (kind === 'query' && QUERY_FRAME_WORDS.has(token)) continue;
