@@ -65,17 +65,17 @@ const AUDIT_ARRAYS = (first: number): string =>
  * vectors' foreign key and change-log trigger run at the end of the
  * statement, when the rows are there.
  */
-const n = INSERT_COLUMNS.length;
+const N_COLS = INSERT_COLUMNS.length;
 const BULK_WRITE_SQL = `WITH ins AS (
     INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})
     RETURNING id, row_no, tsv, doc_len),
   ${termStatsSql('ins')},
   vec AS (INSERT INTO memory_vectors (memory_row, model, vector)
-    SELECT ins.row_no, v.model, substring($${n + 5}::bytea FROM v.start FOR v.len)
-    FROM unnest($${n + 1}::text[], $${n + 2}::text[], $${n + 3}::int[], $${n + 4}::int[]) AS v(id, model, start, len) JOIN ins ON ins.id = v.id
+    SELECT ins.row_no, v.model, substring($${N_COLS + 5}::bytea FROM v.start FOR v.len)
+    FROM unnest($${N_COLS + 1}::text[], $${N_COLS + 2}::text[], $${N_COLS + 3}::int[], $${N_COLS + 4}::int[]) AS v(id, model, start, len) JOIN ins ON ins.id = v.id
     ON CONFLICT (memory_row, model) DO UPDATE SET vector = excluded.vector),
-  aud AS (INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT * FROM unnest(${AUDIT_ARRAYS(n + 6)})),
-  head AS (UPDATE audit_head SET seq = $${n + 17}, hash = $${n + 18} WHERE one)
+  aud AS (INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT * FROM unnest(${AUDIT_ARRAYS(N_COLS + 6)})),
+  head AS (UPDATE audit_head SET seq = $${N_COLS + 17}, hash = $${N_COLS + 18} WHERE one)
   SELECT id, row_no FROM ins`;
 
 /**
