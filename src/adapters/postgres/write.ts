@@ -76,7 +76,7 @@ const BULK_WRITE_SQL = `WITH ins AS (
     ON CONFLICT (memory_row, model) DO UPDATE SET vector = excluded.vector),
   aud AS (INSERT INTO audit_log (${AUDIT_COLUMNS}) SELECT * FROM unnest(${AUDIT_ARRAYS(N_COLS + 6)})),
   head AS (UPDATE audit_head SET seq = $${N_COLS + 17}, hash = $${N_COLS + 18} WHERE one)
-  SELECT id, row_no FROM ins`;
+  SELECT count(*) AS written FROM ins`;
 
 /**
  * Applies a batch of write operations on the caller's transaction client.
@@ -163,7 +163,7 @@ export class PgWriter {
     });
     const withVector = inserts.filter((op) => op.vector);
     const packed = packVectors(withVector.map((op) => op.vector!.vector));
-    await ctx.c.query(BULK_WRITE_SQL, [
+    const done = await rows<{ written: string }>(ctx.c, BULK_WRITE_SQL, [
       ...columns,
       withVector.map((op) => op.memory.id),
       withVector.map((op) => op.vector!.model),
@@ -174,6 +174,7 @@ export class PgWriter {
       ctx.head!.seq,
       ctx.head!.hash,
     ]);
+    if (Number(done[0]?.written) !== inserts.length) throw new MnemosError('internal', `the bulk write stored ${done[0]?.written} of ${inserts.length} memories`);
     ctx.savedHead = ctx.head;
     return mems.map((m) => ({ kind: 'insert', id: m.id, status: 'created' }));
   }
