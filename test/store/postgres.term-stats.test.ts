@@ -56,3 +56,32 @@ test('postgres: BM25 statistics equal a recount after bulk inserts, single write
     await dropSchema(schema);
   }
 });
+
+test('postgres: a batch larger than one bulk statement (4,500 memories) is written whole, with its chain, statistics and vectors', postgresOnly('the bulk statement is PostgreSQL\u2019s'), async () => {
+  const { schema, url } = freshSchema('bulkchunks');
+  const m = await openMemory({ db: url });
+  try {
+    const results = await m.rememberMany(Array.from({ length: 4500 }, (_, i) => ({ text: `bulk chunk memory ${i} about harbour tides and ${i % 7 === 0 ? 'herons' : 'otters'}` })));
+    assert.equal(results.length, 4500);
+    assert.ok(results.every((r) => r.status === 'created'));
+    const s = await stats(schema);
+    assert.deepEqual(s.kept, s.recount);
+    assert.deepEqual(s.docs, s.docsRecount);
+    assert.equal((s.docs as { n: number }).n, 4500);
+    const c = await pgClient(schema);
+    try {
+      assert.equal(Number((await c.query('SELECT count(*) AS n FROM memory_vectors')).rows[0].n), 4500);
+      assert.equal(Number((await c.query("SELECT count(*) AS n FROM audit_log WHERE action = 'create'")).rows[0].n), 4500);
+      const head = (await c.query('SELECT seq FROM audit_head')).rows[0];
+      assert.equal(Number(head.seq), Number((await c.query('SELECT max(seq) AS s FROM audit_log')).rows[0].s));
+    } finally {
+      await c.end();
+    }
+    const audit = await m.verifyAudit();
+    assert.equal(audit.ok, true, JSON.stringify(audit).slice(0, 500));
+    assert.equal((await m.search({ query: 'herons', mode: 'keyword', limit: 5 })).hits.length, 5);
+  } finally {
+    await m.close();
+    await dropSchema(schema);
+  }
+});

@@ -66,6 +66,12 @@ const AUDIT_ARRAYS = (first: number): string =>
  * statement, when the rows are there.
  */
 const N_COLS = INSERT_COLUMNS.length;
+/**
+ * Memories per bulk statement. A PostgreSQL message may not exceed 1 GB, and
+ * an import of a large file is one call (one transaction): chunks keep each
+ * statement to a few megabytes, all in the caller's transaction.
+ */
+const BULK_CHUNK = 2000;
 const BULK_WRITE_SQL = `WITH ins AS (
     INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) SELECT * FROM unnest(${INSERT_COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ')})
     RETURNING id, row_no, tsv, doc_len),
@@ -151,30 +157,33 @@ export class PgWriter {
       [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey)],
     );
     if ((clash[0]?.n ?? 0) > 0) return null;
-    const entries = inserts.map((op) => {
-      const m = op.memory;
-      const e = chainEntry(ctx.head, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } }, {
-        at: ctx.at,
-        actor: actorOf(ctx.p),
-        namespace: ctx.p.namespace,
+    for (let at = 0; at < inserts.length; at += BULK_CHUNK) {
+      const part = inserts.slice(at, at + BULK_CHUNK);
+      const entries = part.map((op) => {
+        const m = op.memory;
+        const e = chainEntry(ctx.head, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } }, {
+          at: ctx.at,
+          actor: actorOf(ctx.p),
+          namespace: ctx.p.namespace,
+        });
+        ctx.head = { seq: e.seq, hash: e.hash };
+        return e;
       });
-      ctx.head = { seq: e.seq, hash: e.hash };
-      return e;
-    });
-    const withVector = inserts.filter((op) => op.vector);
-    const packed = packVectors(withVector.map((op) => op.vector!.vector));
-    const done = await rows<{ written: string }>(ctx.c, BULK_WRITE_SQL, [
-      ...columns,
-      withVector.map((op) => op.memory.id),
-      withVector.map((op) => op.vector!.model),
-      packed.starts,
-      packed.lengths,
-      packed.bytes,
-      ...auditArrays(entries),
-      ctx.head!.seq,
-      ctx.head!.hash,
-    ]);
-    if (Number(done[0]?.written) !== inserts.length) throw new MnemosError('internal', `the bulk write stored ${done[0]?.written} of ${inserts.length} memories`);
+      const withVector = part.filter((op) => op.vector);
+      const packed = packVectors(withVector.map((op) => op.vector!.vector));
+      const done = await rows<{ written: string }>(ctx.c, BULK_WRITE_SQL, [
+        ...columns.map((c) => (part.length === inserts.length ? c : c.slice(at, at + BULK_CHUNK))),
+        withVector.map((op) => op.memory.id),
+        withVector.map((op) => op.vector!.model),
+        packed.starts,
+        packed.lengths,
+        packed.bytes,
+        ...auditArrays(entries),
+        ctx.head!.seq,
+        ctx.head!.hash,
+      ]);
+      if (Number(done[0]?.written) !== part.length) throw new MnemosError('internal', `the bulk write stored ${done[0]?.written} of ${part.length} memories`);
+    }
     ctx.savedHead = ctx.head;
     return mems.map((m) => ({ kind: 'insert', id: m.id, status: 'created' }));
   }
