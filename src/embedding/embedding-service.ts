@@ -78,13 +78,15 @@ export class EmbeddingService {
     return `${this.embedder.model}\u0000${kind}\u0000${sha256Hex(text)}`;
   }
 
-  async embed(texts: readonly string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
+  /** `onProgress` hears how many of the texts have vectors after each provider batch (long imports show it). */
+  async embed(texts: readonly string[], { onProgress, ...options }: EmbedOptions & { onProgress?: (done: number, total: number) => void } = {}): Promise<Float32Array[]> {
     const kind = options.kind ?? 'document';
-    if (this.embedder.cheapToRecompute) return this.embedUncached(texts, { ...options, kind });
+    if (this.embedder.cheapToRecompute) return this.embedUncached(texts, { ...options, kind }, onProgress);
     const out: Array<Float32Array | undefined> = texts.map((t) => this.cache.get(this.cacheKey(t, kind)));
     // Each distinct missing text is embedded once, however often it repeats.
     const missing = [...new Set(texts.filter((_, i) => out[i] === undefined))];
     const fresh = new Map<string, Float32Array>();
+    const cached = texts.length - missing.length;
     for (let at = 0; at < missing.length; at += this.embedder.maxBatch) {
       const batch = missing.slice(at, at + this.embedder.maxBatch);
       const vectors = await this.embedBatch(batch, { ...options, kind });
@@ -92,13 +94,17 @@ export class EmbeddingService {
         fresh.set(text, vectors[i]!);
         this.cache.set(this.cacheKey(text, kind), vectors[i]!);
       });
+      onProgress?.(Math.min(texts.length, cached + at + batch.length), texts.length);
     }
     return texts.map((t, i) => out[i] ?? fresh.get(t)!);
   }
 
-  private async embedUncached(texts: readonly string[], options: EmbedOptions): Promise<Float32Array[]> {
+  private async embedUncached(texts: readonly string[], options: EmbedOptions, onProgress?: (done: number, total: number) => void): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
-    for (let at = 0; at < texts.length; at += this.embedder.maxBatch) out.push(...(await this.embedBatch(texts.slice(at, at + this.embedder.maxBatch), options)));
+    for (let at = 0; at < texts.length; at += this.embedder.maxBatch) {
+      out.push(...(await this.embedBatch(texts.slice(at, at + this.embedder.maxBatch), options)));
+      onProgress?.(out.length, texts.length);
+    }
     return out;
   }
 

@@ -67,11 +67,16 @@ async function createEmbedder(ctx: ServiceContext, p: Principal, cfg: Exclude<Em
 }
 
 /** Vectors for new memory texts at write time; null when vectors are off. A provider failure never loses the write: the text is stored and backfilled later. */
-export async function embedForWrite(ctx: ServiceContext, p: Principal, texts: string[]): Promise<{ model: string; vectors: Float32Array[] } | null> {
+export async function embedForWrite(
+  ctx: ServiceContext,
+  p: Principal,
+  texts: string[],
+  onProgress?: (done: number, total: number) => void,
+): Promise<{ model: string; vectors: Float32Array[] } | null> {
   const svc = await embeddingsFor(ctx, p);
   if (!svc || texts.length === 0) return null;
   try {
-    return { model: svc.model, vectors: await svc.embed(texts, { kind: 'document' }) };
+    return { model: svc.model, vectors: await svc.embed(texts, { kind: 'document', ...(onProgress ? { onProgress } : {}) }) };
   } catch (err) {
     if (MnemosError.is(err, 'unavailable')) return null;
     throw err;
@@ -179,13 +184,13 @@ async function trainingSequences(ctx: ServiceContext, p: Principal): Promise<str
 }
 
 /** Attaches write-time vectors to the insert and update operations of a batch (same transaction as the rows). */
-export async function withVectors<T extends WriteOp>(ctx: ServiceContext, p: Principal, ops: T[]): Promise<T[]> {
+export async function withVectors<T extends WriteOp>(ctx: ServiceContext, p: Principal, ops: T[], onProgress?: (done: number, total: number) => void): Promise<T[]> {
   const texts: string[] = [];
   for (const op of ops) {
     if (op.kind === 'insert' && op.memory.supersededAt === null) texts.push(op.memory.text);
     else if (op.kind === 'update') texts.push(op.next.text);
   }
-  const emb = await embedForWrite(ctx, p, texts);
+  const emb = await embedForWrite(ctx, p, texts, onProgress);
   if (!emb) return ops;
   let i = 0;
   return ops.map((op) => {

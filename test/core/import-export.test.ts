@@ -93,6 +93,28 @@ test(named('transcripts: one episode per turn, idempotent by session + turn, sam
   }
 });
 
+test(named('import reports progress: embedding climbs to every new text before the one write'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'many.jsonl');
+    writeFileSync(file, Array.from({ length: 1200 }, (_, i) => JSON.stringify({ text: `imported line ${i} about lanterns`, key: `line-${i}` })).join('\n'));
+    const m = await openMemory({ db });
+    try {
+      const seen: { phase: string; done: number; total: number }[] = [];
+      await m.import(file, { onProgress: (p) => seen.push({ phase: p.phase, done: p.done, total: p.total }) });
+      const embedding = seen.filter((p) => p.phase === 'embedding');
+      assert.ok(embedding.length >= 2, `several embedding updates: ${JSON.stringify(seen)}`);
+      assert.ok(embedding.every((p, i) => p.total === 1200 && (i === 0 || p.done > embedding[i - 1]!.done)));
+      assert.equal(embedding.at(-1)!.done, 1200);
+      assert.deepEqual(seen.map((p) => p.phase).filter((ph, i, all) => ph !== all[i - 1]), ['parsing', 'embedding', 'writing', 'done']);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('a bad line stops the import with its line number and writes nothing from the file'), async () => {
   const { dir, db, cleanup } = testStores();
   try {

@@ -79,6 +79,23 @@ test('an embedder cheap to recompute skips the cache but keeps batching, order a
   await assert.rejects(new EmbeddingService(wrongWidth).embed(['x']), (e: unknown) => MnemosError.is(e, 'unavailable'));
 });
 
+test('progress: texts with vectors after each provider batch, cached ones counted from the start', async () => {
+  const seen: Array<[number, number]> = [];
+  const onProgress = (done: number, total: number) => void seen.push([done, total]);
+  const service = new EmbeddingService(new FakeEmbedder('fake/1', 2));
+  await service.embed(['a', 'b']);
+  await service.embed(['a', 'b', 'c', 'd', 'e'], { onProgress });
+  assert.deepEqual(seen, [[4, 5], [5, 5]], 'two were cached; three new in batches of two');
+  seen.length = 0;
+  const cheap = new EmbeddingService(
+    new (class extends FakeEmbedder {
+      readonly cheapToRecompute = true;
+    })('fake/1', 2),
+  );
+  await cheap.embed(['a', 'b', 'c'], { onProgress });
+  assert.deepEqual(seen, [[2, 3], [3, 3]]);
+});
+
 test('retries retryable failures with exponential back-off, then succeeds', async () => {
   const fake = new FakeEmbedder('fake/1', 8, [retryable(), retryable(1200), null]);
   const delays: number[] = [];

@@ -20,7 +20,8 @@ export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
 export interface ImportProgress {
   file: string;
-  phase: 'parsing' | 'writing' | 'done';
+  /** embedding: vectors for the new texts (done/total texts); writing: one transaction, so it goes from 0 to done. */
+  phase: 'parsing' | 'embedding' | 'writing' | 'done';
   done: number;
   total: number;
 }
@@ -94,8 +95,9 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     });
     if (format === 'markdown') ops.push(...(await staleChunkOps(ctx, p, abs, ops)));
   }
+  const withVecs = ops.length ? await withVectors(ctx, p, ops, (done, total) => progress('embedding', done, total)) : ops;
   progress('writing', 0, ops.length);
-  const results = ops.length ? await ctx.store.apply(p, await withVectors(ctx, p, ops)) : [];
+  const results = ops.length ? await ctx.store.apply(p, withVecs) : [];
   progress('done', ops.length, ops.length);
   return summarise(abs, format, results);
 }

@@ -10,7 +10,7 @@ function progressBar(ctx: CommandContext): ((p: ImportProgress) => void) | undef
     const width = 24;
     const frac = p.total ? p.done / p.total : 0;
     const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
-    ctx.stderr(`\r${p.phase.padEnd(8)} [${bar}] ${p.done}/${p.total} ${p.file}`.slice(0, 100).padEnd(100) + (p.phase === 'done' ? '\n' : ''));
+    ctx.stderr(`\r${p.phase.padEnd(9)} [${bar}] ${p.done}/${p.total} ${p.file}`.slice(0, 100).padEnd(100) + (p.phase === 'done' ? '\n' : ''));
   };
 }
 
