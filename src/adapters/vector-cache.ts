@@ -25,6 +25,14 @@ export function assertPruner(p: Principal, keep: number): void {
   if (!Number.isInteger(keep) || keep < 0) throw new MnemosError('validation_failed', `keep must be a whole number >= 0, not ${keep}`, { field: 'keep' });
 }
 
+/** The shared rule of VectorIndex.dropReplacedModels: an owner's maintenance that cannot take the current model with it. */
+export function assertModelDrop(p: Principal, family: string, current: string): void {
+  if (p.role !== 'owner') throw new MnemosError('forbidden', `only an owner deletes the vectors of replaced models, not a ${p.role}`);
+  if (family.length === 0 || !current.startsWith(family)) {
+    throw new MnemosError('validation_failed', `the current model "${current}" must belong to the family "${family}" whose older models are dropped`, { field: 'family' });
+  }
+}
+
 export interface VectorRow {
   rowid: number;
   id: string;

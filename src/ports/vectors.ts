@@ -79,4 +79,11 @@ export interface VectorIndex {
    * full. Maintenance, owner only; returns the entries deleted.
    */
   pruneLog(p: Principal, keep: number): Promise<number>;
+  /**
+   * Deletes the caller's namespace's vectors of the models `current` replaced:
+   * ids that start with `family` other than `current` itself. A retrained
+   * built-in model otherwise leaves the previous model's vectors behind for
+   * good. Owner only; returns the vectors deleted.
+   */
+  dropReplacedModels(p: Principal, family: string, current: string): Promise<number>;
 }

@@ -1,4 +1,4 @@
-import { BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
+import { BUILTIN_MODEL_FAMILY, BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
 import { deserializeModel, type LearnedModelState } from '../embedding/builtin/model.ts';
 import { EmbeddingService } from '../embedding/embedding-service.ts';
 import type { Embedder } from '../embedding/port.ts';
@@ -95,6 +95,8 @@ export interface BackfillResult {
   trained: boolean;
   embedded: number;
   total: number;
+  /** Vectors of built-in models this one replaced, deleted once every memory had a vector of this one. */
+  droppedVectors: number;
 }
 
 const TRAIN_PAGE = 5000;
@@ -129,8 +131,11 @@ export async function backfillEmbeddings(ctx: ServiceContext, p: Principal, opts
   if (!svc) throw new MnemosError('unavailable', 'no embedder is configured');
   const total = await store.count(p, {});
   const embedded = await embedMissing(ctx, p, svc, Infinity, (done) => opts.onProgress?.({ phase: 'embedding', done, total }));
+  // Every memory now has a vector of the current built-in model: the models it replaced are dead weight. (Other
+  // providers' models are left alone: another process may be configured to use them.)
+  const droppedVectors = cfg.provider === 'builtin' && p.role === 'owner' ? await store.vectors.dropReplacedModels(p, BUILTIN_MODEL_FAMILY, svc.model) : 0;
   opts.onProgress?.({ phase: 'done', done: embedded, total });
-  return { provider: cfg.provider, model: svc.model, trained, embedded, total };
+  return { provider: cfg.provider, model: svc.model, trained, embedded, total, droppedVectors };
 }
 
 /**

@@ -46,9 +46,14 @@ test(named('hybrid search: the trained built-in embedder finds a paraphrase keyw
       'the quarterly report is due on friday',
     ];
     await m.rememberMany(convo.map((text, i) => ({ text, sessionId: 's1', key: `t${i}` })));
+    const untrained = (await m.search({ query: 'dog', mode: 'vector' })).explain.vectorModel!;
+    assert.equal(await m.store.vectors!.count(m.principal, untrained), convo.length, 'written with vectors of the untrained model');
     const b = await m.embedBackfill({ retrain: true });
     assert.equal(b.trained, true);
     assert.equal(b.embedded, convo.length);
+    // The untrained model's vectors are gone: PostgreSQL kept them beside the new ones until the drop; SQLite replaced them in place.
+    assert.equal(await m.store.vectors!.count(m.principal, untrained), 0);
+    assert.equal(b.droppedVectors, BACKEND === 'postgres' ? convo.length : 0);
     const r = await m.search({ query: 'dog', limit: 3 });
     assert.ok(r.explain.lists.includes('vector'));
     assert.ok(r.hits.length > 0);

@@ -145,6 +145,34 @@ export function vectorContractTests(x: VectorContractContext): void {
     }
   });
 
+  test('vectors: dropping replaced models deletes only older models of the family, in the caller\u2019s namespace', async (t) => {
+    const cs = x.cs();
+    const v = vectorsOf(cs.store);
+    if (!v) return t.skip('this adapter has no vectors');
+    const q = unit(1, 0, 0);
+    const put = async (p: Principal, model: string) => {
+      const m = mem(p, { text: `vector of ${model}` });
+      await cs.store.apply(p, [{ kind: 'insert', memory: m, onExistingSource: 'conflict', vector: { model, vector: q } }]);
+      return m.id;
+    };
+    // '_' is a LIKE wildcard: 'fxm-lookalike' must not pass for the family 'f_m-'.
+    await put(owner, 'f_m-old-1');
+    await put(owner, 'f_m-old-2');
+    const current = await put(owner, 'f_m-new');
+    const lookalike = await put(owner, 'fxm-lookalike');
+    const elsewhere = await put(otherNs, 'f_m-old-1');
+    const before = await cs.rawVectorRows();
+    await assert.rejects(v.dropReplacedModels(guest, 'f_m-', 'f_m-new'), { code: 'forbidden' });
+    await assert.rejects(v.dropReplacedModels(owner, 'f_m-', 'fxm-lookalike'), { code: 'validation_failed' });
+    assert.equal(await v.dropReplacedModels(owner, 'f_m-', 'f_m-new'), 2);
+    assert.equal(await cs.rawVectorRows(), before - 2);
+    const ids = async (p: Principal, model: string) => (await v.nearest(p, { model, vector: q, filter: {}, limit: 5 })).hits.map((h) => h.id);
+    assert.deepEqual(await ids(owner, 'f_m-new'), [current]);
+    assert.deepEqual(await ids(owner, 'fxm-lookalike'), [lookalike]);
+    assert.deepEqual(await ids(owner, 'f_m-old-1'), []);
+    assert.deepEqual(await ids(otherNs, 'f_m-old-1'), [elsewhere], 'another namespace keeps its vectors');
+  });
+
   test('vectors: the learned model is kept per namespace and provider; only an owner replaces it', async (t) => {
     const v = vectorsOf(x.cs().store);
     if (!v) return t.skip('this adapter has no vectors');

@@ -6,7 +6,7 @@ import type { MemoryFilter } from '../../ports/store.ts';
 import type { VectorIndex, VectorIndexConfig, VectorIndexUse, VectorMatches } from '../../ports/vectors.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
-import { assertPruner, type VectorRow, type VectorRows } from '../vector-cache.ts';
+import { assertModelDrop, assertPruner, type VectorRow, type VectorRows } from '../vector-cache.ts';
 import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
 import { inTransaction, rows, withRetry, type PgConnection, type Queryable } from './connection.ts';
 import type { PgPlace } from './places.ts';
@@ -93,6 +93,19 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
     assertPruner(p, keep);
     const r = await withRetry(this.conn.location, () => this.conn.pool.query('DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - $1', [keep]));
     return r.rowCount ?? 0;
+  }
+
+  async dropReplacedModels(p: Principal, family: string, current: string): Promise<number> {
+    assertModelDrop(p, family, current);
+    return inTransaction(this.conn, async (c) => {
+      // The same lock order as a write batch (chain head, then rows): a forget cascading into these rows cannot deadlock with it.
+      await c.query('SELECT 1 FROM audit_head WHERE one FOR UPDATE');
+      const r = await c.query(
+        'DELETE FROM memory_vectors v USING memories m WHERE m.row_no = v.memory_row AND m.namespace = $1 AND left(v.model, length($2)) = $2 AND v.model <> $3',
+        [p.namespace, family, current],
+      );
+      return r.rowCount ?? 0;
+    });
   }
 
   async changedSince(seq: number): Promise<{ seq: number; rowid: number }[]> {

@@ -7,7 +7,7 @@ import type { VectorIndex, VectorIndexConfig, VectorIndexUse, VectorMatches } fr
 import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
 import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
-import { assertPruner } from '../vector-cache.ts';
+import { assertModelDrop, assertPruner } from '../vector-cache.ts';
 import type { DerivedPlace } from './places.ts';
 import type { StatementCache } from './statements.ts';
 
@@ -61,6 +61,14 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     assertPruner(p, keep);
     // seq is AUTOINCREMENT: never reused, so what a reader saw stays below what is written later.
     return this.statements.get('DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - ?').run(keep).changes;
+  }
+
+  async dropReplacedModels(p: Principal, family: string, current: string): Promise<number> {
+    assertModelDrop(p, family, current);
+    // substr, not LIKE: a model id may hold '_' or '%'.
+    return this.statements
+      .get('DELETE FROM memory_vectors WHERE substr(model, 1, length(?)) = ? AND model <> ? AND memory_rowid IN (SELECT rowid FROM memories WHERE namespace = ?)')
+      .run(family, family, current, p.namespace).changes;
   }
 
   async changedSince(seq: number): Promise<{ seq: number; rowid: number }[]> {

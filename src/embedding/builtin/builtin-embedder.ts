@@ -41,8 +41,11 @@ const YIELD_EVERY = 100;
 
 export const DEFAULT_BUILTIN: Readonly<BuiltinEmbedderOptions> = Object.freeze({ subwordDimensions: 64, subwordWeight: 0.25, minN: 3, maxN: 5 });
 
+/** Every built-in model id starts with this, whatever its recipe, options or training. */
+export const BUILTIN_MODEL_FAMILY = 'builtin-';
+
 /** The version of the vector recipe in this file; part of the model id. */
-const RECIPE = 'builtin-ppmi-svd-subword@1';
+const RECIPE = `${BUILTIN_MODEL_FAMILY}ppmi-svd-subword@1`;
 
 export class BuiltinEmbedder implements Embedder {
   readonly id = 'builtin';

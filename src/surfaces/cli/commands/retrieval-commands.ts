@@ -21,7 +21,8 @@ export const embed: Command = {
     const onProgress = progress(ctx);
     return m.embedBackfill({ retrain: !!ctx.values.retrain, ...(onProgress ? { onProgress } : {}) });
   },
-  human: (r: BackfillResult) => `${r.trained ? 'trained a new model; ' : ''}embedded ${r.embedded} of ${r.total} memories with ${r.model}`,
+  human: (r: BackfillResult) =>
+    `${r.trained ? 'trained a new model; ' : ''}embedded ${r.embedded} of ${r.total} memories with ${r.model}${r.droppedVectors ? `; deleted ${r.droppedVectors} vectors of the models it replaced` : ''}`,
 };
 
 export const context: Command = {
