@@ -5,6 +5,7 @@ import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../..
 import { scopeSql } from '../sql/scope-sql.ts';
 import { withBusyRetry } from './connection.ts';
 import type { DerivedPlace } from './places.ts';
+import type { StatementCache } from './statements.ts';
 
 /**
  * The knowledge graph in SQLite. Entities and relations carry the scope of
@@ -15,12 +16,16 @@ import type { DerivedPlace } from './places.ts';
 type Row = Record<string, unknown>;
 
 export class SqliteGraph implements GraphStore {
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    private readonly statements: StatementCache,
+  ) {}
 
+  /** Cached statements: every hybrid search looks its query's names up here, and preparing cost more than the look-up. */
   private entities(where: string, params: unknown[]): EntityRecord[] {
-    const rows = this.db.prepare(`SELECT e.* FROM graph_entities e WHERE ${where}`).all(...params) as Row[];
+    const rows = this.statements.get(`SELECT e.* FROM graph_entities e WHERE ${where}`).all(...params) as Row[];
     if (rows.length === 0) return [];
-    const aliasStmt = this.db.prepare('SELECT DISTINCT mention FROM graph_evidence WHERE entity_id = ? AND mention IS NOT NULL ORDER BY mention');
+    const aliasStmt = this.statements.get('SELECT DISTINCT mention FROM graph_evidence WHERE entity_id = ? AND mention IS NOT NULL ORDER BY mention');
     return rows.map((r) => {
       const mentions = (aliasStmt.all(r.id) as { mention: string }[]).map((a) => a.mention).filter((m) => m !== r.name);
       return rowToEntity(r, mentions);

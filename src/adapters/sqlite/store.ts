@@ -118,7 +118,7 @@ export class SqliteStore implements MemoryStore {
     this.tokens = new SqliteTokens(db, (p, draft) => this.writer.appendAudit(p, draft, Date.now()));
     // Memory lifecycle (issue 7): graph links and the expiry ledger are derived from memories, so forget cleans them.
     const appendAudit = (p: Principal, draft: AuditDraft) => this.writer.appendAudit(p, draft, Date.now());
-    this.graph = new SqliteGraph(db);
+    this.graph = new SqliteGraph(db, this.statements);
     this.ledger = new SqliteLedger(db, this.statements, appendAudit);
     this.jobs = new SqliteJobs(db, appendAudit);
     this.extraPlaces.push(graphPlace(db), expiryPlace(db));
