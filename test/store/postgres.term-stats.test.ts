@@ -85,3 +85,40 @@ test('postgres: a batch larger than one bulk statement (4,500 memories) is writt
     await dropSchema(schema);
   }
 });
+
+test('postgres: bulk writes past the threshold leave planner statistics behind (a background ANALYZE that close waits for)', postgresOnly('ANALYZE is PostgreSQL\u2019s'), async () => {
+  const { schema, url } = freshSchema('analyze');
+  const lastAnalyze = async () => {
+    const c = await pgClient(schema);
+    try {
+      const r = await c.query<{ relname: string; last_analyze: Date | null; reltuples: number }>(
+        `SELECT s.relname, s.last_analyze, c.reltuples FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid WHERE s.schemaname = $1 AND s.relname IN ('memories', 'term_df') ORDER BY 1`,
+        [schema],
+      );
+      return r.rows;
+    } finally {
+      await c.end();
+    }
+  };
+  const m = await openMemory({ db: url });
+  try {
+    await m.rememberMany(Array.from({ length: 600 }, (_, i) => ({ text: `planner note ${i} on tides` })));
+    assert.ok((await lastAnalyze()).every((r) => r.last_analyze === null), 'under the threshold: no ANALYZE yet');
+    await m.rememberMany(Array.from({ length: 600 }, (_, i) => ({ text: `planner note ${600 + i} on herons` })));
+  } finally {
+    await m.close(); // waits for the ANALYZE the second batch started
+  }
+  try {
+    // Statistics reach the views asynchronously; give them a moment.
+    let rows = await lastAnalyze();
+    for (let i = 0; i < 50 && rows.some((r) => r.last_analyze === null); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      rows = await lastAnalyze();
+    }
+    assert.deepEqual(rows.map((r) => r.relname), ['memories', 'term_df']);
+    assert.ok(rows.every((r) => r.last_analyze !== null), JSON.stringify(rows));
+    assert.equal(Number(rows.find((r) => r.relname === 'memories')!.reltuples), 1200);
+  } finally {
+    await dropSchema(schema);
+  }
+});

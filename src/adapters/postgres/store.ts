@@ -38,6 +38,7 @@ import { PgVectorIndex, vectorsPgPlace } from './vectors.ts';
 import type { VectorIndexConfig } from '../../ports/vectors.ts';
 import { checkVectorIndexConfig } from '../vector-scan.ts';
 import { PgWriter } from './write.ts';
+import { AnalyzeScheduler } from './analyze.ts';
 
 export interface PgStoreOptions {
   /** postgres://user:pass@host:port/db, optionally with `?schema=name`. */
@@ -84,6 +85,9 @@ export class PgStore implements MemoryStore {
   readonly vectors: PgVectorIndex;
   private readonly writer: PgWriter;
   private readonly extraPlaces: PgPlace[] = [];
+  private readonly analyzer: AnalyzeScheduler;
+  /** The last background ANALYZE that failed, for notes(); cleared by the next one that succeeds. */
+  private analyzeError: string | null = null;
   private closed = false;
 
   private constructor(
@@ -93,7 +97,19 @@ export class PgStore implements MemoryStore {
     readonly pgvectorAvailable: boolean,
     analyze: (text: string) => string[],
     vectorIndex: VectorIndexConfig | undefined,
+    /** Rows in memories when PostgreSQL last gathered its statistics (0 when never). */
+    analyzedRows: number,
   ) {
+    this.analyzer = new AnalyzeScheduler(
+      async () => {
+        await this.conn.pool.query('ANALYZE memories, term_df');
+        this.analyzeError = null;
+      },
+      analyzedRows,
+      (err) => {
+        this.analyzeError = (err as Error).message;
+      },
+    );
     // Vectors are searched in-process (see vectors.ts); pgvector's approximate index is not used, whether or not it is installed.
     this.vectors = new PgVectorIndex(conn, (p, f) => this.where(p, f), vectorIndex);
     this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: this.vectors.scan.approximateAvailable, jobLeases: true };
@@ -120,7 +136,9 @@ export class PgStore implements MemoryStore {
       try {
         const version = await migratePg(client, conn.schema);
         const pgvector = await detectPgvector(client);
-        return new PgStore(conn, version, pgvector, opts.analyze, opts.vectorIndex);
+        // reltuples is -1 until PostgreSQL has analyzed or vacuumed the table.
+        const analyzed = await client.query<{ n: string }>("SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = 'memories'::regclass");
+        return new PgStore(conn, version, pgvector, opts.analyze, opts.vectorIndex, Number(analyzed.rows[0]?.n ?? 0));
       } finally {
         client.release();
       }
@@ -138,9 +156,11 @@ export class PgStore implements MemoryStore {
   /** Backend facts for self_state: what is available and what falls back. */
   notes(): string[] {
     const scan = this.vectors.scan.describe();
-    return this.pgvectorAvailable
+    const notes = this.pgvectorAvailable
       ? [`${scan}; pgvector is available but not used, because its HNSW index cuts the top-k before the scope filter`]
       : [`${scan}; pgvector is not installed`];
+    if (this.analyzeError) notes.push(`planner statistics: the last background ANALYZE after bulk writes failed (${this.analyzeError}); autovacuum will gather them later`);
+    return notes;
   }
 
   async schemaVersion(): Promise<number> {
@@ -151,6 +171,7 @@ export class PgStore implements MemoryStore {
     if (this.closed) return;
     this.closed = true;
     this.vectors.scan.close();
+    await this.analyzer.settled();
     await this.conn.pool.end();
   }
 
@@ -159,7 +180,10 @@ export class PgStore implements MemoryStore {
     if (ops.length === 0) return [];
     const now = Date.now();
     const plan = this.writer.planBulk(p, ops);
-    return inTransaction(this.conn, (c) => this.writer.applyAll(c, p, ops, now, plan));
+    const results = await inTransaction(this.conn, (c) => this.writer.applyAll(c, p, ops, now, plan));
+    // New rows (not idempotent repeats) count toward the next background ANALYZE, once committed.
+    this.analyzer.wrote(results.filter((r) => (r.kind === 'insert' && r.status !== 'unchanged') || r.kind === 'update').length);
+    return results;
   }
 
   private where(p: Principal, filter: MemoryFilter | null): SqlPart {
