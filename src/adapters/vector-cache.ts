@@ -1,5 +1,3 @@
-import { MnemosError } from '../domain/errors.ts';
-import type { Principal } from '../domain/principal.ts';
 import type { VectorHit } from '../ports/vectors.ts';
 import { VectorMatrix } from './vector-matrix.ts';
 
@@ -17,20 +15,6 @@ export interface VectorRows {
   logTail(): Promise<number>;
   changedSince(seq: number): Promise<{ seq: number; rowid: number }[]>;
   load(model: string, rowids: number[] | null): Promise<VectorRow[]>;
-}
-
-/** The shared rule of VectorIndex.pruneLog: an owner's maintenance, keeping a whole number of entries. */
-export function assertPruner(p: Principal, keep: number): void {
-  if (p.role !== 'owner') throw new MnemosError('forbidden', `only an owner prunes the vector change log, not a ${p.role}`);
-  if (!Number.isInteger(keep) || keep < 0) throw new MnemosError('validation_failed', `keep must be a whole number >= 0, not ${keep}`, { field: 'keep' });
-}
-
-/** The shared rule of VectorIndex.dropReplacedModels: an owner's maintenance that cannot take the current model with it. */
-export function assertModelDrop(p: Principal, family: string, current: string): void {
-  if (p.role !== 'owner') throw new MnemosError('forbidden', `only an owner deletes the vectors of replaced models, not a ${p.role}`);
-  if (family.length === 0 || !current.startsWith(family)) {
-    throw new MnemosError('validation_failed', `the current model "${current}" must belong to the family "${family}" whose older models are dropped`, { field: 'family' });
-  }
 }
 
 export interface VectorRow {

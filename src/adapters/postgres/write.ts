@@ -38,8 +38,6 @@ interface BatchContext {
   head: { seq: number; hash: string } | null;
   /** Rows written by this batch; their terms join the BM25 statistics at the end. */
   written: string[];
-  /** The head a statement of this batch already wrote to audit_head (the bulk path's). */
-  savedHead?: { seq: number; hash: string } | null;
 }
 
 /** Each column's SQL type, for the array parameters of the bulk insert. */
@@ -105,10 +103,12 @@ export class PgWriter {
     const ctx: BatchContext = { c, p, now, at: toIso(now), head: null, written: [] };
     const logged = ops.some((op) => op.kind !== 'touch');
     if (logged) ctx.head = await lockHead(c);
-    const out = (plan && (await this.bulkInsert(ctx, plan))) ?? [];
-    if (out.length === 0) for (const op of ops) out.push(await this.applyOne(ctx, op));
+    // The bulk statement writes the chain head itself; the general path saves it at the end.
+    const bulk = plan ? await this.bulkInsert(ctx, plan) : null;
+    const out = bulk ?? [];
+    if (!bulk) for (const op of ops) out.push(await this.applyOne(ctx, op));
     await addToTermStats(c, ctx.written);
-    if (logged && ctx.head !== ctx.savedHead) await saveHead(c, ctx.head);
+    if (logged && !bulk) await saveHead(c, ctx.head);
     return out;
   }
 
@@ -184,7 +184,6 @@ export class PgWriter {
       ]);
       if (Number(done[0]?.written) !== part.length) throw new MnemosError('internal', `the bulk write stored ${done[0]?.written} of ${part.length} memories`);
     }
-    ctx.savedHead = ctx.head;
     return mems.map((m) => ({ kind: 'insert', id: m.id, status: 'created' }));
   }
 

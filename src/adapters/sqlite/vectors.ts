@@ -7,7 +7,7 @@ import type { VectorIndex, VectorIndexConfig, VectorIndexUse, VectorMatches } fr
 import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
 import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
-import { assertModelDrop, assertPruner } from '../vector-cache.ts';
+import { assertModelDrop, assertPruner } from '../vector-maintenance.ts';
 import type { DerivedPlace } from './places.ts';
 import type { StatementCache } from './statements.ts';
 

@@ -95,7 +95,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     });
     if (format === 'markdown') ops.push(...(await staleChunkOps(ctx, p, abs, ops)));
   }
-  const withVecs = ops.length ? await withVectors(ctx, p, ops, (done, total) => progress('embedding', done, total)) : ops;
+  const withVecs = await withVectors(ctx, p, ops, (done, total) => progress('embedding', done, total));
   progress('writing', 0, ops.length);
   const results = ops.length ? await ctx.store.apply(p, withVecs) : [];
   progress('done', ops.length, ops.length);
