@@ -30,8 +30,11 @@ const REBUILD_DEAD_MIN = 1024;
  *
  * The build runs on the main thread in slices of a few milliseconds between
  * turns of the event loop (usearch has no asynchronous insert), scheduled
- * with unreferenced immediates: an unfinished build never keeps a process
- * from exiting (unless someone awaits `whenBuilt`), and `close` stops it.
+ * with unreferenced zero-delay timers: an unfinished build never keeps a
+ * process from exiting (unless someone awaits `whenBuilt`), and `close`
+ * stops it. Not immediates: an unreferenced immediate does not stop the loop
+ * from sleeping in its poll phase, so an idle process ran one slice per
+ * wake-up and took minutes over a build of seconds.
  */
 export class ApproximateIndex implements VectorCacheListener {
   private graph!: HnswIndex;
@@ -41,7 +44,7 @@ export class ApproximateIndex implements VectorCacheListener {
   private head = 0;
   private dead = 0;
   /** The next slice of the build, when one is due. */
-  private next: NodeJS.Immediate | null = null;
+  private next: NodeJS.Timeout | null = null;
   private closed = false;
   private waiters: (() => void)[] = [];
   private chunk = 64;
@@ -131,7 +134,7 @@ export class ApproximateIndex implements VectorCacheListener {
 
   close(): void {
     this.closed = true;
-    if (this.next) clearImmediate(this.next);
+    if (this.next) clearTimeout(this.next);
     this.next = null;
     this.cache.unlisten(this);
     this.pending.clear();
@@ -157,7 +160,7 @@ export class ApproximateIndex implements VectorCacheListener {
 
   private schedule(): void {
     if (this.next || this.closed || this.failure !== null || this.pending.size === 0) return;
-    this.next = setImmediate(() => this.pump());
+    this.next = setTimeout(() => this.pump(), 0);
     if (this.waiters.length === 0) this.next.unref();
   }
 

@@ -307,6 +307,32 @@ test(named('approximate index: in auto mode an index built above the threshold i
   }
 });
 
+test(named('approximate index: the build goes on while the process waits on nothing but a distant timer'), async () => {
+  // An idle server's event loop sleeps in its poll phase until the next timer or socket event. The build's
+  // slices must still run back to back then: scheduled as unreferenced immediates they ran once per wake-up,
+  // and 100,000 vectors took minutes instead of seconds to enter the graph.
+  const st = testStores('mnemos-ann-idle-');
+  const s = await open(st.db, { mode: 'approximate', threshold: 0 });
+  try {
+    const M = 'ann-idle';
+    const data = clustered(30_000, DIMS, 47);
+    const ms = await insertAll(s, owner, M, data);
+    const first = await s.vectors.nearest(owner, { model: M, vector: data[7]!, filter: {}, limit: 3 });
+    assert.equal(first.index.kind, 'exact', 'the first search starts the build and the exact scan answers meanwhile');
+    let kind: string = first.index.kind;
+    for (let wakeUps = 0; wakeUps < 12 && kind !== 'approximate'; wakeUps++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      kind = (await s.vectors.nearest(owner, { model: M, vector: data[7]!, filter: {}, limit: 3 })).index.kind;
+    }
+    assert.equal(kind, 'approximate', 'the graph took in the rows while the process slept');
+    const r = await s.vectors.nearest(owner, { model: M, vector: data[7]!, filter: {}, limit: 3 });
+    assert.equal(r.hits[0]!.id, ms[7]!.id);
+  } finally {
+    await s.close();
+    await st.cleanup();
+  }
+});
+
 test('vector index configuration: environment and checks', () => {
   const cases: { env: Record<string, string>; want?: VectorIndexConfig; error?: RegExp }[] = [
     { env: {}, want: { mode: 'auto', threshold: 200_000 } },
