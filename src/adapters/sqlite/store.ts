@@ -115,7 +115,7 @@ export class SqliteStore implements MemoryStore {
     this.writer = new SqliteWriter(db, analyze, () => [...this.places, ...this.extraPlaces, memoriesPlace(db)]);
     this.audit = new SqliteAuditLog(db);
     this.pending = new SqlitePending(db);
-    this.tokens = new SqliteTokens(db, (p, draft) => this.writer.appendAudit(p, draft, Date.now()));
+    this.tokens = new SqliteTokens(db, this.statements, (p, draft) => this.writer.appendAudit(p, draft, Date.now()));
     // Memory lifecycle (issue 7): graph links and the expiry ledger are derived from memories, so forget cleans them.
     const appendAudit = (p: Principal, draft: AuditDraft) => this.writer.appendAudit(p, draft, Date.now());
     this.graph = new SqliteGraph(db, this.statements);

@@ -5,6 +5,7 @@ import type { Principal } from '../../domain/principal.ts';
 import { assertTokenOwner as assertOwner, matchToken, tokenRecord as toRecord, type TokenRow } from '../sql/token-rows.ts';
 import type { TokenRecord, TokenStore } from '../../ports/store.ts';
 import { withBusyRetry } from './connection.ts';
+import type { StatementCache } from './statements.ts';
 
 /**
  * Bearer tokens in SQLite. Only SHA-256 hashes are stored; creation and
@@ -13,6 +14,7 @@ import { withBusyRetry } from './connection.ts';
 export class SqliteTokens implements TokenStore {
   constructor(
     private readonly db: Database.Database,
+    private readonly statements: StatementCache,
     private readonly appendAudit: (p: Principal, draft: AuditDraft) => void,
   ) {}
 
@@ -51,7 +53,8 @@ export class SqliteTokens implements TokenStore {
   }
 
   async findByHash(hash: string): Promise<TokenRecord | null> {
-    const row = this.db.prepare('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL').get(hash) as TokenRow | undefined;
+    // Every HTTP request authenticates: preparing this statement cost more than running it.
+    const row = this.statements.get('SELECT * FROM tokens WHERE hash = ? AND revoked_at IS NULL').get(hash) as TokenRow | undefined;
     return matchToken(row, hash);
   }
 }
