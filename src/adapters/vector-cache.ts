@@ -44,13 +44,19 @@ export class VectorCache {
   private readonly matrix: VectorMatrix;
   private seq = -1;
   private free: number[] = [];
+  /** 1 for each slot holding a row (removed rows leave holes until reused). */
+  private live = new Uint8Array(1024);
+
+  /** The last full scan: rows it covered and how many it scored in float32 (all of them unless the bounding pass ruled rows out). */
+  lastScan: { rows: number; scoredExactly: number } | null = null;
 
   constructor(
     readonly model: string,
     readonly dims: number,
     private readonly rows: VectorRows,
+    opts: { quantized?: boolean } = {},
   ) {
-    this.matrix = new VectorMatrix(dims);
+    this.matrix = new VectorMatrix(dims, { quantized: opts.quantized !== false });
   }
 
   get size(): number {
@@ -123,6 +129,7 @@ export class VectorCache {
     this.namespaces = [];
     this.perNamespace.clear();
     this.free = [];
+    this.live.fill(0);
     for (const l of this.listeners) l.cleared();
     for (const v of all) this.add(v);
     this.seq = head;
@@ -137,7 +144,13 @@ export class VectorCache {
       this.rowids.push(-1);
       this.namespaces.push(null);
       this.matrix.reserve(slot + 1);
+      if (slot >= this.live.length) {
+        const grown = new Uint8Array(this.live.length * 2);
+        grown.set(this.live);
+        this.live = grown;
+      }
     }
+    this.live[slot] = 1;
     this.matrix.set(slot, vector);
     this.ids[slot] = id;
     this.rowids[slot] = rowid;
@@ -155,6 +168,7 @@ export class VectorCache {
     this.slots.delete(rowid);
     this.ids[slot] = null;
     this.rowids[slot] = -1;
+    this.live[slot] = 0;
     this.namespaces[slot] = null;
     const left = (this.perNamespace.get(namespace) ?? 1) - 1;
     if (left > 0) this.perNamespace.set(namespace, left);
@@ -189,14 +203,22 @@ export class VectorCache {
   nearest(query: Float32Array, allowed: ReadonlySet<number> | null, limit: number): VectorHit[] {
     if (allowed !== null && allowed.size * SPARSE_FRACTION < this.ids.length) return this.scoreRows(query, allowed, limit);
     const mask = allowed === null ? null : this.mask(allowed);
-    const heap = new TopK(limit);
     const n = this.ids.length;
+    const admitted = (slot: number) => this.live[slot] === 1 && (mask === null || mask[slot] === 1);
+    // From the 8-bit copy: only rows that may make the top `limit` are scored exactly (same result as scoring all).
+    const candidates = n >= BOUNDED_SCAN_MIN_ROWS && limit > 0 ? this.matrix.candidates(query, n, limit, mask ?? this.live) : null;
+    if (candidates) {
+      this.lastScan = { rows: n, scoredExactly: candidates.length };
+      return this.ranked(this.bestOfSlots(query, candidates, limit));
+    }
+    const heap = new TopK(limit, this.ids);
     // The SIMD kernel is cheaper over every row than skipping rows one by one.
     const scores = this.matrix.scores(query, n);
+    this.lastScan = { rows: n, scoredExactly: n };
     for (let slot = 0; slot < n; slot++) {
       const score = scores[slot]!;
       // The heap's floor check first: most rows lose to it and never reach the scope test.
-      if (score <= heap.floor || this.rowids[slot]! < 0 || (mask !== null && mask[slot] !== 1)) continue;
+      if (!(score >= heap.floor) || !admitted(slot)) continue;
       heap.offer(slot, score);
     }
     return this.ranked(heap);
@@ -224,11 +246,15 @@ export class VectorCache {
       const slot = this.slots.get(rowid);
       if (slot !== undefined) slots.push(slot);
     }
-    const heap = new TopK(limit);
+    return this.bestOfSlots(query, slots, limit);
+  }
+
+  private bestOfSlots(query: Float32Array, slots: number[], limit: number): TopK {
+    const heap = new TopK(limit, this.ids);
     const scores = this.matrix.scoresOf(query, slots);
     for (let i = 0; i < slots.length; i++) {
       const score = scores[i]!;
-      if (score > heap.floor) heap.offer(slots[i]!, score);
+      if (score >= heap.floor) heap.offer(slots[i]!, score);
     }
     return heap;
   }
@@ -245,21 +271,38 @@ export class VectorCache {
 
 /** An admitted set smaller than 1/SPARSE_FRACTION of the rows is scored row by row instead of by a full scan. */
 const SPARSE_FRACTION = 8;
+/** From this many rows the full scan bounds every row from the 8-bit copy first and scores only the rows it cannot rule out. */
+export const BOUNDED_SCAN_MIN_ROWS = 4096;
 
-/** The k best (slot, score) pairs seen so far, kept in a min-heap so most rows cost one comparison. */
+/**
+ * The k best (slot, score) pairs seen so far, kept in a min-heap so most rows
+ * cost one comparison. With `ids`, equal scores rank by id (smaller first),
+ * as the final order does: which of several rows tied at the k-th place stays
+ * then never depends on the order rows were offered in, so every path that
+ * scores the same rows keeps the same ones.
+ */
 class TopK {
   private readonly slots: Int32Array;
   private readonly scores: Float64Array;
   private size = 0;
 
-  constructor(private readonly k: number) {
+  constructor(
+    private readonly k: number,
+    private readonly ids: readonly (string | null)[] | null,
+  ) {
     this.slots = new Int32Array(Math.max(1, k));
     this.scores = new Float64Array(Math.max(1, k));
   }
 
-  /** A score at or below this cannot enter (minus infinity until the heap is full). */
+  /** A score below this cannot enter (minus infinity until the heap is full); an equal one enters only on a smaller id. */
   get floor(): number {
     return this.size < this.k ? -Infinity : this.scores[0]!;
+  }
+
+  /** Whether entry a ranks below entry b: a lower score, or an equal score and a larger id. */
+  private below(scoreA: number, slotA: number, scoreB: number, slotB: number): boolean {
+    if (scoreA !== scoreB) return scoreA < scoreB;
+    return this.ids !== null && this.ids[slotA]! > this.ids[slotB]!;
   }
 
   offer(slot: number, score: number): void {
@@ -268,7 +311,7 @@ class TopK {
       let i = this.size++;
       while (i > 0) {
         const parent = (i - 1) >> 1;
-        if (this.scores[parent]! <= score) break;
+        if (!this.below(score, slot, this.scores[parent]!, this.slots[parent]!)) break;
         this.slots[i] = this.slots[parent]!;
         this.scores[i] = this.scores[parent]!;
         i = parent;
@@ -277,14 +320,14 @@ class TopK {
       this.scores[i] = score;
       return;
     }
-    if (score <= this.scores[0]!) return;
+    if (!this.below(this.scores[0]!, this.slots[0]!, score, slot)) return;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= this.size) break;
       const r = l + 1;
-      const c = r < this.size && this.scores[r]! < this.scores[l]! ? r : l;
-      if (this.scores[c]! >= score) break;
+      const c = r < this.size && this.below(this.scores[r]!, this.slots[r]!, this.scores[l]!, this.slots[l]!) ? r : l;
+      if (!this.below(this.scores[c]!, this.slots[c]!, score, slot)) break;
       this.slots[i] = this.slots[c]!;
       this.scores[i] = this.scores[c]!;
       i = c;

@@ -1,4 +1,5 @@
 import { paddedDims, simdScan, type ScanFn } from './simd-dot.ts';
+import { QuantizedRows } from './vector-matrix-i8.ts';
 
 const PAGE = 65_536;
 /** WebAssembly memories stop at 4 GiB; past half of that the plain JavaScript path takes over rather than risk a failed grow. */
@@ -22,13 +23,16 @@ export class VectorMatrix {
   private rows: Float32Array;
   private query: Float32Array;
   private out: Float32Array;
+  /** The 8-bit copy for bounding passes (vector-matrix-i8.ts); null without SIMD, when turned off, or past one WebAssembly memory. */
+  private quantized: QuantizedRows | null;
 
   constructor(
     readonly dims: number,
-    opts: { initialRows?: number; simd?: boolean } = {},
+    opts: { initialRows?: number; simd?: boolean; quantized?: boolean } = {},
   ) {
     this.padded = paddedDims(dims);
     this.capacity = opts.initialRows ?? 1024;
+    this.quantized = opts.simd !== false && opts.quantized !== false ? QuantizedRows.create(dims, this.capacity) : null;
     const bytes = this.bytesFor(this.capacity);
     if (opts.simd !== false && bytes <= MAX_WASM_BYTES) {
       const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes / PAGE) });
@@ -85,6 +89,7 @@ export class VectorMatrix {
         this.memory.grow(Math.ceil((need - this.memory.buffer.byteLength) / PAGE));
       }
     }
+    if (this.quantized && !this.quantized.reserve(next)) this.quantized = null;
     this.capacity = next;
     this.views();
   }
@@ -93,6 +98,22 @@ export class VectorMatrix {
     const o = row * this.padded;
     this.rows.set(vector, o);
     if (this.padded !== vector.length) this.rows.fill(0, o + vector.length, o + this.padded);
+    this.quantized?.set(row, vector);
+  }
+
+  /**
+   * Rows among 0..count-1 marked 1 in `admitted` that may be among the
+   * `limit` best by `scores`, in row order, from a pass over the 8-bit copy
+   * (vector-matrix-i8.ts); score only these. Null when there is no 8-bit
+   * copy or the query cannot be bounded: call `scores`.
+   */
+  candidates(query: Float32Array, count: number, limit: number, admitted: Uint8Array): number[] | null {
+    return this.quantized?.candidates(query, count, limit, admitted) ?? null;
+  }
+
+  /** The 8-bit pass's bounds on what `scores` would give rows 0..count-1 (for tests); null as for `candidates`. */
+  bounds(query: Float32Array, count: number): { lo: Float64Array; hi: Float64Array } | null {
+    return this.quantized?.bounds(query, count) ?? null;
   }
 
   /** A view of one row's first `dims` floats; valid until the next `reserve`. */
