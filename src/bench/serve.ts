@@ -15,6 +15,8 @@ export interface ServeBenchOptions {
   concurrency: number;
   /** An empty store to fill and serve (e.g. a postgres:// URL with a fresh schema); a temporary SQLite file when absent. */
   db?: string;
+  /** Passed to the server as --search-threads; the server's default when absent. */
+  searchThreads?: number;
   onProgress?: (line: string) => void;
 }
 
@@ -66,7 +68,8 @@ export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchRes
       await mem.close();
     }
     const bin = fileURLToPath(new URL('../../bin/mnemos.js', import.meta.url));
-    child = spawn(process.execPath, [bin, 'serve', '--host', HOST, '--port', '0', '--db', db], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const threads = opts.searchThreads === undefined ? [] : ['--search-threads', String(opts.searchThreads)];
+    child = spawn(process.execPath, [bin, 'serve', '--host', HOST, '--port', '0', '--db', db, ...threads], { stdio: ['ignore', 'ignore', 'pipe'] });
     const port = await serverPort(child);
     say(`server on ${HOST}:${port}`);
     const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency });

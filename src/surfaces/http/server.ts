@@ -5,6 +5,7 @@ import type { Mnemos } from '../library/open-memory.ts';
 import { TOOLS } from '../tools/index.ts';
 import { createApp } from './app.ts';
 import type { HttpLimits } from './limits.ts';
+import type { PartReport } from '../../services/self-state.ts';
 
 export interface ServeOptions {
   memory: Mnemos;
@@ -12,6 +13,8 @@ export interface ServeOptions {
   port: number;
   limits?: Partial<HttpLimits>;
   log: (line: string) => void;
+  /** Extra lines for self_state (e.g. how searches run). */
+  parts?: PartReport[];
 }
 
 export interface RunningServer {
@@ -26,6 +29,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     { part: 'http_api', state: 'on' as const, why: `serving /v1 on ${opts.host}:${opts.port}`, setting: '--host, --port' },
     { part: 'mcp_http', state: 'on' as const, why: 'MCP streamable HTTP at /mcp', setting: null },
     { part: 'auth', state: 'on' as const, why: 'every /v1 and /mcp request needs a bearer token', setting: 'mnemos token create' },
+    ...(opts.parts ?? []),
   ];
   const app = createApp({ memory: opts.memory, tools: TOOLS, log: opts.log, surfaceParts: parts, ...(opts.limits ? { limits: opts.limits } : {}) });
   const server = await new Promise<Server>((resolve, reject) => {

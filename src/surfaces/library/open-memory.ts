@@ -27,6 +27,7 @@ import { LifecycleApi } from '../../lifecycle/api.ts';
 import { CycleApi } from '../../services/cycle/cycle-api.ts';
 import { backfillEmbeddings, prepareVectorIndex, type BackfillProgress } from '../../services/embeddings.ts';
 import { configureLifecycle, type LifecycleConfig } from '../../lifecycle/config.ts';
+import { SearchThreads, type SearchThreadsOpen } from './search-threads.ts';
 import type { ConsolidateOptions } from '../../lifecycle/consolidate.ts';
 
 export interface OpenMemoryOptions {
@@ -60,6 +61,8 @@ export class Mnemos {
     const store = await openStore(opts.db ?? DEFAULT_DB_PATH, { analyze, vectorIndex: config.vectorIndex });
     const ctx: ServiceContext = { store, now: opts.now ?? Date.now, analyzeQuery, config };
     configureLifecycle(ctx, opts.lifecycle);
+    // What a search thread needs to open the same store the same way; none with an injected clock (threads keep real time).
+    if (!opts.now) threads.set(ctx, { open: { db: opts.db ?? DEFAULT_DB_PATH, config, ...(opts.lifecycle ? { lifecycle: opts.lifecycle } : {}) }, pool: null });
     return new Mnemos(ctx, principal, true);
   }
 
@@ -93,9 +96,32 @@ export class Mnemos {
     return listMemories(this.ctx, this.principal, input);
   }
 
-  /** Hybrid search (mode 'keyword' or 'vector' runs one list only, for comparison). */
+  /** Hybrid search (mode 'keyword' or 'vector' runs one list only, for comparison); on a search thread once `startSearchThreads` ran. */
   search(input: (SearchInput & { mode?: SearchMode }) | string) {
-    return searchMemories(this.ctx, this.principal, typeof input === 'string' ? { query: input } : input);
+    const q = typeof input === 'string' ? { query: input } : input;
+    const pool = threads.get(this.ctx)?.pool;
+    return pool && pool.size > 0 ? pool.search(this.principal, q) : searchMemories(this.ctx, this.principal, q);
+  }
+
+  /**
+   * Runs every handle's searches from now on on `count` worker threads, each
+   * with its own handle on this store (search-threads.ts); `close` stops
+   * them. For servers: a search no longer holds up the event loop, and
+   * several run at once on several cores. Each thread keeps its own copy of
+   * the vectors it searches. Only the handle that opened the store may.
+   */
+  async startSearchThreads(count: number): Promise<number> {
+    const entry = threads.get(this.ctx);
+    if (!this.owned) throw new MnemosError('forbidden', 'only the handle that opened the store can start search threads');
+    if (!entry) throw new MnemosError('unsupported', 'search threads keep real time: this store was opened with an injected clock');
+    if (entry.pool) throw new MnemosError('conflict', `search threads are already running (${entry.pool.size})`);
+    entry.pool = await SearchThreads.start(count, entry.open);
+    return entry.pool.size;
+  }
+
+  /** Search threads running (0 when searches run on the caller's thread). */
+  get searchThreads(): number {
+    return threads.get(this.ctx)?.pool?.size ?? 0;
   }
 
   /** Applies an edit at once as a new version. Use previewUpdate/confirmUpdate for the two-step form. */
@@ -244,10 +270,19 @@ export class Mnemos {
   /** Closes the store; only the handle that opened it may. */
   async close(): Promise<void> {
     if (!this.owned) return;
+    const entry = threads.get(this.ctx);
+    if (entry?.pool) {
+      const pool = entry.pool;
+      entry.pool = null;
+      await pool.close();
+    }
     await this.ctx.cycles?.close();
     await this.ctx.store.close();
   }
 }
+
+/** Per store handle: how to open it again, and its search threads once started. */
+const threads = new WeakMap<ServiceContext, { open: SearchThreadsOpen; pool: SearchThreads | null }>();
 
 export function openMemory(opts?: OpenMemoryOptions): Promise<Mnemos> {
   return Mnemos.open(opts);

@@ -2,21 +2,23 @@ import { benchBackend, machineNote, writeBenchSection } from '../../../bench/rep
 import { benchServe, type ServeBenchResult } from '../../../bench/serve.ts';
 import type { Command } from '../command.ts';
 import { num } from './options.ts';
+import { defaultSearchThreads } from '../../library/search-threads.ts';
 
 const BENCH_FILE = 'docs/BENCHMARKS.md';
 
 export const benchServeCmd: Command = {
   name: 'serve',
-  usage: 'serve [--n 100000] [--seconds 10] [--concurrency 16] [--db postgres://...] [--no-write]',
+  usage: 'serve [--n 100000] [--seconds 10] [--concurrency 16] [--search-threads n] [--db postgres://...] [--no-write]',
   summary: 'requests/s and p50/p95/p99 of mnemos serve for searches and writes on loopback',
-  options: { n: { type: 'string' }, seconds: { type: 'string' }, concurrency: { type: 'string' }, 'no-write': { type: 'boolean' } },
+  options: { n: { type: 'string' }, seconds: { type: 'string' }, concurrency: { type: 'string' }, 'search-threads': { type: 'string' }, 'no-write': { type: 'boolean' } },
   async run(ctx) {
     const n = num(ctx, 'n') ?? 100_000;
     const seconds = num(ctx, 'seconds') ?? 10;
     const concurrency = num(ctx, 'concurrency') ?? 16;
     const db = ctx.values.db ? ctx.db : undefined;
     const b = benchBackend(db);
-    const r = await benchServe({ n, seconds, concurrency, ...(db ? { db } : {}), ...(ctx.json ? {} : { onProgress: (l: string) => ctx.stderr(`${l}\n`) }) });
+    const searchThreads = num(ctx, 'search-threads');
+    const r = await benchServe({ n, seconds, concurrency, ...(db ? { db } : {}), ...(searchThreads !== undefined ? { searchThreads } : {}), ...(ctx.json ? {} : { onProgress: (l: string) => ctx.stderr(`${l}\n`) }) });
     const ok = r.search.perSecond >= 1500 && r.search.latencyMs.p99 <= 50 && r.search.errors === 0 && r.writes.errors === 0;
     if (!ctx.values['no-write']) {
       const row = (what: string, p: ServeBenchResult['search'], target: string) =>
@@ -26,8 +28,8 @@ export const benchServeCmd: Command = {
         `serve${b.suffix}`,
         `HTTP server (mnemos serve, ${b.label})`,
         [
-          `Command: \`mnemos bench serve --n ${n} --seconds ${seconds} --concurrency ${concurrency}${b.suffix ? ' --db postgres://...' : ''}\` on ${machineNote()}.`,
-          `${n.toLocaleString('en')} memories; the server runs as its own process; ${concurrency} keep-alive clients on 127.0.0.1 for ${seconds} s per phase (client and server share the machine).`,
+          `Command: \`mnemos bench serve --n ${n} --seconds ${seconds} --concurrency ${concurrency}${searchThreads !== undefined ? ` --search-threads ${searchThreads}` : ''}${b.suffix ? ' --db postgres://...' : ''}\` on ${machineNote()}.`,
+          `${n.toLocaleString('en')} memories; the server runs as its own process (search threads: ${searchThreads ?? `the default, ${defaultSearchThreads()} here`}); ${concurrency} keep-alive clients on 127.0.0.1 for ${seconds} s per phase (client and server share the machine).`,
           '',
           '| phase | requests/s | p50 / p95 / p99 | errors | target |',
           '|---|---|---|---|---|',

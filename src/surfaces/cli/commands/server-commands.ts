@@ -5,6 +5,7 @@ import type { Command, CommandContext } from '../command.ts';
 import { num, str } from './options.ts';
 import { cycleRegistry } from '../../../services/cycle/cycle-api.ts';
 import { startScheduler } from '../../../lifecycle/scheduler.ts';
+import { defaultSearchThreads } from '../../library/search-threads.ts';
 
 const log = (ctx: CommandContext) => (line: string) => ctx.stderr(`${line}\n`);
 
@@ -23,9 +24,9 @@ function shutdownSignal(): Promise<string> {
 
 export const serveCmd: Command = {
   name: 'serve',
-  usage: 'serve [--port 7420] [--host 127.0.0.1] [--owner-token-file path] [--cycle-tick-ms n] [--consolidate-every-ms n]',
+  usage: 'serve [--port 7420] [--host 127.0.0.1] [--owner-token-file path] [--search-threads n] [--cycle-tick-ms n] [--consolidate-every-ms n]',
   summary: 'HTTP JSON API (/v1), MCP over HTTP (/mcp), /healthz, /openapi.json',
-  options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' }, 'cycle-tick-ms': { type: 'string' }, 'consolidate-every-ms': { type: 'string' } },
+  options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' }, 'cycle-tick-ms': { type: 'string' }, 'consolidate-every-ms': { type: 'string' }, 'search-threads': { type: 'string' } },
   async run(ctx) {
     const port = num(ctx, 'port') ?? 7420;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MnemosError('validation_failed', '--port must be an integer 0-65535', { field: 'port' });
@@ -34,7 +35,16 @@ export const serveCmd: Command = {
     const say = log(ctx);
     const tokenFile = str(ctx, 'owner-token-file');
     const boot = tokenFile ? await memory.ensureOwnerToken(tokenFile) : null;
-    const server = await startServer({ memory, host, port, log: say });
+    const threadsWanted = num(ctx, 'search-threads') ?? (process.env.MNEMOS_SEARCH_THREADS ? Number(process.env.MNEMOS_SEARCH_THREADS) : defaultSearchThreads());
+    if (!Number.isInteger(threadsWanted) || threadsWanted < 0 || threadsWanted > 64) throw new MnemosError('validation_failed', '--search-threads (or MNEMOS_SEARCH_THREADS) must be a whole number from 0 to 64', { field: 'search-threads' });
+    const threads = threadsWanted > 0 ? await memory.startSearchThreads(threadsWanted) : 0;
+    const searchPart = {
+      part: 'search_threads',
+      state: threads > 0 ? ('on' as const) : ('off' as const),
+      why: threads > 0 ? `searches run on ${threads} worker thread${threads === 1 ? '' : 's'}, each with its own store handle and vector copy` : 'searches run on the server\'s event loop',
+      setting: '--search-threads, MNEMOS_SEARCH_THREADS',
+    };
+    const server = await startServer({ memory, host, port, log: say, parts: [searchPart] });
     // Each agent that has used its blackboard gets a cycle tick on this timer (off unless asked for).
     const tickMs = num(ctx, 'cycle-tick-ms') ?? (Number(process.env.MNEMOS_CYCLE_TICK_MS) || 0);
     if (tickMs > 0) {
@@ -43,6 +53,7 @@ export const serveCmd: Command = {
     }
     say(`mnemos serve: ${server.url} (store ${ctx.db}, namespace ${ctx.namespace})`);
     say(`  HTTP API ${server.url}/v1   MCP ${server.url}/mcp   OpenAPI ${server.url}/openapi.json`);
+    say(`  searches: ${threads > 0 ? `${threads} search thread${threads === 1 ? '' : 's'}` : 'on the event loop'} (--search-threads)`);
     if (boot?.created) {
       say('');
       say('  First start: created an owner token (shown once here, saved for you):');
