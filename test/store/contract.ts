@@ -291,6 +291,22 @@ export function runStoreContract(factory: StoreFactory): void {
       for (const h of forOwner) assert.ok(hidden.some((m) => m.id === h.id), 'the owner gets the best-ranked rows');
     });
 
+    test(named('keyword candidates reach the rows a filter admits below many better-ranked rows of the owner'), async () => {
+      // The owner sees every row, so the first look checks only a little over the page; here all of those
+      // (and four times as many) are facts the filter rejects, and only the exact query finds the preferences.
+      const facts = Array.from({ length: 80 }, (_, i) => mem(owner, { text: `walrus walrus walrus fact ${i}`, type: 'fact', key: `wide:f${i}` }));
+      const prefs = Array.from({ length: 3 }, (_, i) => mem(owner, { text: `a preference that names one walrus among many other words, number ${i}`, type: 'preference', key: `wide:p${i}` }));
+      await s.apply(owner, [...facts, ...prefs].map((m) => insert(m)));
+      const terms = analyze('walrus');
+      for (const limit of [1, 2, 3]) {
+        const hits = await s.keywordCandidates(owner, { terms, filter: { types: ['preference'] }, limit });
+        assert.equal(hits.length, limit, `limit ${limit}`);
+        for (const h of hits) assert.ok(prefs.some((m) => m.id === h.id), 'only the admitted rows, found below the facts');
+      }
+      const unfiltered = await s.keywordCandidates(owner, { terms, filter: {}, limit: 5 });
+      for (const h of unfiltered) assert.ok(facts.some((m) => m.id === h.id), 'without the filter the facts rank first');
+    });
+
     test(named('scan pages through every version in id order; stats count them'), async () => {
       const seen: Memory[] = [];
       let afterId: string | null = null;

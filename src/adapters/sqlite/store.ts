@@ -59,6 +59,18 @@ const jsonArrayAny: JsonArrayAny = (column, values) => ({
 /** How many of the index's best matches are checked against scope and filter before falling back to the exact full query. */
 const KEYWORD_OVERFETCH = 4;
 
+/**
+ * The index's best matches to check, widening on a miss: an owner sees the
+ * whole namespace, so a little over the page almost always suffices (each
+ * checked match is a row look-up, and checking four times the page cost as
+ * much as ranking); other principals see a share, so they start wide.
+ */
+export function keywordHeads(limit: number, seesWholeNamespace: boolean): number[] {
+  if (!seesWholeNamespace) return [limit * KEYWORD_OVERFETCH];
+  const first = Math.ceil(limit * 1.25) + 10;
+  return [first, first * KEYWORD_OVERFETCH];
+}
+
 const ORDER_SQL: Record<ListOrder, string> = {
   recorded_desc: 'm.recorded_at DESC, m.id DESC',
   recorded_asc: 'm.recorded_at ASC, m.id ASC',
@@ -243,26 +255,32 @@ export class SqliteStore implements MemoryStore {
     if (terms.length === 0) return [];
     const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
     const w = this.where(p, q.filter);
-    // First the index's own best few times the page, then scope and filter on
-    // those rows only: joining every match to its row is what made common
-    // words slow. If too few survive while the index had more, the exact full
-    // query runs; either way the result is the true top of the admitted rows.
+    // First the index's own best matches (a little over the page, wider on a
+    // miss: keywordHeads), then scope and filter on those rows only: joining
+    // every match to its row is what made common words slow. If too few
+    // survive while the index had more, the exact full query runs; either way
+    // the result is the true top of the admitted rows.
     // CROSS JOIN fixes the loop order (SQLite never reorders it): without table
     // statistics the planner preferred to scan every memory in the namespace
     // and probe the few matches, ten times slower.
-    const head = q.limit * KEYWORD_OVERFETCH;
     const first = this.stmt(
       `SELECT m.id AS id, f.rank AS rank FROM (SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank LIMIT ?) f CROSS JOIN memories m ON m.rowid = f.rowid WHERE ${w.sql} ORDER BY f.rank LIMIT ?`,
-    ).all(match, head, ...w.params, q.limit) as { id: string; rank: number }[];
-    const indexHadMore = () => (this.stmt('SELECT count(*) AS n FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)').get(match, head) as { n: number }).n >= head;
-    const rows =
-      first.length >= q.limit || !indexHadMore()
-        ? first
-        : (this.stmt(`SELECT m.id AS id, bm25(memories_fts) AS rank FROM memories_fts CROSS JOIN memories m ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND ${w.sql} ORDER BY rank LIMIT ?`).all(
-            match,
-            ...w.params,
-            q.limit,
-          ) as { id: string; rank: number }[]);
+    );
+    const indexHas = this.stmt('SELECT count(*) AS n FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT ?)');
+    let rows: { id: string; rank: number }[] | null = null;
+    for (const head of keywordHeads(q.limit, readScope(p).all)) {
+      const found = first.all(match, head, ...w.params, q.limit) as { id: string; rank: number }[];
+      // Enough admitted, or the index has no more matches than were checked: this is the true top.
+      if (found.length >= q.limit || (indexHas.get(match, head) as { n: number }).n < head) {
+        rows = found;
+        break;
+      }
+    }
+    rows ??= this.stmt(`SELECT m.id AS id, bm25(memories_fts) AS rank FROM memories_fts CROSS JOIN memories m ON m.rowid = memories_fts.rowid WHERE memories_fts MATCH ? AND ${w.sql} ORDER BY rank LIMIT ?`).all(
+      match,
+      ...w.params,
+      q.limit,
+    ) as { id: string; rank: number }[];
     // FTS5's bm25() is lower-is-better; the port promises higher-is-better.
     return rows.map((r) => ({ id: r.id, score: -r.rank }));
   }
