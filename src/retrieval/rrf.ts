@@ -72,6 +72,13 @@ export function rrf(lists: readonly RankedList[], options: RrfOptions = {}): Fus
   for (let i = 0; i < all.length; ) {
     let j = i + 1;
     while (j < all.length && all[i]!.score - all[j]!.score <= epsilon) j++;
+    if (j === i + 1) {
+      // Most results tie with nothing: no group to order (a search fuses hundreds of ids).
+      const r = all[i]!;
+      out.push({ id: r.id, score: r.score, ranks: r.ranks });
+      i = j;
+      continue;
+    }
     const group = all.slice(i, j);
     const prior = options.tieBreaker;
     const priors = new Map(group.map((r) => [r.id, prior ? prior(r.id) : 0]));
