@@ -1,11 +1,13 @@
-import { int8Stride, simdScan8, type Scan8Fn } from './simd-dot-i8.ts';
+import { int8RowBytes, int8Stride, simdBound8, type Bound8Fn } from './simd-dot-i8.ts';
 
 const PAGE = 65_536;
 const MAX_WASM_BYTES = 2 ** 31;
-/** Slack for float32 rounding in the exact kernel and float64 rounding here, as a multiple of 2^-24 per dimension; generous on purpose. */
+/** Slack for float32 rounding in the exact kernel, as a multiple of 2^-24 per dimension; generous on purpose. */
 const ROUNDING_ULPS_PER_DIM = 4;
 /** Rows or queries with a component this large get no bound (their float32 products could overflow); such rows are always scored exactly. */
 const HUGE = 1e15;
+/** Nor do rows or queries whose largest component is this small: their scale would underflow float32. */
+const TINY = 1e-30;
 
 /**
  * An 8-bit copy of a VectorMatrix's rows, for a fast first pass that bounds
@@ -19,136 +21,134 @@ const HUGE = 1e15;
  *
  * plus the float32 kernel's own rounding, bounded through
  * Σ|q_j·v_j| <= |q|₁·127·s. So every row gets [lo, hi] holding the score
- * the exact kernel will give it, and the caller can rule rows out without
- * scoring them: the result stays exactly that of the full float32 scan.
+ * the exact kernel will give it (the kernel, simd-dot-i8.ts, widens it for
+ * its own float32 arithmetic), and the caller rules rows out without scoring
+ * them: the result stays exactly that of the full float32 scan.
  *
- * Scales and norms are float64 so the bound uses the same numbers the
- * quantization did. A row with a non-finite value gets an infinite bound
- * (always scored exactly, as before), and so does one with a component
- * past 1e15, whose float32 products could overflow.
+ * A row with a non-finite value, or one past 1e15 (whose float32 products
+ * could overflow) or under 1e-30, gets no bound: always scored exactly.
+ *
+ * Memory: [rows | admitted bytes | lo | hi | query]; each row is its values
+ * then s/2 and |v̂|₁ + d/2 as float32, so growing moves only scratch areas.
  */
 export class QuantizedRows {
   readonly stride: number;
+  private readonly rowBytes: number;
   private readonly memory: WebAssembly.Memory;
-  private readonly scan: Scan8Fn;
+  private readonly bound: Bound8Fn;
   private capacity = 0;
-  private rows = new Int8Array(0);
+  private bytes = new Uint8Array(0);
+  private rowFloats = new Float32Array(0);
+  private admitted = new Uint8Array(0);
+  private lo = new Float32Array(0);
+  private hi = new Float32Array(0);
   private query = new Int16Array(0);
-  private sums = new Int32Array(0);
-  /** s/2 per row (Infinity for a row with a non-finite value). */
-  private halfScale = new Float64Array(0);
-  /** |v̂|₁ + d/2 per row. */
-  private weight = new Float64Array(0);
-  private lo = new Float64Array(0);
-  private hi = new Float64Array(0);
+  private allAdmitted = new Uint8Array(0);
   /** The largest integer a query component may take: stride · 127 · max stays below 2^31. */
   private readonly queryMax: number;
 
   /** Null where WebAssembly SIMD is missing: the caller scans in float32 only. */
   static create(dims: number, capacity: number): QuantizedRows | null {
-    const stride = int8Stride(dims);
-    if (QuantizedRows.bytesFor(stride, capacity) > MAX_WASM_BYTES) return null;
-    const memory = new WebAssembly.Memory({ initial: Math.ceil(QuantizedRows.bytesFor(stride, capacity) / PAGE) });
-    const scan = simdScan8(memory);
-    return scan ? new QuantizedRows(dims, stride, memory, scan, capacity) : null;
+    const rowBytes = int8RowBytes(dims);
+    if (QuantizedRows.bytesFor(rowBytes, int8Stride(dims), capacity) > MAX_WASM_BYTES) return null;
+    const memory = new WebAssembly.Memory({ initial: Math.ceil(QuantizedRows.bytesFor(rowBytes, int8Stride(dims), capacity) / PAGE) });
+    const bound = simdBound8(memory);
+    return bound ? new QuantizedRows(dims, memory, bound, capacity) : null;
   }
 
-  private static bytesFor(stride: number, rows: number): number {
-    // [rows: int8 × stride | query: int16 × stride | sums: int32 per row]
-    return rows * stride + stride * 2 + rows * 4;
+  private static bytesFor(rowBytes: number, stride: number, rows: number): number {
+    const admitted = Math.ceil(rows / 16) * 16;
+    return rows * rowBytes + admitted + rows * 8 + stride * 2;
   }
 
   private constructor(
     readonly dims: number,
-    stride: number,
     memory: WebAssembly.Memory,
-    scan: Scan8Fn,
+    bound: Bound8Fn,
     capacity: number,
   ) {
-    this.stride = stride;
+    this.stride = int8Stride(dims);
+    this.rowBytes = int8RowBytes(dims);
     this.memory = memory;
-    this.scan = scan;
-    this.queryMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (127 * stride)));
+    this.bound = bound;
+    this.queryMax = Math.min(32767, Math.floor((2 ** 31 - 1) / (127 * this.stride)));
     this.reserve(capacity);
   }
 
   /** Room for `capacity` rows; false when that no longer fits one WebAssembly memory (the caller drops this copy). */
   reserve(capacity: number): boolean {
     if (capacity <= this.capacity) return true;
-    const need = QuantizedRows.bytesFor(this.stride, capacity);
+    const need = QuantizedRows.bytesFor(this.rowBytes, this.stride, capacity);
     if (need > MAX_WASM_BYTES) return false;
     if (need > this.memory.buffer.byteLength) this.memory.grow(Math.ceil((need - this.memory.buffer.byteLength) / PAGE));
-    const grow = (a: Float64Array) => {
-      const b = new Float64Array(capacity);
-      b.set(a);
-      return b;
-    };
-    this.halfScale = grow(this.halfScale);
-    this.weight = grow(this.weight);
-    this.lo = new Float64Array(capacity);
-    this.hi = new Float64Array(capacity);
     this.capacity = capacity;
-    // Rows come first, so growing keeps them in place; the query and sums are scratch.
     const buf = this.memory.buffer;
-    this.rows = new Int8Array(buf, 0, capacity * this.stride);
-    this.query = new Int16Array(buf, capacity * this.stride, this.stride);
-    this.sums = new Int32Array(buf, capacity * this.stride + this.stride * 2, capacity);
+    let at = 0;
+    this.bytes = new Uint8Array(buf, 0, capacity * this.rowBytes);
+    this.rowFloats = new Float32Array(buf, 0, (capacity * this.rowBytes) / 4);
+    at += capacity * this.rowBytes;
+    this.admitted = new Uint8Array(buf, at, capacity);
+    at += Math.ceil(capacity / 16) * 16;
+    this.lo = new Float32Array(buf, at, capacity);
+    at += capacity * 4;
+    this.hi = new Float32Array(buf, at, capacity);
+    at += capacity * 4;
+    this.query = new Int16Array(buf, at, this.stride);
+    this.allAdmitted = new Uint8Array(capacity).fill(1);
     return true;
   }
 
   set(row: number, vector: Float32Array): void {
-    const o = row * this.stride;
+    const o = row * this.rowBytes;
+    const meta = (o + this.stride) / 4; // h and w, as float32 after the values
     let max = 0;
     for (let j = 0; j < vector.length; j++) max = Math.max(max, Math.abs(vector[j]!));
-    if (!(max < HUGE)) {
-      this.rows.fill(0, o, o + this.stride);
-      this.halfScale[row] = Infinity;
-      this.weight[row] = 0;
+    const rows = this.bytes;
+    if (!(max < HUGE) || (max > 0 && max < TINY)) {
+      rows.fill(0, o, o + this.stride);
+      this.rowFloats[meta] = Infinity;
+      this.rowFloats[meta + 1] = 0;
       return;
     }
-    const s = max / 127;
     // Multiplying by 1/s instead of dividing by s moves a value by a few units in the 16th digit: nothing next to the bound's slack.
-    const inv = s === 0 ? 0 : 127 / max;
-    const rows = this.rows;
+    const inv = max === 0 ? 0 : 127 / max;
     let l1 = 0;
     for (let j = 0; j < vector.length; j++) {
       // Rounds to nearest like Math.round (v·inv lies in [-127, 127]), at two thirds of its cost: loading a million vectors quantizes each.
       const x = ((vector[j]! * inv + 128.5) | 0) - 128;
-      rows[o + j] = x;
+      rows[o + j] = x & 0xff;
       l1 += x < 0 ? -x : x;
     }
-    this.rows.fill(0, o + vector.length, o + this.stride);
-    this.halfScale[row] = s / 2;
-    this.weight[row] = l1 + this.dims / 2;
+    rows.fill(0, o + vector.length, o + this.stride);
+    this.rowFloats[meta] = max / 127 / 2;
+    this.rowFloats[meta + 1] = l1 + this.dims / 2;
   }
 
   /**
-   * Rows among 0..count-1 marked in `admitted` that may be among the `limit`
-   * best by the float32 kernel's score, in row order: every admitted row
-   * whose upper bound reaches the `limit`-th best lower bound (at least
+   * Rows among 0..count-1 marked 1 in `admitted` that may be among the
+   * `limit` best by the float32 kernel's score, in row order: every admitted
+   * row whose upper bound reaches the `limit`-th best lower bound (at least
    * `limit` rows score that much, so a row below it cannot make the cut).
-   * Null for a query this pass cannot bound (zero or huge): score every row.
+   * Null for a query this pass cannot bound (zero, tiny or huge): score every row.
    */
   candidates(query: Float32Array, count: number, limit: number, admitted: Uint8Array): number[] | null {
-    const cut = this.pass(query, count, admitted, limit);
-    if (cut === null) return null;
+    if (!this.pass(query, count, admitted)) return null;
+    const { lo, hi } = this;
+    const best = new MinHeap(limit);
+    let cut = -Infinity;
+    for (let r = 0; r < count; r++) if (lo[r]! > cut) cut = best.offer(lo[r]!);
     const out: number[] = [];
-    const hi = this.hi;
     for (let r = 0; r < count; r++) if (hi[r]! >= cut) out.push(r);
     return out;
   }
 
   /** Bounds [lo, hi] on the exact scores of rows 0..count-1 (reused by the next call); null as for `candidates`. */
-  bounds(query: Float32Array, count: number): { lo: Float64Array; hi: Float64Array } | null {
-    return this.pass(query, count, null, 0) === null ? null : { lo: this.lo, hi: this.hi };
+  bounds(query: Float32Array, count: number): { lo: Float32Array; hi: Float32Array } | null {
+    return this.pass(query, count, this.allAdmitted) ? { lo: this.lo, hi: this.hi } : null;
   }
 
-  /**
-   * Quantizes the query, runs the kernel and fills lo/hi (minus infinity for
-   * rows not admitted) in one loop that also keeps the `limit` best lower
-   * bounds; returns the smallest of those (minus infinity with fewer).
-   */
-  private pass(query: Float32Array, count: number, admitted: Uint8Array | null, limit: number): number | null {
+  /** Quantizes the query and has the kernel fill lo/hi (minus infinity for rows not admitted). */
+  private pass(query: Float32Array, count: number, admitted: Uint8Array): boolean {
     let max = 0;
     let l1 = 0;
     for (let j = 0; j < query.length; j++) {
@@ -156,7 +156,7 @@ export class QuantizedRows {
       max = Math.max(max, a);
       l1 += a;
     }
-    if (!(max > 0) || !(max < HUGE)) return null;
+    if (!(max >= TINY) || !(max < HUGE)) return false;
     const t = max / this.queryMax;
     let q1 = 0;
     this.query.fill(0);
@@ -165,31 +165,10 @@ export class QuantizedRows {
       this.query[j] = x;
       q1 += Math.abs(x);
     }
-    this.scan(this.rows.byteOffset, this.query.byteOffset, this.stride, count, this.sums.byteOffset);
+    this.admitted.set(admitted.subarray(0, count));
     const rounding = l1 * 254 * ROUNDING_ULPS_PER_DIM * (this.dims + 8) * 2 ** -24;
-    const { sums, halfScale, weight, lo, hi } = this;
-    const best = new MinHeap(limit);
-    let cut = -Infinity;
-    for (let r = 0; r < count; r++) {
-      if (admitted !== null && admitted[r] !== 1) {
-        lo[r] = -Infinity;
-        hi[r] = -Infinity;
-        continue;
-      }
-      const hs = halfScale[r]!;
-      if (hs === Infinity) {
-        lo[r] = -Infinity;
-        hi[r] = Infinity;
-        continue;
-      }
-      const estimate = 2 * hs * t * sums[r]!;
-      const slack = hs * (t * (q1 + weight[r]!) + rounding);
-      const low = estimate - slack;
-      lo[r] = low;
-      hi[r] = estimate + slack;
-      if (low > cut) cut = best.offer(low);
-    }
-    return cut;
+    this.bound(0, this.query.byteOffset, this.stride, this.rowBytes, count, this.admitted.byteOffset, this.lo.byteOffset, this.hi.byteOffset, 2 * t, t, q1, rounding);
+    return true;
   }
 }
 

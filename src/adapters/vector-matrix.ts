@@ -112,7 +112,7 @@ export class VectorMatrix {
   }
 
   /** The 8-bit pass's bounds on what `scores` would give rows 0..count-1 (for tests); null as for `candidates`. */
-  bounds(query: Float32Array, count: number): { lo: Float64Array; hi: Float64Array } | null {
+  bounds(query: Float32Array, count: number): { lo: Float32Array; hi: Float32Array } | null {
     return this.quantized?.bounds(query, count) ?? null;
   }
 

@@ -19,7 +19,18 @@ export const op = {
   localSet: 0x21,
   localTee: 0x22,
   f32Store: 0x38,
+  f32Load: 0x2a,
   i32Store: 0x36,
+  i32Load8U: 0x2d,
+  i32Eqz: 0x45,
+  f32Eq: 0x5b,
+  f32Abs: 0x8b,
+  f32Sub: 0x93,
+  f32Mul: 0x94,
+  f32ConvertI32S: 0xb2,
+  f32Const: 0x43,
+  if: 0x04,
+  else: 0x05,
   i32Const: 0x41,
   i32LtU: 0x49,
   i32GeU: 0x4f,
@@ -76,14 +87,20 @@ export const get = (i: number) => [op.localGet, i];
 export const set = (i: number) => [op.localSet, i];
 export const tee = (i: number) => [op.localTee, i];
 export const i32 = (v: number) => [op.i32Const, ...sleb(v)];
+export const f32 = (v: number) => {
+  const b = new DataView(new ArrayBuffer(4));
+  b.setFloat32(0, v, true); // WebAssembly is little-endian whatever the host is
+  return [op.f32Const, ...new Uint8Array(b.buffer)];
+};
 
 /**
  * A module of one exported function `exportName` with `params` parameters
- * of type i32 (and no result) over an imported memory env.memory; `body` is
+ * (a count of i32 ones, or their value types) and no result over an imported memory env.memory; `body` is
  * the function's code entry (locals and instructions, length-prefixed).
  */
-export function oneFunctionModule(exportName: string, params: number, body: number[]): Uint8Array {
-  const types = section(1, [1, 0x60, params, ...new Array(params).fill(I32), 0]);
+export function oneFunctionModule(exportName: string, params: number | number[], body: number[]): Uint8Array {
+  const types_ = typeof params === 'number' ? new Array<number>(params).fill(I32) : params;
+  const types = section(1, [1, 0x60, types_.length, ...types_, 0]);
   const imports = section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]);
   const funcs = section(3, [1, 0]);
   const exports = section(7, [1, ...name(exportName), 0x00, 0]);
