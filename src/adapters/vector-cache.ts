@@ -276,8 +276,8 @@ export const BOUNDED_SCAN_MIN_ROWS = 4096;
 
 /**
  * The k best (slot, score) pairs seen so far, kept in a min-heap so most rows
- * cost one comparison. With `ids`, equal scores rank by id (smaller first),
- * as the final order does: which of several rows tied at the k-th place stays
+ * cost one comparison. Equal scores rank by id (smaller first), as the
+ * final order does: which of several rows tied at the k-th place stays
  * then never depends on the order rows were offered in, so every path that
  * scores the same rows keeps the same ones.
  */
@@ -288,7 +288,7 @@ class TopK {
 
   constructor(
     private readonly k: number,
-    private readonly ids: readonly (string | null)[] | null,
+    private readonly ids: readonly (string | null)[],
   ) {
     this.slots = new Int32Array(Math.max(1, k));
     this.scores = new Float64Array(Math.max(1, k));
@@ -302,7 +302,7 @@ class TopK {
   /** Whether entry a ranks below entry b: a lower score, or an equal score and a larger id. */
   private below(scoreA: number, slotA: number, scoreB: number, slotB: number): boolean {
     if (scoreA !== scoreB) return scoreA < scoreB;
-    return this.ids !== null && this.ids[slotA]! > this.ids[slotB]!;
+    return this.ids[slotA]! > this.ids[slotB]!;
   }
 
   offer(slot: number, score: number): void {
