@@ -2,7 +2,7 @@ import type { Principal } from '../domain/principal.ts';
 import { packContext, type PackedContext } from '../retrieval/context-pack.ts';
 import type { ServiceContext } from './context.ts';
 import type { SearchInput } from './inputs.ts';
-import { searchMemories } from './search.ts';
+import { runSearch } from './search.ts';
 
 export interface ContextResult extends PackedContext {
   query: string;
@@ -17,7 +17,7 @@ export interface ContextResult extends PackedContext {
  */
 export async function assembleContext(ctx: ServiceContext, p: Principal, input: SearchInput & { maxTokens: number }, cite: (m: import('../domain/memory.ts').Memory) => string): Promise<ContextResult> {
   const { maxTokens, ...search } = input;
-  const r = await searchMemories(ctx, p, { limit: 50, ...search });
+  const r = await runSearch(ctx, p, { limit: 50, ...search });
   const items = [
     ...r.ledger.map((f) => ({ id: `ledger:${f.key}`, text: f.statement ?? `${f.key}: ${f.value}`, citation: `ledger ${f.key}` })),
     ...r.hits.map((h) => ({ id: h.memory.id, text: h.memory.text, citation: `${cite(h.memory)} (${h.memory.id})` })),

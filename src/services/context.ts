@@ -3,6 +3,9 @@ import type { CycleRegistry } from './cycle/cycle-registry.ts';
 import type { EmbeddingService } from '../embedding/embedding-service.ts';
 import type { EmbeddingConfig } from './embeddings.ts';
 import { DEFAULT_VECTOR_INDEX, type VectorIndexConfig } from '../ports/vectors.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { SearchInput } from './inputs.ts';
+import type { SearchMode, SearchResult } from './search.ts';
 
 /** What every service needs; built once by the engine, never global. */
 export interface ServiceContext {
@@ -16,6 +19,8 @@ export interface ServiceContext {
   cycles?: CycleRegistry;
   /** Embedding services by namespace (the built-in model is learned per namespace). */
   embedders?: Map<string, { service: EmbeddingService; checkedAt: number }>;
+  /** Where searches run when not here: search threads set it (surfaces/library/search-threads.ts); see runSearch. */
+  searchRunner?: (p: Principal, input: SearchInput & { mode?: SearchMode }) => Promise<SearchResult>;
 }
 
 export interface EngineConfig {

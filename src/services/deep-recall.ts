@@ -3,7 +3,7 @@ import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { sessionTurns, turnOf } from './recall-range.ts';
-import { searchMemories } from './search.ts';
+import { runSearch } from './search.ts';
 import { parseInput } from './validate.ts';
 
 export const DEEP_RECALL_SCOPES = ['current_session', 'recent_sessions', 'all_sessions'] as const;
@@ -48,7 +48,7 @@ export async function deepRecall(ctx: ServiceContext, p: Principal, input: DeepR
   else sessions = [undefined];
   const hits: DeepRecallHit[] = [];
   for (const sessionId of sessions) {
-    const r = await searchMemories(ctx, p, { query: q.query, limit: q.maxResults, filter: { types: ['episode'], ...(sessionId ? { sessionId } : {}) } });
+    const r = await runSearch(ctx, p, { query: q.query, limit: q.maxResults, filter: { types: ['episode'], ...(sessionId ? { sessionId } : {}) } });
     for (const h of r.hits) if (h.memory.sessionId) hits.push({ sessionId: h.memory.sessionId, turn: turnOf(h.memory), id: h.memory.id, score: h.score, text: h.memory.text, context: [] });
   }
   hits.sort((a, b) => b.score - a.score);

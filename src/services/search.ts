@@ -55,6 +55,16 @@ export interface SearchExplain {
   message?: string;
 }
 
+/**
+ * A search wherever this context runs searches: on a search thread when the
+ * server started some (ctx.searchRunner), else here. Services that search
+ * inside other work (context assembly, deep recall) call this, so the
+ * server's event loop never runs a search while threads exist.
+ */
+export function runSearch(ctx: ServiceContext, p: Principal, input: SearchInput & { mode?: SearchMode }): Promise<SearchResult> {
+  return ctx.searchRunner ? ctx.searchRunner(p, input) : searchMemories(ctx, p, input);
+}
+
 /** How deep each list goes into the fusion. */
 const DEPTH = 100;
 

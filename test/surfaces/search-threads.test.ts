@@ -12,6 +12,7 @@ import { MnemosError } from '../../src/domain/errors.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { SearchThreads } from '../../src/surfaces/library/search-threads.ts';
 import { DEFAULT_CONFIG } from '../../src/services/context.ts';
+import { assembleContext } from '../../src/services/context-assembly.ts';
 import { named, testStores } from '../helpers/backend.ts';
 
 const owner: Principal = { role: 'owner', namespace: 'threads', id: 'owner' };
@@ -30,8 +31,16 @@ test(named('search threads answer exactly as the caller thread does, per princip
     const inputs = Array.from({ length: 400 }, (_, i) => ({
       text: `note ${i}: the ${words[i % 10]} beside the ${words[(i * 7) % 10]} and a ${words[(i * 3) % 10]}`,
       visibility: (i % 3 === 0 ? 'shared' : 'owner') as 'shared' | 'owner',
+      ...(i % 4 === 0 ? { type: 'episode' as const, sessionId: `session-${i % 5}` } : {}),
     }));
     await root.rememberMany(inputs);
+    // Searches inside other work: context assembly and deep recall.
+    const cite = (m: { id: string }) => m.id;
+    const assembled = () => assembleContext(root.context, owner, { query: 'glacier lantern', maxTokens: 300 }, cite);
+    const recalled = () => root.deepRecall({ query: 'falcon orchard', maxResults: 5 });
+    const contextBefore = await assembled();
+    const recallBefore = await recalled();
+    assert.ok(contextBefore.items.length > 0 && recallBefore.hits.length > 0);
     const queries = ['violin near the glacier', 'saffron compass', 'quartz', 'falcon meadow harbour'];
     const before = new Map<string, unknown>();
     for (const who of [owner, guest]) for (const q of queries) for (const mode of ['hybrid', 'keyword', 'vector'] as const) before.set(`${who.role}|${q}|${mode}`, strip(await root.as(who).search({ query: q, limit: 8, mode })));
@@ -48,6 +57,9 @@ test(named('search threads answer exactly as the caller thread does, per princip
         }
       }
     }
+    assert.deepEqual(await assembled(), contextBefore, 'context assembly searches on a thread, with the same result');
+    assert.deepEqual(await recalled(), recallBefore, 'deep recall searches on a thread, with the same result');
+
     // Concurrent searches spread over both threads and all come back.
     const many = await Promise.all(Array.from({ length: 20 }, (_, i) => root.search({ query: words[i % 10]!, limit: 3 })));
     assert.ok(many.every((r) => r.hits.length === 3));
@@ -59,6 +71,24 @@ test(named('search threads answer exactly as the caller thread does, per princip
     await assert.rejects(root.search({ query: '', limit: 3 }), (e: unknown) => MnemosError.is(e, 'validation_failed'));
     await assert.rejects(root.startSearchThreads(1), (e: unknown) => MnemosError.is(e, 'conflict'));
     await assert.rejects(root.as(guest).startSearchThreads(1), (e: unknown) => MnemosError.is(e, 'forbidden'));
+    // A second handle on the same store with threads: no search of any kind touches vectors on its own thread.
+    const server = await openMemory({ db: st.db, principal: owner });
+    try {
+      let here = 0;
+      const vectors = server.store.vectors!;
+      const nearest = vectors.nearest.bind(vectors);
+      vectors.nearest = (...args) => {
+        here++;
+        return nearest(...args);
+      };
+      await server.startSearchThreads(1);
+      assert.deepEqual(await assembleContext(server.context, owner, { query: 'glacier lantern', maxTokens: 300 }, cite), contextBefore);
+      assert.equal((await server.deepRecall({ query: 'falcon orchard', maxResults: 5 })).hits.length, recallBefore.hits.length);
+      assert.ok((await server.search({ query: 'violin', limit: 3 })).hits.length > 0);
+      assert.equal(here, 0, 'every search ran on the search thread');
+    } finally {
+      await server.close();
+    }
   } finally {
     await root.close();
     await st.cleanup();

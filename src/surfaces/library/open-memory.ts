@@ -14,7 +14,7 @@ import { history } from '../../services/history.ts';
 import { importFile, type ImportOptions } from '../../services/import/import-file.ts';
 import type { ListInput, MemoryPatch, RememberInput, SearchInput } from '../../services/inputs.ts';
 import { getMemory, listMemories, remember, type SourcePolicy } from '../../services/memories.ts';
-import { searchMemories, type SearchMode } from '../../services/search.ts';
+import { runSearch, searchMemories, type SearchMode } from '../../services/search.ts';
 import { status } from '../../services/status.ts';
 import { deepRecall, type DeepRecallInput } from '../../services/deep-recall.ts';
 import { ingestTranscript, type TranscriptInput } from '../../services/ingest-transcript.ts';
@@ -98,9 +98,7 @@ export class Mnemos {
 
   /** Hybrid search (mode 'keyword' or 'vector' runs one list only, for comparison); on a search thread once `startSearchThreads` ran. */
   search(input: (SearchInput & { mode?: SearchMode }) | string) {
-    const q = typeof input === 'string' ? { query: input } : input;
-    const pool = threads.get(this.ctx)?.pool;
-    return pool && pool.size > 0 ? pool.search(this.principal, q) : searchMemories(this.ctx, this.principal, q);
+    return runSearch(this.ctx, this.principal, typeof input === 'string' ? { query: input } : input);
   }
 
   /**
@@ -115,8 +113,12 @@ export class Mnemos {
     if (!this.owned) throw new MnemosError('forbidden', 'only the handle that opened the store can start search threads');
     if (!entry) throw new MnemosError('unsupported', 'search threads keep real time: this store was opened with an injected clock');
     if (entry.pool) throw new MnemosError('conflict', `search threads are already running (${entry.pool.size})`);
-    entry.pool = await SearchThreads.start(count, entry.open);
-    return entry.pool.size;
+    const pool = await SearchThreads.start(count, entry.open);
+    entry.pool = pool;
+    // Every search of this store goes to a thread, the engine's own too (context assembly, deep recall); with
+    // every thread gone (each is replaced when it dies, so only briefly) the caller's thread answers.
+    this.ctx.searchRunner = (p, input) => (pool.size > 0 ? pool.search(p, input) : searchMemories(this.ctx, p, input));
+    return pool.size;
   }
 
   /** Search threads running (0 when searches run on the caller's thread). */
@@ -274,6 +276,7 @@ export class Mnemos {
     if (entry?.pool) {
       const pool = entry.pool;
       entry.pool = null;
+      delete this.ctx.searchRunner;
       await pool.close();
     }
     await this.ctx.cycles?.close();
