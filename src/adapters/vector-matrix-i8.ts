@@ -43,7 +43,6 @@ export class QuantizedRows {
   private lo = new Float32Array(0);
   private hi = new Float32Array(0);
   private query = new Int16Array(0);
-  private allAdmitted = new Uint8Array(0);
   /** The largest integer a query component may take: stride · 127 · max stays below 2^31. */
   private readonly queryMax: number;
 
@@ -94,7 +93,6 @@ export class QuantizedRows {
     this.hi = new Float32Array(buf, at, capacity);
     at += capacity * 4;
     this.query = new Int16Array(buf, at, this.stride);
-    this.allAdmitted = new Uint8Array(capacity).fill(1);
     return true;
   }
 
@@ -144,7 +142,7 @@ export class QuantizedRows {
 
   /** Bounds [lo, hi] on the exact scores of rows 0..count-1 (reused by the next call); null as for `candidates`. */
   bounds(query: Float32Array, count: number): { lo: Float32Array; hi: Float32Array } | null {
-    return this.pass(query, count, this.allAdmitted) ? { lo: this.lo, hi: this.hi } : null;
+    return this.pass(query, count, new Uint8Array(count).fill(1)) ? { lo: this.lo, hi: this.hi } : null;
   }
 
   /** Quantizes the query and has the kernel fill lo/hi (minus infinity for rows not admitted). */

@@ -72,17 +72,13 @@ export function rrf(lists: readonly RankedList[], options: RrfOptions = {}): Fus
   for (let i = 0; i < all.length; ) {
     let j = i + 1;
     while (j < all.length && all[i]!.score - all[j]!.score <= epsilon) j++;
-    if (j === i + 1) {
-      // Most results tie with nothing: no group to order (a search fuses hundreds of ids).
-      const r = all[i]!;
-      out.push({ id: r.id, score: r.score, ranks: r.ranks });
-      i = j;
-      continue;
-    }
     const group = all.slice(i, j);
-    const prior = options.tieBreaker;
-    const priors = new Map(group.map((r) => [r.id, prior ? prior(r.id) : 0]));
-    group.sort((a, b) => priors.get(b.id)! - priors.get(a.id)! || a.best - b.best || a.bestList - b.bestList || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    // Most results tie with nothing: only a real group is worth the priors and the sort (a search fuses hundreds of ids).
+    if (group.length > 1) {
+      const prior = options.tieBreaker;
+      const priors = new Map(group.map((r) => [r.id, prior ? prior(r.id) : 0]));
+      group.sort((a, b) => priors.get(b.id)! - priors.get(a.id)! || a.best - b.best || a.bestList - b.bestList || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    }
     for (const r of group) out.push({ id: r.id, score: r.score, ranks: r.ranks });
     i = j;
   }
