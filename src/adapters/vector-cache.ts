@@ -202,14 +202,42 @@ export class VectorCache {
    */
   nearest(query: Float32Array, allowed: ReadonlySet<number> | null, limit: number): VectorHit[] {
     if (allowed !== null && allowed.size * SPARSE_FRACTION < this.ids.length) return this.scoreRows(query, allowed, limit);
-    const mask = allowed === null ? null : this.mask(allowed);
+    return this.ranked(this.scan(query, allowed === null ? null : this.mask(allowed), limit));
+  }
+
+  /**
+   * The `limit` best rows of one namespace, exactly as `nearest` ranks them,
+   * with their row keys: the candidates a caller then checks against scope
+   * and filter (VectorScan, when no admitted set is current).
+   */
+  nearestIn(query: Float32Array, namespace: string, limit: number): { rowid: number; id: string; score: number }[] {
+    const rows = this.countIn(namespace);
+    if (rows === 0) return [];
+    // A store with one namespace (the usual case) needs no mask beyond the live rows.
+    const mask = rows === this.size ? null : this.namespaceMask(namespace);
+    return this.ordered(this.scan(query, mask, limit)).map((b) => ({ rowid: this.rowids[b.slot]!, id: this.ids[b.slot]!, score: b.score }));
+  }
+
+  private nsMask: { namespace: string; version: number; mask: Uint8Array } | null = null;
+
+  private namespaceMask(namespace: string): Uint8Array {
+    const m = this.nsMask;
+    if (m && m.namespace === namespace && m.version === this.version) return m.mask;
+    const mask = new Uint8Array(this.ids.length);
+    for (let slot = 0; slot < mask.length; slot++) if (this.namespaces[slot] === namespace) mask[slot] = 1;
+    this.nsMask = { namespace, version: this.version, mask };
+    return mask;
+  }
+
+  /** Every live row the mask admits (all live rows without one), the `limit` best kept. */
+  private scan(query: Float32Array, mask: Uint8Array | null, limit: number): TopK {
     const n = this.ids.length;
     const admitted = (slot: number) => this.live[slot] === 1 && (mask === null || mask[slot] === 1);
     // From the 8-bit copy: only rows that may make the top `limit` are scored exactly (same result as scoring all).
     const candidates = n >= BOUNDED_SCAN_MIN_ROWS && limit > 0 ? this.matrix.candidates(query, n, limit, mask ?? this.live) : null;
     if (candidates) {
       this.lastScan = { rows: n, scoredExactly: candidates.length };
-      return this.ranked(this.bestOfSlots(query, candidates, limit));
+      return this.bestOfSlots(query, candidates, limit);
     }
     const heap = new TopK(limit, this.ids);
     // The SIMD kernel is cheaper over every row than skipping rows one by one.
@@ -221,7 +249,7 @@ export class VectorCache {
       if (!(score >= heap.floor) || !admitted(slot)) continue;
       heap.offer(slot, score);
     }
-    return this.ranked(heap);
+    return heap;
   }
 
   /**

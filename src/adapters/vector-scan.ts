@@ -34,6 +34,9 @@ const OVERFETCH = 4;
 /** ...and at most this many times `limit` before the exact scan of the admitted rows answers instead. */
 const MAX_OVERFETCH = 16;
 
+/** Searches of one scope and filter with no write between them after which the exact path lists the admitted rows once and reuses the set. */
+const QUIET_SEARCHES = 32;
+
 /** Checks a vector index configuration before a store opens: an approximate index that is required must be installable. */
 export function checkVectorIndexConfig(config: VectorIndexConfig): void {
   if (!['auto', 'exact', 'approximate'].includes(config.mode)) {
@@ -77,6 +80,8 @@ interface ModelState {
 export class VectorScan {
   private readonly models = new Map<string, ModelState>();
   private readonly admitted = new Map<string, { version: string; rows: Set<number> }>();
+  /** The data version each scope-and-filter key was last searched at (VectorScan.exact). */
+  private readonly lastSearched = new Map<string, { version: string; count: number }>();
   private closed = false;
 
   constructor(
@@ -109,9 +114,7 @@ export class VectorScan {
     await m.cache.refresh();
     const vectors = m.cache.countIn(p.namespace);
     const plan = this.plan(m, p.namespace, vectors);
-    if (!plan.index) {
-      return { hits: m.cache.nearest(q.vector, await this.admittedRows(p, q.filter), q.limit), index: { kind: 'exact', vectors, reason: plan.reason } };
-    }
+    if (!plan.index) return { hits: await this.exact(m.cache, p, q), index: { kind: 'exact', vectors, reason: plan.reason } };
     return this.approximate(m.cache, plan.index, plan.reason, p, q, vectors);
   }
 
@@ -233,28 +236,13 @@ export class VectorScan {
     while (k * 2 < vectors) {
       const found = index.candidates(q.vector, k);
       if (index.failure) break;
-      const ranked = cache.rankRows(q.vector, found);
-      const hits: VectorHit[] = [];
-      let checked = 0;
-      let admitted = 0;
-      while (hits.length < q.limit && checked < ranked.length) {
-        // The next batch: enough to fill the rest at the survival rate seen so far, with a margin.
-        const rate = checked === 0 ? 1 : Math.max(admitted / checked, 1 / MAX_OVERFETCH);
-        const batch = ranked.slice(checked, checked + Math.ceil((1.25 * (q.limit - hits.length)) / rate) + 4);
-        const ok = known ?? new Set(await this.source.rowsAmong(w, batch.map((r) => r.rowid)));
-        for (const r of batch) {
-          if (!ok.has(r.rowid)) continue;
-          admitted++;
-          if (hits.length < q.limit) hits.push({ id: r.id, score: r.score });
-        }
-        checked += batch.length;
-      }
+      const round = await this.checkBestFirst(cache.rankRows(q.vector, found), q.limit, w, known);
       use.candidates = found.length;
-      use.admitted = admitted;
-      if (hits.length >= q.limit) return { hits, index: use };
+      use.admitted = round.admitted;
+      if (round.hits.length >= q.limit) return { hits: round.hits, index: use };
       if (k >= maxK) break;
       // Ask for enough candidates that, at this round's survival rate, `limit` would be in scope (with a margin).
-      const needed = admitted === 0 ? Infinity : Math.ceil((1.5 * q.limit * checked) / admitted);
+      const needed = round.admitted === 0 ? Infinity : Math.ceil((1.5 * q.limit * round.checked) / round.admitted);
       if (needed > maxK) break;
       k = Math.max(needed, 2 * k);
     }
@@ -264,6 +252,79 @@ export class VectorScan {
         ? `${why}; ${q.limit} results are a large share of the namespace, so the exact scan of the admitted rows answered`
         : `${why}; too few of the index's candidates were in scope, so the exact scan of the admitted rows answered`);
     return { hits: cache.nearest(q.vector, await this.admittedRows(p, q.filter), q.limit), index: { ...use, kind: 'exact', reason, fallback: true } };
+  }
+
+  /**
+   * The exact scan's answer. With a current admitted set (nothing written
+   * since it was listed) only the admitted rows are scored. Without one,
+   * listing every admitted row again is what a search after a write paid
+   * (100,000 row keys: over 100 ms at 100k memories, against a few ms for
+   * the search itself), so instead the namespace's own best rows, ranked by
+   * the same exact scan, are checked against the store's SQL best first.
+   * It is the approximate path's argument with an exact proposer: if the
+   * best K rows of the namespace hold `limit` admitted ones, those are the
+   * best `limit` admitted rows, the same ids, scores and order as scoring
+   * the admitted set. Too few (a guest among an owner's memories, a narrow
+   * filter): K widens at the survival rate seen, and past `MAX_OVERFETCH ×
+   * limit` the admitted rows are listed after all. A caller whose last
+   * listed set was that sparse goes straight to the listing.
+   */
+  private async exact(cache: VectorCache, p: Principal, q: { vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorHit[]> {
+    const w = this.source.where(p, q.filter);
+    const key = this.admittedKey(w);
+    const version = await this.source.dataVersion();
+    const last = this.admitted.get(key);
+    if (last && last.version === version) return cache.nearest(q.vector, last.rows, q.limit);
+    // A listing costs about what a few hundred checks do: it pays only in a quiet spell, QUIET_SEARCHES searches with no write between.
+    const seen = this.lastSearched.get(key);
+    const quiet = seen !== undefined && seen.version === version && ++seen.count >= QUIET_SEARCHES;
+    if (seen?.version !== version) {
+      if (this.lastSearched.size > 64) this.lastSearched.clear();
+      this.lastSearched.set(key, { version, count: 1 });
+    }
+    if (!quiet && q.limit > 0 && !(last && last.rows.size * MAX_OVERFETCH < cache.countIn(p.namespace))) {
+      const maxK = MAX_OVERFETCH * q.limit;
+      let k = Math.ceil(1.25 * q.limit) + 10;
+      for (;;) {
+        const ranked = cache.nearestIn(q.vector, p.namespace, k);
+        const round = await this.checkBestFirst(ranked, q.limit, w, null);
+        // Enough admitted, or the namespace has no rows beyond those ranked: this is the exact answer.
+        if (round.hits.length >= q.limit || ranked.length < k) return round.hits;
+        if (k >= maxK) break;
+        const needed = round.admitted === 0 ? Infinity : Math.ceil((1.5 * q.limit * round.checked) / round.admitted);
+        if (needed > maxK) break;
+        k = Math.max(needed, 4 * k);
+      }
+    }
+    return cache.nearest(q.vector, await this.admittedRows(p, q.filter), q.limit);
+  }
+
+  /**
+   * Ranked candidates checked against scope and filter best first, a batch
+   * at a time (each batch sized to fill what is missing at the survival rate
+   * seen so far, with a margin), until `limit` are admitted or none are left.
+   */
+  private async checkBestFirst(
+    ranked: { rowid: number; id: string; score: number }[],
+    limit: number,
+    w: SqlPart,
+    known: Set<number> | null,
+  ): Promise<{ hits: VectorHit[]; checked: number; admitted: number }> {
+    const hits: VectorHit[] = [];
+    let checked = 0;
+    let admitted = 0;
+    while (hits.length < limit && checked < ranked.length) {
+      const rate = checked === 0 ? 1 : Math.max(admitted / checked, 1 / MAX_OVERFETCH);
+      const batch = ranked.slice(checked, checked + Math.ceil((1.25 * (limit - hits.length)) / rate) + 4);
+      const ok = known ?? new Set(await this.source.rowsAmong(w, batch.map((r) => r.rowid)));
+      for (const r of batch) {
+        if (!ok.has(r.rowid)) continue;
+        admitted++;
+        if (hits.length < limit) hits.push({ id: r.id, score: r.score });
+      }
+      checked += batch.length;
+    }
+    return { hits, checked, admitted };
   }
 
   private admittedKey(w: SqlPart): string {
