@@ -11,6 +11,8 @@ export interface LatencyBenchResult {
   trainAndEmbedSeconds: number;
   hybridSearchMs: { p50: number; p95: number; p99: number; mean: number };
   keywordSearchMs: { p50: number; p95: number; p99: number; mean: number };
+  /** Hybrid searches each right after one write (an agent's turn: note, then recall); the write is not timed. */
+  afterWriteSearchMs: { p50: number; p95: number; p99: number; mean: number };
   queries: number;
   /** Which vector index answered the timed hybrid queries (the last one's explain), and the configuration. */
   vectorIndex: { config: VectorIndexConfig; kind: VectorIndexUse['kind'] | null; reason: string | null; fallbacks: number; buildSeconds: number };
@@ -54,11 +56,12 @@ export async function benchLatency(opts: {
     const queries = opts.queries ?? 500;
     let last: VectorIndexUse | null = null;
     let fallbacks = 0;
-    const time = async (mode: 'hybrid' | 'keyword') => {
+    const time = async (mode: 'hybrid' | 'keyword', afterWrite = false) => {
       for (let i = 0; i < 20; i++) await mem.search({ query: gen.query(), limit: 10, mode });
       const samples: number[] = [];
       for (let i = 0; i < queries; i++) {
         const q = gen.query(2 + (i % 3));
+        if (afterWrite) await mem.remember({ text: gen.sentence(), sessionId: 'after-write' });
         const s = performance.now();
         const r = await mem.search({ query: q, limit: 10, mode });
         samples.push(performance.now() - s);
@@ -71,6 +74,8 @@ export async function benchLatency(opts: {
     };
     const hybridSearchMs = await time('hybrid');
     const keywordSearchMs = await time('keyword');
+    // Last: these writes add memories the other figures should not see.
+    const afterWriteSearchMs = await time('hybrid', true);
     const st = await mem.status();
     return {
       memories: opts.n,
@@ -78,6 +83,7 @@ export async function benchLatency(opts: {
       trainAndEmbedSeconds: Math.round(trainAndEmbedSeconds * 10) / 10,
       hybridSearchMs,
       keywordSearchMs,
+      afterWriteSearchMs,
       queries,
       vectorIndex: {
         config: mem.context.config.vectorIndex,

@@ -33,8 +33,12 @@ export interface ServeBenchResult {
   memories: number;
   seconds: number;
   concurrency: number;
+  /** GET /v1/memories/:id of one memory: authentication, one indexed row and the JSON round trip, the floor under every route on this machine. */
+  get: PhaseResult;
   search: PhaseResult;
   writes: PhaseResult;
+  /** Searches and writes at the same time, half the clients each (an agent fleet noting and recalling). */
+  mixed: { search: PhaseResult; writes: PhaseResult };
   serverPeakRssMiB: number | null;
   /** 1-minute load average when the load started: other processes on the machine skew every figure. */
   loadAverage: number;
@@ -45,8 +49,9 @@ const HOST = '127.0.0.1'; // loopback only, never another interface
 /**
  * Load test of `mnemos serve`: fills a fresh store with n synthetic memories,
  * starts the server as its own process (as in production), then runs
- * `concurrency` keep-alive clients for a bounded time against POST /v1/search
- * and then POST /v1/memories, counting every non-2xx reply as an error.
+ * `concurrency` keep-alive clients for a bounded time against GET
+ * /v1/memories/:id (the floor), POST /v1/search, POST /v1/memories, and
+ * searches and writes together, counting every non-2xx reply as an error.
  */
 export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'mnemos-bench-serve-'));
@@ -57,10 +62,12 @@ export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchRes
     const gen = new SyntheticText(11);
     const mem = await openMemory({ db });
     let token: string;
+    let someId = '';
     try {
       for (let done = 0; done < opts.n; done += 1000) {
         const size = Math.min(1000, opts.n - done);
-        await mem.rememberMany(Array.from({ length: size }, () => ({ text: gen.sentence(), type: 'fact' as const })));
+        const made = await mem.rememberMany(Array.from({ length: size }, () => ({ text: gen.sentence(), type: 'fact' as const })));
+        someId ||= made[0]!.id;
         if ((done + size) % 20_000 === 0 || done + size === opts.n) say(`filled ${done + size}/${opts.n}`);
       }
       token = (await mem.createToken({ role: 'owner', label: 'bench' })).token;
@@ -75,16 +82,33 @@ export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchRes
     const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency });
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const post = (path: string, body: string) => send(agent, port, path, headers, body);
+    const search = () => post('/v1/search', JSON.stringify({ query: gen.query(2 + Math.floor(Math.random() * 3)), maxResults: 10 }));
+    const write = () => post('/v1/memories', JSON.stringify({ text: gen.sentence(), type: 'fact' }));
     // Warm-up: JIT, SQLite page cache.
     await phase(2, opts.concurrency, () => post('/v1/search', JSON.stringify({ query: gen.query(), maxResults: 10 })));
     const loadAverage = Math.round(loadavg()[0]! * 100) / 100;
-    const search = await phase(opts.seconds, opts.concurrency, () => post('/v1/search', JSON.stringify({ query: gen.query(2 + Math.floor(Math.random() * 3)), maxResults: 10 })));
-    say(`search: ${search.perSecond}/s, p99 ${search.latencyMs.p99} ms, ${search.errors} errors`);
-    const writes = await phase(opts.seconds, opts.concurrency, () => post('/v1/memories', JSON.stringify({ text: gen.sentence(), type: 'fact' })));
+    const get = await phase(opts.seconds, opts.concurrency, () => send(agent, port, `/v1/memories/${someId}`, headers, null));
+    say(`get one memory: ${get.perSecond}/s, p99 ${get.latencyMs.p99} ms, ${get.errors} errors`);
+    const searched = await phase(opts.seconds, opts.concurrency, search);
+    say(`search: ${searched.perSecond}/s, p99 ${searched.latencyMs.p99} ms, ${searched.errors} errors`);
+    const writes = await phase(opts.seconds, opts.concurrency, write);
     say(`writes: ${writes.perSecond}/s, p99 ${writes.latencyMs.p99} ms, ${writes.errors} errors`);
+    const half = Math.max(1, Math.floor(opts.concurrency / 2));
+    const [mixedSearch, mixedWrites] = await Promise.all([phase(opts.seconds, half, search), phase(opts.seconds, Math.max(1, opts.concurrency - half), write)]);
+    say(`mixed: search ${mixedSearch.perSecond}/s (p99 ${mixedSearch.latencyMs.p99} ms), writes ${mixedWrites.perSecond}/s (p99 ${mixedWrites.latencyMs.p99} ms)`);
     agent.destroy();
     const rss = await serverRss(child.pid);
-    return { memories: opts.n, seconds: opts.seconds, concurrency: opts.concurrency, search, writes, serverPeakRssMiB: rss, loadAverage };
+    return {
+      memories: opts.n,
+      seconds: opts.seconds,
+      concurrency: opts.concurrency,
+      get,
+      search: searched,
+      writes,
+      mixed: { search: mixedSearch, writes: mixedWrites },
+      serverPeakRssMiB: rss,
+      loadAverage,
+    };
   } finally {
     if (child && child.exitCode === null) {
       const exited = new Promise((r) => child!.once('exit', r));
@@ -122,14 +146,16 @@ async function phase(seconds: number, concurrency: number, once: () => Promise<n
   return { requests: samples.length, perSecond: Math.round(samples.length / elapsed), errors, errorKinds: [...kinds], latencyMs: latencySummary(samples) };
 }
 
-function send(agent: Agent, port: number, path: string, headers: Record<string, string>, body: string): Promise<number> {
+/** A POST with `body`, or a GET when it is null; resolves to the status code once the reply is read. */
+function send(agent: Agent, port: number, path: string, headers: Record<string, string>, body: string | null): Promise<number> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: HOST, port, path, method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+    const h = body === null ? { authorization: headers.authorization! } : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const req = request({ host: HOST, port, path, method: body === null ? 'GET' : 'POST', agent, headers: h }, (res) => {
       res.resume();
       res.on('end', () => resolve(res.statusCode ?? 0));
     });
     req.on('error', reject);
-    req.end(body);
+    req.end(body ?? undefined);
   });
 }
 
