@@ -158,6 +158,18 @@ CREATE TABLE embedding_models (
 );
 `,
   },
+  {
+    version: 7,
+    name: 'memory row log: keeps the in-process copy of the full-text index in step',
+    sql: `
+-- Rowids only, never text: which memory rows came or went (a row's text never changes in place).
+-- Not pruned: one small row per memory written or forgotten.
+CREATE TABLE memory_log (seq INTEGER PRIMARY KEY, memory_rowid INTEGER NOT NULL);
+CREATE TRIGGER memories_logged_insert AFTER INSERT ON memories BEGIN INSERT INTO memory_log (memory_rowid) VALUES (new.rowid); END;
+CREATE TRIGGER memories_logged_text AFTER UPDATE OF text ON memories BEGIN INSERT INTO memory_log (memory_rowid) VALUES (new.rowid); END;
+CREATE TRIGGER memories_logged_delete AFTER DELETE ON memories BEGIN INSERT INTO memory_log (memory_rowid) VALUES (old.rowid); END;
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

@@ -32,6 +32,7 @@ import { rowToAudit } from '../sql/audit-rows.ts';
 import { rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
+import { SqliteKeywordIndex } from './keyword-index.ts';
 import { BackgroundCheckpointer } from './checkpointer.ts';
 import { StatementCache } from './statements.ts';
 import { SqliteVectorIndex } from './vectors.ts';
@@ -99,6 +100,8 @@ export class SqliteStore implements MemoryStore {
   private readonly checkpointer: BackgroundCheckpointer | null;
   /** Shared by the store and its parts (ledger, vectors) on this connection. */
   private readonly statements: StatementCache;
+  /** The in-process copy of the full-text index that ranks keyword searches (FTS5 answers while it builds). */
+  private readonly keywords: SqliteKeywordIndex;
 
   private constructor(
     readonly db: Database.Database,
@@ -123,6 +126,7 @@ export class SqliteStore implements MemoryStore {
       vectorIndex,
     );
     this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: this.vectors.scan.approximateAvailable, jobLeases: true };
+    this.keywords = new SqliteKeywordIndex(db, this.statements, analyze);
     this.places = [...corePlaces(db), this.vectors.place()];
     this.writer = new SqliteWriter(db, analyze, () => [...this.places, ...this.extraPlaces, memoriesPlace(db)]);
     this.audit = new SqliteAuditLog(db);
@@ -159,6 +163,7 @@ export class SqliteStore implements MemoryStore {
     if (this.closed) return;
     this.closed = true;
     this.vectors.scan.close();
+    this.keywords.close();
     await this.checkpointer?.close();
     try {
       this.db.pragma('optimize');
@@ -176,6 +181,8 @@ export class SqliteStore implements MemoryStore {
     this.writes++;
     this.checkpointer?.afterCommit();
     if (results.some((r) => r.kind === 'forget')) {
+      // The forgotten words leave this process's copy of the index now, not at its next search.
+      this.keywords.refresh();
       // The scrub's TRUNCATE checkpoint must not meet the worker's checkpoint half-way.
       await this.checkpointer?.settled();
       this.scrubAfterForget();
@@ -253,8 +260,10 @@ export class SqliteStore implements MemoryStore {
   async keywordCandidates(p: Principal, q: KeywordQuery): Promise<KeywordHit[]> {
     const terms = [...new Set(q.terms)].filter((t) => t.length > 0);
     if (terms.length === 0) return [];
-    const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
     const w = this.where(p, q.filter);
+    const fromCopy = this.keywords.search(terms, w, q.limit);
+    if (fromCopy) return fromCopy;
+    const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
     // First the index's own best matches (a little over the page, wider on a
     // miss: keywordHeads), then scope and filter on those rows only: joining
     // every match to its row is what made common words slow. If too few
