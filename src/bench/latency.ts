@@ -52,6 +52,7 @@ export async function benchLatency(opts: {
     opts.onProgress?.('index', 0, 1);
     const t2 = performance.now();
     await mem.prepareVectorIndex();
+    await mem.prepareKeywordSearch();
     const buildSeconds = Math.round((performance.now() - t2) / 100) / 10;
     const queries = opts.queries ?? 500;
     let last: VectorIndexUse | null = null;

@@ -178,6 +178,12 @@ export interface MemoryStore {
   keywordCandidates(p: Principal, q: KeywordQuery): Promise<KeywordHit[]>;
   /** Document frequency of each term among the memories the principal can read. */
   termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }>;
+  /**
+   * Builds any in-process copy of the keyword index now, where the adapter
+   * keeps one (SQLite); searches never wait for it. Benchmarks and tests call
+   * this before timing or comparing.
+   */
+  prepareKeywordSearch?(): Promise<void>;
   forgetFootprint(p: Principal, lineageId: string): Promise<ForgetFootprint | null>;
   /** Every stored version (any lifecycle, superseded too) in id order, a page at a time: export and integrity checks. */
   scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]>;

@@ -150,3 +150,29 @@ test('a large store builds its keyword copy in the background while FTS5 answers
     tmp.cleanup();
   }
 });
+
+test('searches in a tight loop finish a background build themselves; prepare builds at once', async () => {
+  const tmp = tempDir('mnemos-kw-loop-');
+  const s = SqliteStore.open({ path: join(tmp.dir, 'kw.db'), analyze });
+  try {
+    await fill(s, 1200);
+    const limits = { buildNowRows: 100, sliceRows: 100, catchUpMax: 1000, checkMax: 1000 };
+    const w = (s as unknown as Internals).where(owner, {});
+    const words = new SyntheticText(5, 300);
+    const terms = analyze(`${words.word()} ${words.word()}`);
+    // No await between searches: the build's timers never run, each search reads one slice of 100 rows.
+    const loop = new SqliteKeywordIndex(s.db, new StatementCache(s.db), analyze, limits);
+    let answered = -1;
+    for (let i = 0; i < 20 && answered < 0; i++) if (loop.search(terms, w, 50)) answered = i;
+    assert.ok(answered >= 10 && answered <= 14, `answered from the copy at search ${answered} (1,200 rows, 100 per slice)`);
+    const prepared = new SqliteKeywordIndex(s.db, new StatementCache(s.db), analyze, limits);
+    prepared.prepare();
+    assert.ok(prepared.state.ready);
+    assert.deepEqual(prepared.search(terms, w, 50), loop.search(terms, w, 50));
+    loop.close();
+    prepared.close();
+  } finally {
+    await s.close();
+    tmp.cleanup();
+  }
+});

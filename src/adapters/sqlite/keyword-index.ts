@@ -36,7 +36,8 @@ export const KEYWORD_INDEX_LIMITS: Readonly<KeywordIndexLimits> = Object.freeze(
 export class SqliteKeywordIndex {
   private cache: KeywordCache | null = null;
   private seq = 0;
-  private building = false;
+  /** The build in progress: each call reads and indexes the next slice of rows, true once the copy is complete. */
+  private build: { slice: () => boolean } | null = null;
   private closed = false;
 
   constructor(
@@ -48,7 +49,7 @@ export class SqliteKeywordIndex {
 
   /** The copy's state for status lines and tests. */
   get state(): { ready: boolean; documents: number; terms: number; building: boolean } {
-    return { ready: this.cache !== null, documents: this.cache?.size ?? 0, terms: this.cache?.vocabulary ?? 0, building: this.building };
+    return { ready: this.cache !== null, documents: this.cache?.size ?? 0, terms: this.cache?.vocabulary ?? 0, building: this.build !== null };
   }
 
   /** Whether the copy holds a term (tests: a forgotten memory's words must leave it). */
@@ -70,7 +71,8 @@ export class SqliteKeywordIndex {
   search(terms: readonly string[], w: SqlPart, limit: number): KeywordHit[] | null {
     if (this.closed) return null;
     if (!this.cache) {
-      this.start();
+      if (this.build) this.step();
+      else this.start();
       if (!this.cache) return null;
     }
     if (!this.catchUp()) return null;
@@ -133,9 +135,15 @@ export class SqliteKeywordIndex {
     return true;
   }
 
-  /** Builds the copy: here and now for a small store, else in slices on timers that never keep the process alive. */
+  /**
+   * Starts building the copy: all of it here and now for a small store;
+   * otherwise in slices, on timers that never keep the process alive, and one
+   * slice inside each search that meets the build unfinished, so a caller
+   * that searches in a tight loop (its timers never get a turn) still gets
+   * there.
+   */
   private start(): void {
-    if (this.building || this.closed) return;
+    if (this.build || this.closed) return;
     const head = this.logHead();
     const cache = new KeywordCache();
     const rows = (this.statements.get('SELECT count(*) AS n FROM memories').get() as { n: number }).n;
@@ -146,31 +154,43 @@ export class SqliteKeywordIndex {
       const batch = next.all(after, this.limits.sliceRows) as { r: number; text: string }[];
       for (const b of batch) cache.add(b.r, this.analyze(b.text));
       if (batch.length > 0) after = batch[batch.length - 1]!.r;
-      return batch.length < this.limits.sliceRows;
+      if (batch.length === this.limits.sliceRows) return false;
+      this.build = null;
+      if (!this.closed) {
+        this.cache = cache;
+        this.seq = head;
+      }
+      return true;
     };
-    const finish = () => {
-      this.building = false;
-      if (this.closed) return;
-      this.cache = cache;
-      this.seq = head;
-    };
+    this.build = { slice };
     if (rows <= this.limits.buildNowRows) {
-      while (!slice());
-      finish();
+      while (!this.step());
       return;
     }
-    this.building = true;
-    const step = () => {
-      if (this.closed) return;
-      try {
-        if (slice()) return finish();
-      } catch {
-        // A busy or closing database: FTS5 keeps answering, and the next search starts over.
-        this.building = false;
-        return;
-      }
-      setTimeout(step, 0).unref();
+    const onTimer = () => {
+      if (this.build?.slice !== slice || this.step()) return;
+      setTimeout(onTimer, 0).unref();
     };
-    setTimeout(step, 0).unref();
+    setTimeout(onTimer, 0).unref();
+  }
+
+  /** One slice of the build in progress; true when there is none left to do (built, or given up). */
+  private step(): boolean {
+    if (!this.build || this.closed) return true;
+    try {
+      return this.build.slice();
+    } catch {
+      // A busy or closing database: FTS5 keeps answering, and the next search starts over.
+      this.build = null;
+      return true;
+    }
+  }
+
+  /** Builds the copy now if it is not ready (benchmarks and tests; searches never wait for it). */
+  prepare(): void {
+    if (this.closed) return;
+    if (!this.cache) this.start();
+    while (!this.step());
+    if (this.cache) this.catchUp();
   }
 }

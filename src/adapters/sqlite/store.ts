@@ -294,6 +294,10 @@ export class SqliteStore implements MemoryStore {
     return rows.map((r) => ({ id: r.id, score: -r.rank }));
   }
 
+  async prepareKeywordSearch(): Promise<void> {
+    this.keywords.prepare();
+  }
+
   async termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }> {
     readScope(p);
     // Counts over the whole index: cheap, text-free, and what BM25's IDF needs.

@@ -264,6 +264,11 @@ export class Mnemos {
     return prepareVectorIndex(this.ctx, this.principal);
   }
 
+  /** Builds the store's in-process keyword index now where it keeps one (SQLite); searches never wait for it. */
+  async prepareKeywordSearch(): Promise<void> {
+    await this.ctx.store.prepareKeywordSearch?.();
+  }
+
   /** This principal's cognitive cycle (seed 000): blackboard, tick, status, recent episodes. */
   cycle(): CycleApi {
     return new CycleApi(this.ctx, this.principal);
