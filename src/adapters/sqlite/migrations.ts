@@ -163,9 +163,9 @@ CREATE TABLE embedding_models (
     name: 'memory row log: keeps the in-process copy of the full-text index in step',
     sql: `
 -- Rowids only, never text: which memory rows came or went (a row's text never changes in place).
--- Not pruned: one small row per memory written or forgotten.
+-- Not pruned: one small row per memory written or forgotten. Inserts are logged by the writer, one
+-- statement per batch (write.ts): a trigger on every insert made each one keep a statement journal.
 CREATE TABLE memory_log (seq INTEGER PRIMARY KEY, memory_rowid INTEGER NOT NULL);
-CREATE TRIGGER memories_logged_insert AFTER INSERT ON memories BEGIN INSERT INTO memory_log (memory_rowid) VALUES (new.rowid); END;
 CREATE TRIGGER memories_logged_text AFTER UPDATE OF text ON memories BEGIN INSERT INTO memory_log (memory_rowid) VALUES (new.rowid); END;
 CREATE TRIGGER memories_logged_delete AFTER DELETE ON memories BEGIN INSERT INTO memory_log (memory_rowid) VALUES (old.rowid); END;
 `,

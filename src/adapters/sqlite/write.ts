@@ -18,6 +18,7 @@ import { vectorToBytes } from '../vector-scan.ts';
 export class SqliteWriter {
   private readonly insertMemory: Database.Statement;
   private readonly insertFts: Database.Statement;
+  private readonly logRows: Database.Statement;
   private readonly byId: Database.Statement;
   private readonly currentBySource: Database.Statement;
   private readonly heldByOther: Database.Statement;
@@ -35,6 +36,7 @@ export class SqliteWriter {
   ) {
     this.insertMemory = db.prepare(`INSERT INTO memories (${MEMORY_COLUMNS.join(', ')}) VALUES (${MEMORY_COLUMNS.map(() => '?').join(', ')})`);
     this.insertFts = db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)');
+    this.logRows = db.prepare('INSERT INTO memory_log (memory_rowid) SELECT value FROM json_each(?)');
     this.byId = db.prepare('SELECT rowid, * FROM memories WHERE id = ?');
     this.currentBySource = db.prepare('SELECT rowid, * FROM memories WHERE namespace = ? AND owner_id = ? AND source_key = ? AND superseded_at IS NULL');
     this.insertVector = db.prepare('INSERT OR REPLACE INTO memory_vectors (memory_rowid, model, vector) VALUES (?, ?, ?)');
@@ -63,8 +65,11 @@ export class SqliteWriter {
     return results;
   }
 
+  /** Also logs the batch's new rows in memory_log (what keeps every process's keyword copy in step), in one statement. */
   private flushFts(): void {
+    if (this.pendingFts.length === 0) return;
     for (const f of this.pendingFts) this.insertFts.run(f.rowid, f.terms);
+    this.logRows.run(JSON.stringify(this.pendingFts.map((f) => Number(f.rowid))));
     this.pendingFts = [];
   }
 
