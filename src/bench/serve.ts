@@ -84,6 +84,10 @@ export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchRes
     const post = (path: string, body: string) => send(agent, port, path, headers, body);
     const search = () => post('/v1/search', JSON.stringify({ query: gen.query(2 + Math.floor(Math.random() * 3)), maxResults: 10 }));
     const write = () => post('/v1/memories', JSON.stringify({ text: gen.sentence(), type: 'fact' }));
+    // The server's search threads load the keyword index copy and the vectors after it starts; time the steady state.
+    const t = performance.now();
+    await untilWarm(agent, port, headers.authorization);
+    say(`search caches loaded (${((performance.now() - t) / 1000).toFixed(1)} s after the server started)`);
     // Warm-up: JIT, SQLite page cache.
     await phase(2, opts.concurrency, () => post('/v1/search', JSON.stringify({ query: gen.query(), maxResults: 10 })));
     const loadAverage = Math.round(loadavg()[0]! * 100) / 100;
@@ -157,6 +161,32 @@ function send(agent: Agent, port: number, path: string, headers: Record<string, 
     req.on('error', reject);
     req.end(body ?? undefined);
   });
+}
+
+/** Polls self_state until the search caches part is no longer loading (at most five minutes). */
+async function untilWarm(agent: Agent, port: number, authorization: string): Promise<void> {
+  const deadline = performance.now() + 300_000;
+  while (performance.now() < deadline) {
+    const state = await new Promise<string | undefined>((resolve, reject) => {
+      const req = request({ host: HOST, port, path: '/v1/self', method: 'GET', agent, headers: { authorization } }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => {
+          try {
+            const parts = (JSON.parse(body) as { parts?: { part: string; state: string }[] }).parts ?? [];
+            resolve(parts.find((x) => x.part === 'search_caches')?.state);
+          } catch {
+            resolve(undefined);
+          }
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    if (state !== 'unavailable') return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('the server did not finish loading its search caches within five minutes');
 }
 
 function serverPort(child: ChildProcess): Promise<number> {

@@ -46,8 +46,12 @@ test(named('search threads answer exactly as the caller thread does, per princip
     for (const who of [owner, guest]) for (const q of queries) for (const mode of ['hybrid', 'keyword', 'vector'] as const) before.set(`${who.role}|${q}|${mode}`, strip(await root.as(who).search({ query: q, limit: 8, mode })));
 
     assert.ok((before.get('guest|quartz|hybrid') as { hits: unknown[] }).hits.length > 0, 'the guest has shared memories to find');
+    assert.equal(root.searchThreadsWarm, false, 'no threads, nothing warm');
     assert.equal(await root.startSearchThreads(2), 2);
     assert.equal(root.searchThreads, 2);
+    // Each thread loads its keyword index copy and vectors after it starts, and says so.
+    for (let i = 0; i < 300 && !root.searchThreadsWarm; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(root.searchThreadsWarm, true, 'both threads report their search caches loaded');
     for (const who of [owner, guest]) {
       for (const q of queries) {
         for (const mode of ['hybrid', 'keyword', 'vector'] as const) {

@@ -121,6 +121,11 @@ export class Mnemos {
     return pool.size;
   }
 
+  /** Whether the search threads have loaded what searches read (keyword index copy, vectors); false while they load or when none run. */
+  get searchThreadsWarm(): boolean {
+    return threads.get(this.ctx)?.pool?.warm ?? false;
+  }
+
   /** Search threads running (0 when searches run on the caller's thread). */
   get searchThreads(): number {
     return threads.get(this.ctx)?.pool?.size ?? 0;

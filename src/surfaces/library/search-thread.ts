@@ -29,7 +29,19 @@ try {
       );
   });
   port.postMessage({ type: 'ready' } satisfies SearchThreadReply);
+  // Load what searches read (the keyword index copy, the vectors) now rather than inside a user's first search;
+  // searches that arrive meanwhile wait their turn, as they would behind that first one.
+  void warm(root).then(() => port.postMessage({ type: 'warm' } satisfies SearchThreadReply));
 } catch (err) {
   port.postMessage({ type: 'failed', message: (err as Error).message } satisfies SearchThreadReply);
   port.close();
+}
+
+async function warm(root: Mnemos): Promise<void> {
+  try {
+    await root.prepareKeywordSearch();
+    await root.prepareVectorIndex();
+  } catch {
+    // A store that cannot prepare (embeddings off, a busy file) still answers searches, loading on first use.
+  }
 }

@@ -20,6 +20,8 @@ export type SearchThreadRequest =
 
 export type SearchThreadReply =
   | { type: 'ready' }
+  /** The thread has loaded its keyword index copy and vectors (after `ready`). */
+  | { type: 'warm' }
   | { type: 'failed'; message: string }
   | { type: 'result'; id: number; result: SearchResult }
   | { type: 'error'; id: number; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } };
@@ -42,6 +44,7 @@ import(workerData.loader).then((m) => m.register()).then(() => import(workerData
 interface Thread {
   worker: Worker;
   pending: Map<number, { resolve: (r: SearchResult) => void; reject: (e: Error) => void }>;
+  warm: boolean;
 }
 
 /**
@@ -76,6 +79,11 @@ export class SearchThreads {
 
   get size(): number {
     return this.threads.length;
+  }
+
+  /** Whether every running thread has loaded what its searches read (keyword index copy, vectors). */
+  get warm(): boolean {
+    return this.threads.length > 0 && this.threads.every((t) => t.warm);
   }
 
   search(principal: Principal, input: SearchInput & { mode?: SearchMode }): Promise<SearchResult> {
@@ -115,13 +123,15 @@ export class SearchThreads {
       execArgv: [],
       workerData: { loader: import.meta.resolve('tsx/esm/api'), entry: new URL('./search-thread.ts', import.meta.url).href, open: this.open },
     });
-    const thread: Thread = { worker, pending: new Map() };
+    const thread: Thread = { worker, pending: new Map(), warm: false };
     return new Promise<Thread>((resolve, reject) => {
       let ready = false;
       worker.on('message', (m: SearchThreadReply) => {
         if (m.type === 'ready') {
           ready = true;
           resolve(thread);
+        } else if (m.type === 'warm') {
+          thread.warm = true;
         } else if (m.type === 'failed') {
           reject(new MnemosError('unavailable', `a search thread could not open the store: ${m.message}`));
         } else {

@@ -44,7 +44,21 @@ export const serveCmd: Command = {
       why: threads > 0 ? `searches run on ${threads} worker thread${threads === 1 ? '' : 's'}, each with its own store handle and vector copy` : 'searches run on the server\'s event loop',
       setting: '--search-threads, MNEMOS_SEARCH_THREADS',
     };
-    const server = await startServer({ memory, host, port, log: say, parts: [searchPart] });
+    // Read when self_state is asked: the threads load the keyword index copy and the vectors after they start.
+    const cachesPart = {
+      part: 'search_caches',
+      get state() {
+        return threads === 0 ? ('off' as const) : memory.searchThreadsWarm ? ('on' as const) : ('unavailable' as const);
+      },
+      get why() {
+        if (threads === 0) return 'without search threads, the first search loads the keyword index copy and the vectors';
+        return memory.searchThreadsWarm
+          ? 'the search threads have loaded the keyword index copy and the vectors'
+          : 'the search threads are loading the keyword index copy and the vectors; searches meanwhile wait for them';
+      },
+      setting: null,
+    };
+    const server = await startServer({ memory, host, port, log: say, parts: [searchPart, cachesPart] });
     // Each agent that has used its blackboard gets a cycle tick on this timer (off unless asked for).
     const tickMs = num(ctx, 'cycle-tick-ms') ?? (Number(process.env.MNEMOS_CYCLE_TICK_MS) || 0);
     if (tickMs > 0) {
