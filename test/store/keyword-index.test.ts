@@ -123,16 +123,26 @@ test("the keyword copy follows another handle's writes and forgets; forgotten wo
   }
 });
 
-test('a large store builds its keyword copy in the background while FTS5 answers, then the copy answers the same', async () => {
-  const tmp = tempDir('mnemos-kw-build-');
+/** Limits scaled down so 1,200 memories count as a large store, built 100 rows per slice. */
+const SMALL_LIMITS = { buildNowRows: 100, sliceRows: 100, catchUpMax: 1000, checkMax: 1000 };
+
+/** A store of 1,200 memories, the owner's scope SQL and a two-word query, for tests of the build itself. */
+async function withLargeStore(prefix: string, body: (s: SqliteStore, newIndex: () => SqliteKeywordIndex, w: { sql: string; params: unknown[] }, terms: string[]) => Promise<void>): Promise<void> {
+  const tmp = tempDir(prefix);
   const s = SqliteStore.open({ path: join(tmp.dir, 'kw.db'), analyze });
   try {
     await fill(s, 1200);
-    // Limits scaled down: 1,200 memories count as large, built 100 rows per slice.
-    const index = new SqliteKeywordIndex(s.db, new StatementCache(s.db), analyze, { buildNowRows: 100, sliceRows: 100, catchUpMax: 1000, checkMax: 1000 });
-    const w = (s as unknown as Internals).where(owner, {});
     const words = new SyntheticText(5, 300);
-    const terms = analyze(`${words.word()} ${words.word()}`);
+    await body(s, () => new SqliteKeywordIndex(s.db, new StatementCache(s.db), analyze, SMALL_LIMITS), (s as unknown as Internals).where(owner, {}), analyze(`${words.word()} ${words.word()}`));
+  } finally {
+    await s.close();
+    tmp.cleanup();
+  }
+}
+
+test('a large store builds its keyword copy in the background while FTS5 answers, then the copy answers the same', () =>
+  withLargeStore('mnemos-kw-build-', async (s, newIndex, w, terms) => {
+    const index = newIndex();
     assert.equal(index.search(terms, w, 50), null, 'FTS5 answers while the copy builds');
     assert.ok(index.state.building);
     // A write landing mid-build is in the log after the build's start: the first catch-up applies it.
@@ -145,34 +155,19 @@ test('a large store builds its keyword copy in the background while FTS5 answers
     assertSameRanking(got, fts5(s, owner, terms, {}, 50), 'after the build');
     assert.ok(got.some((h) => h.id === late.id), 'the write made during the build is in');
     index.close();
-  } finally {
-    await s.close();
-    tmp.cleanup();
-  }
-});
+  }));
 
-test('searches in a tight loop finish a background build themselves; prepare builds at once', async () => {
-  const tmp = tempDir('mnemos-kw-loop-');
-  const s = SqliteStore.open({ path: join(tmp.dir, 'kw.db'), analyze });
-  try {
-    await fill(s, 1200);
-    const limits = { buildNowRows: 100, sliceRows: 100, catchUpMax: 1000, checkMax: 1000 };
-    const w = (s as unknown as Internals).where(owner, {});
-    const words = new SyntheticText(5, 300);
-    const terms = analyze(`${words.word()} ${words.word()}`);
+test('searches in a tight loop finish a background build themselves; prepare builds at once', () =>
+  withLargeStore('mnemos-kw-loop-', async (_s, newIndex, w, terms) => {
     // No await between searches: the build's timers never run, each search reads one slice of 100 rows.
-    const loop = new SqliteKeywordIndex(s.db, new StatementCache(s.db), analyze, limits);
+    const loop = newIndex();
     let answered = -1;
     for (let i = 0; i < 20 && answered < 0; i++) if (loop.search(terms, w, 50)) answered = i;
     assert.ok(answered >= 10 && answered <= 14, `answered from the copy at search ${answered} (1,200 rows, 100 per slice)`);
-    const prepared = new SqliteKeywordIndex(s.db, new StatementCache(s.db), analyze, limits);
+    const prepared = newIndex();
     prepared.prepare();
     assert.ok(prepared.state.ready);
     assert.deepEqual(prepared.search(terms, w, 50), loop.search(terms, w, 50));
     loop.close();
     prepared.close();
-  } finally {
-    await s.close();
-    tmp.cleanup();
-  }
-});
+  }));
