@@ -4,7 +4,8 @@ import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openMemory } from '../surfaces/library/open-memory.ts';
+import { moduleWorker } from '../surfaces/library/ts-worker.ts';
+import type { FillReply } from './serve-fill.ts';
 import { latencySummary, SyntheticText } from './synthetic.ts';
 
 export interface ServeBenchOptions {
@@ -59,21 +60,8 @@ export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchRes
   const say = opts.onProgress ?? (() => {});
   let child: ChildProcess | undefined;
   try {
+    const { token, someId } = await fill(db, opts.n, say);
     const gen = new SyntheticText(11);
-    const mem = await openMemory({ db });
-    let token: string;
-    let someId = '';
-    try {
-      for (let done = 0; done < opts.n; done += 1000) {
-        const size = Math.min(1000, opts.n - done);
-        const made = await mem.rememberMany(Array.from({ length: size }, () => ({ text: gen.sentence(), type: 'fact' as const })));
-        someId ||= made[0]!.id;
-        if ((done + size) % 20_000 === 0 || done + size === opts.n) say(`filled ${done + size}/${opts.n}`);
-      }
-      token = (await mem.createToken({ role: 'owner', label: 'bench' })).token;
-    } finally {
-      await mem.close();
-    }
     const bin = fileURLToPath(new URL('../../bin/mnemos.js', import.meta.url));
     const threads = opts.searchThreads === undefined ? [] : ['--search-threads', String(opts.searchThreads)];
     child = spawn(process.execPath, [bin, 'serve', '--host', HOST, '--port', '0', '--db', db, ...threads], { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -160,6 +148,21 @@ function send(agent: Agent, port: number, path: string, headers: Record<string, 
     });
     req.on('error', reject);
     req.end(body ?? undefined);
+  });
+}
+
+/** Fills the store on a worker thread, whose heap (100k memories' worth of garbage) goes with it. */
+function fill(db: string, n: number, say: (line: string) => void): Promise<{ token: string; someId: string }> {
+  const worker = moduleWorker(new URL('./serve-fill.ts', import.meta.url), { db, n });
+  return new Promise((resolve, reject) => {
+    worker.on('message', (m: FillReply) => {
+      if (m.type === 'progress') {
+        if (m.done % 20_000 === 0 || m.done === n) say(`filled ${m.done}/${n}`);
+      } else if (m.type === 'done') resolve({ token: m.token, someId: m.someId });
+      else reject(new Error(`filling the store failed: ${m.message}`));
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => reject(new Error(`the fill thread exited (${code}) before finishing`)));
   });
 }
 

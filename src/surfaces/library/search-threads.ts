@@ -1,11 +1,12 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { MnemosError, type ErrorCode } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { LifecycleConfig } from '../../lifecycle/config.ts';
 import type { EngineConfig } from '../../services/context.ts';
 import type { SearchMode, SearchResult } from '../../services/search.ts';
 import type { SearchInput } from '../../services/inputs.ts';
+import { moduleWorker } from './ts-worker.ts';
 
 /** What a search thread needs to open the same store with the same settings. */
 export interface SearchThreadsOpen {
@@ -30,16 +31,6 @@ export type SearchThreadReply =
 export function defaultSearchThreads(): number {
   return availableParallelism() >= 2 ? 1 : 0;
 }
-
-/**
- * The thread's entry, as a CommonJS snippet: threads do not inherit the
- * TypeScript loader the CLI registered, so each registers it before
- * importing the thread's module.
- */
-const BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-import(workerData.loader).then((m) => m.register()).then(() => import(workerData.entry));
-`;
 
 interface Thread {
   worker: Worker;
@@ -118,11 +109,7 @@ export class SearchThreads {
   }
 
   private spawn(): Promise<Thread> {
-    const worker = new Worker(BOOTSTRAP, {
-      eval: true,
-      execArgv: [],
-      workerData: { loader: import.meta.resolve('tsx/esm/api'), entry: new URL('./search-thread.ts', import.meta.url).href, open: this.open },
-    });
+    const worker = moduleWorker(new URL('./search-thread.ts', import.meta.url), { open: this.open });
     const thread: Thread = { worker, pending: new Map(), warm: false };
     return new Promise<Thread>((resolve, reject) => {
       let ready = false;
