@@ -25,25 +25,49 @@ export interface RecallResult {
  * by the lifecycle principal because readers may not write others' memories.
  */
 export async function recallMemory(ctx: ServiceContext, p: Principal, id: string): Promise<RecallResult> {
-  const m = await getMemory(ctx, p, id);
   const now = ctx.now();
-  const sys = lifecyclePrincipal(p.namespace);
-  const ops: Parameters<typeof ctx.store.apply>[1] = [{ kind: 'touch', ids: [m.id], at: toIso(now) }];
-  if (m.supersededAt === null && m.lifecycle !== 'expired') {
-    ops.push({ kind: 'lifecycle', id: m.id, from: m.lifecycle, to: onRecall(m.lifecycle), reason: 'recall', importance: boosted(m.importance, RECALL_BOOST) });
-  }
-  await ctx.store.apply(sys, ops);
+  const m = await readThenMove(ctx, p, id, (m) => {
+    const ops: Parameters<typeof ctx.store.apply>[1] = [{ kind: 'touch', ids: [m.id], at: toIso(now) }];
+    if (m.supersededAt === null && m.lifecycle !== 'expired') {
+      ops.push({ kind: 'lifecycle', id: m.id, from: m.lifecycle, to: onRecall(m.lifecycle), reason: 'recall', importance: boosted(m.importance, RECALL_BOOST), fromImportance: m.importance });
+    }
+    return ops;
+  });
   return { memory: await getMemory(ctx, p, m.id), labileUntil: toIso(now + lifecycleConfig(ctx).labileWindowMs) };
 }
 
 /** The user confirmed the memory is right: +0.05 strength. */
 export async function confirmMemory(ctx: ServiceContext, p: Principal, id: string): Promise<Memory> {
-  const m = await getMemory(ctx, p, id);
-  if (m.supersededAt !== null) throw new MnemosError('conflict', `memory ${id} is an old version; confirm the current one (${m.supersededBy})`, { id });
-  await ctx.store.apply(lifecyclePrincipal(p.namespace), [
-    { kind: 'lifecycle', id: m.id, from: m.lifecycle, to: m.lifecycle, reason: 'confirmation', importance: boosted(m.importance, CONFIRMATION_BOOST) },
-  ]);
+  const m = await readThenMove(ctx, p, id, (m) => {
+    if (m.supersededAt !== null) throw new MnemosError('conflict', `memory ${id} is an old version; confirm the current one (${m.supersededBy})`, { id });
+    return [{ kind: 'lifecycle', id: m.id, from: m.lifecycle, to: m.lifecycle, reason: 'confirmation', importance: boosted(m.importance, CONFIRMATION_BOOST), fromImportance: m.importance }];
+  });
   return getMemory(ctx, p, m.id);
+}
+
+/** Attempts of a read-then-move before a conflict is the caller's (each round at least one of the racers gets through). */
+const MOVE_ATTEMPTS = 32;
+
+/**
+ * Reads the memory and applies the writes computed from what was read. Two
+ * recalls of one memory at once both read it before either writes; the
+ * second's move then names a state or strength that is gone, the store says
+ * `conflict`, and it reads again: each recall counts, none overwrites the
+ * other's boost, and neither fails (with SQLite and PostgreSQL alike).
+ */
+async function readThenMove(ctx: ServiceContext, p: Principal, id: string, ops: (m: Memory) => Parameters<typeof ctx.store.apply>[1]): Promise<Memory> {
+  for (let attempt = 1; ; attempt++) {
+    const m = await getMemory(ctx, p, id);
+    const writes = ops(m); // its own refusals are final, not retried
+    try {
+      await ctx.store.apply(lifecyclePrincipal(p.namespace), writes);
+      return m;
+    } catch (err) {
+      if (!MnemosError.is(err, 'conflict') || attempt >= MOVE_ATTEMPTS) throw err;
+      // A random pause of up to `attempt` ms, so racers that read together do not retry together.
+      await new Promise((r) => setTimeout(r, Math.random() * attempt));
+    }
+  }
 }
 
 export interface CorrectionResult {

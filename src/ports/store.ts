@@ -101,7 +101,12 @@ export type WriteOp =
       reason?: string;
       vector?: { model: string; vector: Float32Array };
     }
-  | { kind: 'lifecycle'; id: string; from: Lifecycle; to: Lifecycle; reason: string; importance?: number }
+  /**
+   * A lifecycle move (and a new importance). `from` must be the current state and, when given,
+   * `fromImportance` the current importance: a caller that read them and computes the new values
+   * gets `conflict` if another write changed them meanwhile, so it can read again, never overwrite.
+   */
+  | { kind: 'lifecycle'; id: string; from: Lifecycle; to: Lifecycle; reason: string; importance?: number; fromImportance?: number }
   /** Closes the current version without a successor (its source no longer has it). */
   | { kind: 'retire'; id: string; reason: string }
   | { kind: 'forget'; lineageId: string; reason: string }

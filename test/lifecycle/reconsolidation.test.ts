@@ -63,3 +63,21 @@ test(named('a never-recalled memory is not labile; the window is configurable; c
     await s.close();
   }
 });
+
+test(named('recalls of one memory at the same time all count: no conflict reaches the caller, no boost is lost'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const { id } = await s.m.remember({ text: 'The spare key is under the blue pot', importance: 0.5 });
+    const results = await Promise.all(Array.from({ length: 12 }, () => s.m.lifecycle.recall(id)));
+    assert.equal(results.length, 12);
+    const now = await s.m.get(id);
+    assert.equal(now.lifecycle, 'activated');
+    assert.equal(now.accessCount, 12);
+    assert.equal(now.importance, 0.74, 'twelve boosts of 0.02 on 0.5');
+    const confirmed = await Promise.all(Array.from({ length: 4 }, () => s.m.lifecycle.confirm(id)));
+    assert.equal(confirmed.length, 4);
+    assert.equal((await s.m.get(id)).importance, 0.94, 'four confirmations of 0.05');
+  } finally {
+    await s.close();
+  }
+});

@@ -9,7 +9,7 @@ import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql
 import { rows } from './connection.ts';
 import { addToTermStats, termStatsSql } from './fts.ts';
 import type { PgPlace } from './places.ts';
-import { sourceHeldByOther } from '../sql/write-errors.ts';
+import { importanceMoved, sourceHeldByOther } from '../sql/write-errors.ts';
 import { packVectors, writeVectors } from './vectors.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'] as const;
@@ -284,7 +284,13 @@ export class PgWriter {
     const m = rowToMemory(row);
     this.assertWritable(ctx.p, m);
     if (m.lifecycle !== op.from) throw new MnemosError('conflict', `memory ${op.id} is ${m.lifecycle}, not ${op.from}`, { id: op.id });
-    await ctx.c.query('UPDATE memories SET lifecycle = $1, importance = coalesce($2::double precision, importance) WHERE id = $3', [op.to, op.importance ?? null, op.id]);
+    if (op.fromImportance !== undefined && m.importance !== op.fromImportance) throw importanceMoved(op.id);
+    // The checks above read without a row lock; repeated in the UPDATE, they hold against a concurrent move too.
+    const moved = await ctx.c.query(
+      'UPDATE memories SET lifecycle = $1, importance = coalesce($2::double precision, importance) WHERE id = $3 AND lifecycle = $4 AND ($5::double precision IS NULL OR importance = $5)',
+      [op.to, op.importance ?? null, op.id, op.from, op.fromImportance ?? null],
+    );
+    if (moved.rowCount === 0) throw new MnemosError('conflict', `memory ${op.id} changed while this move was applied; read it again`, { id: op.id });
     await this.audit(ctx, { action: 'lifecycle', memoryId: op.id, beforeHash: m.contentHash, afterHash: m.contentHash, details: { from: op.from, to: op.to, reason: op.reason } });
     return { kind: 'lifecycle', id: op.id };
   }

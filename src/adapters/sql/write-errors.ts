@@ -9,3 +9,8 @@ import { MnemosError } from '../../domain/errors.ts';
 export function sourceHeldByOther(sourceKey: string): MnemosError {
   return new MnemosError('forbidden', `source "${sourceKey}" belongs to another principal; use a key (session, file or client key) of your own`, { field: 'key' });
 }
+
+/** A lifecycle move computed from an importance that another write has changed since: the caller reads again. */
+export function importanceMoved(id: string): MnemosError {
+  return new MnemosError('conflict', `memory ${id} changed strength since it was read; read it again`, { id });
+}

@@ -7,7 +7,7 @@ import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import type { DerivedPlace } from './places.ts';
-import { sourceHeldByOther } from '../sql/write-errors.ts';
+import { importanceMoved, sourceHeldByOther } from '../sql/write-errors.ts';
 import { vectorToBytes } from '../vector-scan.ts';
 
 /**
@@ -151,13 +151,14 @@ export class SqliteWriter {
 
   private lifecycle(ctx: BatchContext, op: Extract<WriteOp, { kind: 'lifecycle' }>): WriteResult {
     // Only the columns this check needs: a consolidation sends tens of thousands of these.
-    const row = (this.lifecycleRow ??= this.db.prepare('SELECT id, namespace, owner_id AS ownerId, lifecycle, content_hash AS contentHash FROM memories WHERE id = ?')).get(op.id) as
-      | { id: string; namespace: string; ownerId: string; lifecycle: string; contentHash: string }
+    const row = (this.lifecycleRow ??= this.db.prepare('SELECT id, namespace, owner_id AS ownerId, lifecycle, importance, content_hash AS contentHash FROM memories WHERE id = ?')).get(op.id) as
+      | { id: string; namespace: string; ownerId: string; lifecycle: string; importance: number; contentHash: string }
       | undefined;
     if (!row) throw new MnemosError('not_found', `memory ${op.id} does not exist`, { id: op.id });
     const m = row;
     this.assertWritable(ctx.p, m);
     if (m.lifecycle !== op.from) throw new MnemosError('conflict', `memory ${op.id} is ${m.lifecycle}, not ${op.from}`, { id: op.id });
+    if (op.fromImportance !== undefined && m.importance !== op.fromImportance) throw importanceMoved(op.id);
     // Cached: a consolidation moves tens of thousands of memories in one run.
     (this.setLifecycle ??= this.db.prepare('UPDATE memories SET lifecycle = ?, importance = coalesce(?, importance) WHERE id = ?')).run(op.to, op.importance ?? null, op.id);
     this.audit(ctx, { action: 'lifecycle', memoryId: op.id, beforeHash: m.contentHash, afterHash: m.contentHash, details: { from: op.from, to: op.to, reason: op.reason } });
