@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SqliteKeywordIndex } from '../../src/adapters/sqlite/keyword-index.ts';
+import { KeywordIndex } from '../../src/adapters/keyword-index.ts';
+import { sqliteKeywordRows } from '../../src/adapters/sqlite/keyword-rows.ts';
 import { StatementCache } from '../../src/adapters/sqlite/statements.ts';
 import { SqliteStore } from '../../src/adapters/sqlite/store.ts';
 import { SyntheticText } from '../../src/bench/synthetic.ts';
@@ -22,7 +23,7 @@ import { mem } from './contract.ts';
 const owner: Principal = { role: 'owner', namespace: 'kw', id: 'owner' };
 const guest: Principal = { role: 'guest', namespace: 'kw', id: 'visitor' };
 
-type Internals = { keywords: SqliteKeywordIndex; where(p: Principal, f: MemoryFilter | null): { sql: string; params: unknown[] } };
+type Internals = { keywords: KeywordIndex; where(p: Principal, f: MemoryFilter | null): { sql: string; params: unknown[] } };
 
 async function fill(s: SqliteStore, count: number, seed = 3): Promise<void> {
   const gen = new SyntheticText(seed, 300);
@@ -127,13 +128,13 @@ test("the keyword copy follows another handle's writes and forgets; forgotten wo
 const SMALL_LIMITS = { buildNowRows: 100, sliceRows: 100, catchUpMax: 1000, checkMax: 1000 };
 
 /** A store of 1,200 memories, the owner's scope SQL and a two-word query, for tests of the build itself. */
-async function withLargeStore(prefix: string, body: (s: SqliteStore, newIndex: () => SqliteKeywordIndex, w: { sql: string; params: unknown[] }, terms: string[]) => Promise<void>): Promise<void> {
+async function withLargeStore(prefix: string, body: (s: SqliteStore, newIndex: () => KeywordIndex, w: { sql: string; params: unknown[] }, terms: string[]) => Promise<void>): Promise<void> {
   const tmp = tempDir(prefix);
   const s = SqliteStore.open({ path: join(tmp.dir, 'kw.db'), analyze });
   try {
     await fill(s, 1200);
     const words = new SyntheticText(5, 300);
-    await body(s, () => new SqliteKeywordIndex(s.db, new StatementCache(s.db), analyze, SMALL_LIMITS), (s as unknown as Internals).where(owner, {}), analyze(`${words.word()} ${words.word()}`));
+    await body(s, () => new KeywordIndex(sqliteKeywordRows(new StatementCache(s.db)), analyze, SMALL_LIMITS), (s as unknown as Internals).where(owner, {}), analyze(`${words.word()} ${words.word()}`));
   } finally {
     await s.close();
     tmp.cleanup();
@@ -143,14 +144,14 @@ async function withLargeStore(prefix: string, body: (s: SqliteStore, newIndex: (
 test('a large store builds its keyword copy in the background while FTS5 answers, then the copy answers the same', () =>
   withLargeStore('mnemos-kw-build-', async (s, newIndex, w, terms) => {
     const index = newIndex();
-    assert.equal(index.search(terms, w, 50), null, 'FTS5 answers while the copy builds');
+    assert.equal(await index.search(terms, w, 50), null, 'FTS5 answers while the copy builds');
     assert.ok(index.state.building);
     // A write landing mid-build is in the log after the build's start: the first catch-up applies it.
     const late = mem(owner, { text: `${terms.join(' ')} ${terms.join(' ')} late`, key: 'kw:late' });
     await s.apply(owner, [{ kind: 'insert', memory: late, onExistingSource: 'conflict' }]);
     for (let i = 0; i < 200 && !index.state.ready; i++) await new Promise((r) => setTimeout(r, 10));
     assert.ok(index.state.ready, 'built');
-    const got = index.search(terms, w, 50);
+    const got = await index.search(terms, w, 50);
     assert.ok(got);
     assertSameRanking(got, fts5(s, owner, terms, {}, 50), 'after the build');
     assert.ok(got.some((h) => h.id === late.id), 'the write made during the build is in');
@@ -159,15 +160,15 @@ test('a large store builds its keyword copy in the background while FTS5 answers
 
 test('searches in a tight loop finish a background build themselves; prepare builds at once', () =>
   withLargeStore('mnemos-kw-loop-', async (_s, newIndex, w, terms) => {
-    // No await between searches: the build's timers never run, each search reads one slice of 100 rows.
+    // Searches back to back: the build's timers never get a turn, each search reads one slice of 100 rows.
     const loop = newIndex();
     let answered = -1;
-    for (let i = 0; i < 20 && answered < 0; i++) if (loop.search(terms, w, 50)) answered = i;
+    for (let i = 0; i < 20 && answered < 0; i++) if (await loop.search(terms, w, 50)) answered = i;
     assert.ok(answered >= 10 && answered <= 14, `answered from the copy at search ${answered} (1,200 rows, 100 per slice)`);
     const prepared = newIndex();
-    prepared.prepare();
+    await prepared.prepare();
     assert.ok(prepared.state.ready);
-    assert.deepEqual(prepared.search(terms, w, 50), loop.search(terms, w, 50));
+    assert.deepEqual(await prepared.search(terms, w, 50), await loop.search(terms, w, 50));
     loop.close();
     prepared.close();
   }));

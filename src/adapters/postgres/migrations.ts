@@ -324,6 +324,28 @@ CREATE TABLE embedding_models (
 ALTER TABLE term_df SET (fillfactor = 50);
 `,
   },
+  {
+    version: 9,
+    name: 'memory row log: keeps the in-process copy of the full-text index in step',
+    sql: `
+-- Row numbers only, never text: which memory rows came or went (a row's text never changes in
+-- place). Not pruned: one small row per memory written or forgotten. Ordered like vector_log:
+-- the audit chain head lock, which every writer holds already, is taken before drawing a seq.
+CREATE TABLE memory_log (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, memory_row BIGINT NOT NULL);
+CREATE FUNCTION mnemos_memories_logged() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM audit_head WHERE one FOR UPDATE;
+  IF TG_OP = 'DELETE' THEN
+    INSERT INTO memory_log (memory_row) SELECT row_no FROM old_rows;
+  ELSE
+    INSERT INTO memory_log (memory_row) SELECT row_no FROM new_rows;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER memories_logged_insert AFTER INSERT ON memories REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_memories_logged();
+CREATE TRIGGER memories_logged_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_memories_logged();
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

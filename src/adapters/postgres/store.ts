@@ -39,6 +39,8 @@ import type { VectorIndexConfig } from '../../ports/vectors.ts';
 import { checkVectorIndexConfig } from '../vector-scan.ts';
 import { PgWriter } from './write.ts';
 import { AnalyzeScheduler } from './analyze.ts';
+import { KeywordIndex } from '../keyword-index.ts';
+import { pgKeywordRows } from './keyword-rows.ts';
 
 export interface PgStoreOptions {
   /** postgres://user:pass@host:port/db, optionally with `?schema=name`. */
@@ -84,6 +86,8 @@ export class PgStore implements MemoryStore {
   readonly ledger: LedgerStore;
   readonly vectors: PgVectorIndex;
   private readonly writer: PgWriter;
+  /** The in-process copy of the full-text index that ranks keyword searches (the SQL query answers while it builds). */
+  private readonly keywords: KeywordIndex;
   private readonly extraPlaces: PgPlace[] = [];
   private readonly analyzer: AnalyzeScheduler;
   /** The last background ANALYZE that failed, for notes(); cleared by the next one that succeeds. */
@@ -112,6 +116,7 @@ export class PgStore implements MemoryStore {
     );
     // Vectors are searched in-process (see vectors.ts); pgvector's approximate index is not used, whether or not it is installed.
     this.vectors = new PgVectorIndex(conn, (p, f) => this.where(p, f), vectorIndex);
+    this.keywords = new KeywordIndex(pgKeywordRows((parts) => this.q(parts)), analyze);
     this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: this.vectors.scan.approximateAvailable, jobLeases: true };
     const places = corePgPlaces();
     this.writer = new PgWriter(analyze, () => [...places, ...this.extraPlaces, memoriesPgPlace()]);
@@ -171,6 +176,7 @@ export class PgStore implements MemoryStore {
     if (this.closed) return;
     this.closed = true;
     this.vectors.scan.close();
+    this.keywords.close();
     await this.analyzer.settled();
     await this.conn.pool.end();
   }
@@ -183,7 +189,13 @@ export class PgStore implements MemoryStore {
     const results = await inTransaction(this.conn, (c) => this.writer.applyAll(c, p, ops, now, plan));
     // New rows (not idempotent repeats) count toward the next background ANALYZE, once committed.
     this.analyzer.wrote(results.filter((r) => (r.kind === 'insert' && r.status !== 'unchanged') || r.kind === 'update').length);
+    // The forgotten words leave this process's copy of the keyword index now, not at its next search.
+    if (results.some((r) => r.kind === 'forget')) await this.keywords.refresh();
     return results;
+  }
+
+  async prepareKeywordSearch(): Promise<void> {
+    await this.keywords.prepare();
   }
 
   private where(p: Principal, filter: MemoryFilter | null): SqlPart {
@@ -252,6 +264,8 @@ export class PgStore implements MemoryStore {
   async keywordCandidates(p: Principal, q: KeywordQuery): Promise<KeywordHit[]> {
     const terms = [...new Set(q.terms)].filter((t) => t.length > 0);
     if (terms.length === 0) return [];
+    const fromCopy = await this.keywords.search(terms, this.where(p, q.filter), q.limit);
+    if (fromCopy) return fromCopy;
     const { df, documents } = await this.documentFrequencies(terms);
     const present = terms.filter((t) => (df[t] ?? 0) > 0);
     if (present.length === 0) return [];

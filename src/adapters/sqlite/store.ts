@@ -32,7 +32,8 @@ import { rowToAudit } from '../sql/audit-rows.ts';
 import { rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
-import { SqliteKeywordIndex } from './keyword-index.ts';
+import { KeywordIndex } from '../keyword-index.ts';
+import { sqliteKeywordRows } from './keyword-rows.ts';
 import { BackgroundCheckpointer } from './checkpointer.ts';
 import { StatementCache } from './statements.ts';
 import { SqliteVectorIndex } from './vectors.ts';
@@ -101,7 +102,7 @@ export class SqliteStore implements MemoryStore {
   /** Shared by the store and its parts (ledger, vectors) on this connection. */
   private readonly statements: StatementCache;
   /** The in-process copy of the full-text index that ranks keyword searches (FTS5 answers while it builds). */
-  private readonly keywords: SqliteKeywordIndex;
+  private readonly keywords: KeywordIndex;
 
   private constructor(
     readonly db: Database.Database,
@@ -126,7 +127,7 @@ export class SqliteStore implements MemoryStore {
       vectorIndex,
     );
     this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: this.vectors.scan.approximateAvailable, jobLeases: true };
-    this.keywords = new SqliteKeywordIndex(db, this.statements, analyze);
+    this.keywords = new KeywordIndex(sqliteKeywordRows(this.statements), analyze);
     this.places = [...corePlaces(db), this.vectors.place()];
     this.writer = new SqliteWriter(db, analyze, () => [...this.places, ...this.extraPlaces, memoriesPlace(db)]);
     this.audit = new SqliteAuditLog(db);
@@ -182,7 +183,7 @@ export class SqliteStore implements MemoryStore {
     this.checkpointer?.afterCommit();
     if (results.some((r) => r.kind === 'forget')) {
       // The forgotten words leave this process's copy of the index now, not at its next search.
-      this.keywords.refresh();
+      await this.keywords.refresh();
       // The scrub's TRUNCATE checkpoint must not meet the worker's checkpoint half-way.
       await this.checkpointer?.settled();
       this.scrubAfterForget();
@@ -261,7 +262,7 @@ export class SqliteStore implements MemoryStore {
     const terms = [...new Set(q.terms)].filter((t) => t.length > 0);
     if (terms.length === 0) return [];
     const w = this.where(p, q.filter);
-    const fromCopy = this.keywords.search(terms, w, q.limit);
+    const fromCopy = await this.keywords.search(terms, w, q.limit);
     if (fromCopy) return fromCopy;
     const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
     // First the index's own best matches (a little over the page, wider on a
@@ -295,7 +296,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async prepareKeywordSearch(): Promise<void> {
-    this.keywords.prepare();
+    await this.keywords.prepare();
   }
 
   async termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }> {

@@ -1,0 +1,105 @@
+/**
+ * Keyword search from the in-process copy of the full-text index, through
+ * the store port on the selected backend: the ranking is FTS5's bm25() over
+ * the analyzed terms (checked against it written out plainly), with scope
+ * and filters applied before the cut for an owner, a guest and a type
+ * filter; another handle's write and forget are followed, and a forgotten
+ * memory's words leave the copy.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openStore } from '../../src/adapters/open-store.ts';
+import type { KeywordIndex } from '../../src/adapters/keyword-index.ts';
+import { SyntheticText } from '../../src/bench/synthetic.ts';
+import type { Memory } from '../../src/domain/memory.ts';
+import type { Principal } from '../../src/domain/principal.ts';
+import type { MemoryFilter, MemoryStore } from '../../src/ports/store.ts';
+import { analyze } from '../../src/retrieval/text/analyze.ts';
+import { named, testStores } from '../helpers/backend.ts';
+import { fts5Bm25 } from '../helpers/bm25-reference.ts';
+import { mem } from './contract.ts';
+
+const owner: Principal = { role: 'owner', namespace: 'kwc', id: 'owner' };
+const guest: Principal = { role: 'guest', namespace: 'kwc', id: 'visitor' };
+
+const keywordsOf = (s: MemoryStore) => (s as unknown as { keywords: KeywordIndex }).keywords;
+
+test(named('keyword search ranks from the in-process copy as FTS5 bm25() would, scope and filter before the cut'), async () => {
+  const st = testStores('mnemos-kwc-');
+  const s = await openStore(st.db, { analyze });
+  try {
+    const gen = new SyntheticText(8, 200);
+    const all: Memory[] = [];
+    for (let i = 0; i < 800; i += 400) {
+      const batch = Array.from({ length: 400 }, (_, j) =>
+        mem(owner, { text: gen.sentence(3, 12), key: `kwc:${i + j}`, visibility: (i + j) % 4 === 0 ? 'shared' : 'owner', type: (i + j) % 9 === 0 ? 'goal' : 'fact' }),
+      );
+      await s.apply(owner, batch.map((m) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const })));
+      all.push(...batch);
+    }
+    await s.prepareKeywordSearch?.();
+    assert.ok(keywordsOf(s).state.ready, 'the copy is built');
+    // The reference ranks every stored memory (statistics over the whole index, as FTS5 keeps them), then applies scope and filter.
+    const docs = new Map(all.map((m, i) => [i, analyze(m.text)]));
+    const cases: { p: Principal; filter: MemoryFilter; admits: (m: Memory) => boolean; limit: number }[] = [
+      { p: owner, filter: {}, admits: () => true, limit: 50 },
+      { p: guest, filter: {}, admits: (m) => m.visibility === 'shared', limit: 10 },
+      { p: owner, filter: { types: ['goal'] }, admits: (m) => m.type === 'goal', limit: 10 },
+    ];
+    let compared = 0;
+    for (let i = 0; i < 30; i++) {
+      const terms = analyze(Array.from({ length: 1 + (i % 3) }, () => gen.word()).join(' '));
+      if (terms.length === 0) continue;
+      for (const c of cases) {
+        const want = fts5Bm25(docs, terms, docs.size)
+          .filter((r) => c.admits(all[r.rowid]!))
+          .slice(0, c.limit);
+        const got = await s.keywordCandidates(c.p, { terms, filter: c.filter, limit: c.limit });
+        assert.deepEqual(
+          got.map((h) => h.score.toPrecision(12)),
+          want.map((r) => r.score.toPrecision(12)),
+          `${c.p.role} ${JSON.stringify(c.filter)} "${terms.join(' ')}": scores`,
+        );
+        // Same members in each tie group but the last (which the cut may split anywhere).
+        const byScore = (xs: { id: string; score: number }[]) => {
+          const m = new Map<string, string[]>();
+          for (const x of xs) m.set(x.score.toPrecision(12), [...(m.get(x.score.toPrecision(12)) ?? []), x.id].sort());
+          return m;
+        };
+        const g = byScore(got);
+        const last = got.at(-1)?.score.toPrecision(12);
+        for (const [k, ids] of byScore(want.map((r) => ({ id: all[r.rowid]!.id, score: r.score })))) if (k !== last) assert.deepEqual(g.get(k), ids, `tie group ${k}`);
+        compared++;
+      }
+    }
+    assert.ok(compared > 60);
+  } finally {
+    await s.close();
+    await st.cleanup();
+  }
+});
+
+test(named("the keyword copy follows another handle's write and forget; the forgotten word leaves it"), async () => {
+  const st = testStores('mnemos-kwc-sync-');
+  const a = await openStore(st.db, { analyze });
+  const b = await openStore(st.db, { analyze });
+  try {
+    await a.apply(owner, [{ kind: 'insert', memory: mem(owner, { text: 'an ordinary note about lunch', key: 'kwc:plain' }), onExistingSource: 'conflict' }]);
+    const find = async (word: string) => (await b.keywordCandidates(owner, { terms: analyze(word), filter: {}, limit: 10 })).map((h) => h.id);
+    assert.deepEqual(await find('quixotriangle'), []);
+    assert.ok(keywordsOf(b).state.ready);
+    const m = mem(owner, { text: 'the quixotriangle ledger', key: 'kwc:secret' });
+    await a.apply(owner, [{ kind: 'insert', memory: m, onExistingSource: 'conflict' }]);
+    assert.deepEqual(await find('quixotriangle'), [m.id], "the other handle's write is found");
+    const word = analyze('quixotriangle')[0]!;
+    assert.ok(keywordsOf(b).knows(word));
+    await a.apply(owner, [{ kind: 'forget', lineageId: m.lineageId, reason: 'test' }]);
+    assert.equal(keywordsOf(a).knows(word), false, 'the forgetting handle dropped the word at once');
+    assert.deepEqual(await find('quixotriangle'), [], "the other handle's forget is followed");
+    assert.equal(keywordsOf(b).knows(word), false, "the forgotten memory's word left the copy");
+  } finally {
+    await a.close();
+    await b.close();
+    await st.cleanup();
+  }
+});
