@@ -61,10 +61,6 @@ export class KeywordCache {
     return this.termIds.size;
   }
 
-  has(rowid: number): boolean {
-    return this.slots.has(rowid);
-  }
-
   /** Whether a live document holds the term. */
   knows(term: string): boolean {
     return this.termIds.has(term);

@@ -1,4 +1,5 @@
 import type { KeywordHit } from '../ports/store.ts';
+import { candidatesNeeded, firstCandidates } from './candidate-sizes.ts';
 import { KeywordCache, type KeywordScore } from './keyword-cache.ts';
 import type { SqlPart } from './sql/scope-sql.ts';
 
@@ -97,7 +98,7 @@ export class KeywordIndex {
     if (!(await this.catchUp())) return null;
     const cache = this.cache;
     if (!cache) return null;
-    let k = Math.ceil(1.25 * limit) + 10;
+    let k = firstCandidates(limit);
     for (;;) {
       const { hits, matching } = cache.top(terms, k);
       const admitted = await this.admitted(w, hits);
@@ -110,7 +111,7 @@ export class KeywordIndex {
       if (out.length >= limit || hits.length >= matching) return out;
       if (k >= this.limits.checkMax || matching > this.limits.checkMax) return null;
       // At this round's survival rate, enough to fill the page (with a margin), and at least four times wider.
-      const needed = admitted.size === 0 ? Infinity : Math.ceil((1.5 * limit * hits.length) / admitted.size);
+      const needed = candidatesNeeded(limit, hits.length, admitted.size);
       k = Math.min(Math.max(4 * k, needed), matching, this.limits.checkMax);
     }
   }

@@ -5,6 +5,7 @@ import { DEFAULT_VECTOR_INDEX, type VectorHit, type VectorIndexConfig, type Vect
 import type { SqlPart } from './sql/scope-sql.ts';
 import { loadUsearch, usearchInstalled, USEARCH_VERSION } from './usearch.ts';
 import { ApproximateIndex, PENDING_MAX } from './vector-ann.ts';
+import { candidatesNeeded, firstCandidates } from './candidate-sizes.ts';
 import { VectorCache, type VectorRows } from './vector-cache.ts';
 
 /** The stored form of a vector in both SQL backends: its float32 bytes, in the machine's byte order. */
@@ -242,7 +243,7 @@ export class VectorScan {
       if (round.hits.length >= q.limit) return { hits: round.hits, index: use };
       if (k >= maxK) break;
       // Ask for enough candidates that, at this round's survival rate, `limit` would be in scope (with a margin).
-      const needed = round.admitted === 0 ? Infinity : Math.ceil((1.5 * q.limit * round.checked) / round.admitted);
+      const needed = candidatesNeeded(q.limit, round.checked, round.admitted);
       if (needed > maxK) break;
       k = Math.max(needed, 2 * k);
     }
@@ -286,14 +287,14 @@ export class VectorScan {
     }
     if (q.limit > 0 && !(last && last.rows.size * MAX_OVERFETCH < cache.countIn(p.namespace))) {
       const maxK = MAX_OVERFETCH * q.limit;
-      let k = Math.ceil(1.25 * q.limit) + 10;
+      let k = firstCandidates(q.limit);
       for (;;) {
         const ranked = cache.nearestIn(q.vector, p.namespace, k);
         const round = await this.checkBestFirst(ranked, q.limit, w, null);
         // Enough admitted, or the namespace has no rows beyond those ranked: this is the exact answer.
         if (round.hits.length >= q.limit || ranked.length < k) return round.hits;
         if (k >= maxK) break;
-        const needed = round.admitted === 0 ? Infinity : Math.ceil((1.5 * q.limit * round.checked) / round.admitted);
+        const needed = candidatesNeeded(q.limit, round.checked, round.admitted);
         if (needed > maxK) break;
         k = Math.max(needed, 4 * k);
       }

@@ -66,7 +66,8 @@ export async function benchLatency(opts: {
         const s = performance.now();
         const r = await mem.search({ query: q, limit: 10, mode });
         samples.push(performance.now() - s);
-        if (mode === 'hybrid') {
+        // The index report describes the plain hybrid run (its denominator is `queries`).
+        if (mode === 'hybrid' && !afterWrite) {
           last = r.explain.vectorIndex ?? last;
           if (r.explain.vectorIndex?.fallback) fallbacks++;
         }

@@ -32,6 +32,7 @@ import { rowToAudit } from '../sql/audit-rows.ts';
 import { rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
+import { firstCandidates } from '../candidate-sizes.ts';
 import { KeywordIndex } from '../keyword-index.ts';
 import { sqliteKeywordRows } from './keyword-rows.ts';
 import { BackgroundCheckpointer } from './checkpointer.ts';
@@ -69,7 +70,7 @@ const KEYWORD_OVERFETCH = 4;
  */
 export function keywordHeads(limit: number, seesWholeNamespace: boolean): number[] {
   if (!seesWholeNamespace) return [limit * KEYWORD_OVERFETCH];
-  const first = Math.ceil(limit * 1.25) + 10;
+  const first = firstCandidates(limit);
   return [first, first * KEYWORD_OVERFETCH];
 }
 
