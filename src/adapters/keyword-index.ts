@@ -11,6 +11,8 @@ import type { SqlPart } from './sql/scope-sql.ts';
 export interface KeywordRows {
   /** Highest log sequence, or 0. */
   logHead(): Promise<number>;
+  /** Lowest sequence still in the log (older entries were pruned), or 0. */
+  logTail(): Promise<number>;
   /** Distinct row keys logged after `after`, up to `upTo`. */
   changedSince(after: number, upTo: number): Promise<number[]>;
   /** The text of those rows that still exist. */
@@ -147,6 +149,12 @@ export class KeywordIndex {
       const changed = await this.rows.changedSince(this.seq, head);
       // Read everything first, then apply, so a failed read leaves the copy as it was.
       const texts = await this.rows.texts(changed);
+      // Entries this copy never saw were pruned (read after the changes: a prune between the two reads counts too).
+      if ((await this.rows.logTail()) > this.seq + 1) {
+        this.cache = null;
+        await this.startNow();
+        return this.cache !== null;
+      }
       if (!this.cache) return false;
       for (const r of changed) {
         const text = texts.get(r);

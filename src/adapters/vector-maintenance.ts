@@ -1,13 +1,13 @@
 /**
- * The rules both SQL adapters apply to the vector index's maintenance calls
- * (VectorIndex.pruneLog and dropReplacedModels), kept in one place.
+ * The rules both SQL adapters apply to maintenance calls (VectorIndex.pruneLog
+ * and dropReplacedModels, MemoryStore.pruneMemoryLog), kept in one place.
  */
 import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 
-/** The shared rule of VectorIndex.pruneLog: an owner's maintenance, keeping a whole number of entries. */
-export function assertPruner(p: Principal, keep: number): void {
-  if (p.role !== 'owner') throw new MnemosError('forbidden', `only an owner prunes the vector change log, not a ${p.role}`);
+/** The shared rule of the change logs' pruning: an owner's maintenance, keeping a whole number of entries. */
+export function assertPruner(p: Principal, keep: number, log = 'vector change log'): void {
+  if (p.role !== 'owner') throw new MnemosError('forbidden', `only an owner prunes the ${log}, not a ${p.role}`);
   if (!Number.isInteger(keep) || keep < 0) throw new MnemosError('validation_failed', `keep must be a whole number >= 0, not ${keep}`, { field: 'keep' });
 }
 

@@ -31,6 +31,11 @@ export interface LifecycleConfig {
    * a process whose in-memory vectors are further behind reloads them in full.
    */
   vectorLogKeep: number;
+  /**
+   * Newest memory row log entries kept by each run (one per memory written
+   * or removed); a process whose keyword copy is further behind rebuilds it.
+   */
+  memoryLogKeep: number;
 }
 
 const MIN = 60_000;
@@ -49,6 +54,7 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = {
   graphBatch: 200_000,
   vectorBatch: 50_000,
   vectorLogKeep: 100_000,
+  memoryLogKeep: 100_000,
 };
 
 const configs = new WeakMap<object, LifecycleConfig>();

@@ -156,6 +156,8 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         const ops: WriteOp[] = due.map((lineageId) => ({ kind: 'forget', lineageId, reason: `purge: expired more than ${Math.round(cfg.purgeAfterMs / 86_400_000)} days ago` }));
         counts.purged = (counts.purged ?? 0) + (await applyInBatches(ctx, sys, ops, 200, afterBatch));
         note(due.slice(0, 100).map((id) => ({ id, action: 'purge' as const, reason: 'expired past retention' })));
+        // The row log gains an entry per memory written or forgotten (the purge's too); without this it only grows.
+        if (ctx.store.pruneMemoryLog) counts.memoryLogPruned = (counts.memoryLogPruned ?? 0) + (await ctx.store.pruneMemoryLog(sys, cfg.memoryLogKeep));
       } else if (phase === 'orphans') {
         if (counts.purged) memories = await loadCurrent(ctx, sys);
         const r = planOrphanRescue(memories, now, cfg);

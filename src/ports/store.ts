@@ -189,6 +189,14 @@ export interface MemoryStore {
    * this before timing or comparing.
    */
   prepareKeywordSearch?(): Promise<void>;
+  /**
+   * Deletes all but the newest `keep` entries (at least one) of the memory
+   * row log, which gains an entry per memory written or removed and which
+   * every process's keyword copy follows; a copy further behind than what is
+   * kept rebuilds. Maintenance, owner only; returns the entries deleted.
+   * Absent where the adapter keeps no such log.
+   */
+  pruneMemoryLog?(p: Principal, keep: number): Promise<number>;
   forgetFootprint(p: Principal, lineageId: string): Promise<ForgetFootprint | null>;
   /** Every stored version (any lifecycle, superseded too) in id order, a page at a time: export and integrity checks. */
   scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]>;

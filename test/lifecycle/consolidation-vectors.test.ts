@@ -25,6 +25,22 @@ test(named('consolidation prunes the vector change log to the newest entries it 
   }
 });
 
+test(named('consolidation prunes the memory row log to the newest entries it is told to keep'), async () => {
+  const stores = testStores('mnemos-memory-log-');
+  const m = await openMemory({ db: stores.db, lifecycle: { memoryLogKeep: 2 } });
+  try {
+    await m.rememberMany(Array.from({ length: 6 }, (_, i) => ({ text: `ferry timetable note number ${i} for the pier` })));
+    const r = await m.consolidate();
+    assert.equal(r.counts.memoryLogPruned, 4, 'six entries, two kept');
+    const again = await m.consolidate({ force: true });
+    assert.equal(again.counts.memoryLogPruned ?? 0, 0);
+    assert.equal((await m.search({ query: 'ferry timetable pier', mode: 'keyword', limit: 10 })).hits.length, 6);
+  } finally {
+    await m.close();
+    await stores.cleanup();
+  }
+});
+
 test(named('consolidation embeds memories that were written without a vector'), async () => {
   const stores = testStores('mnemos-vectors-phase-');
   const db = stores.db;

@@ -103,3 +103,37 @@ test(named("the keyword copy follows another handle's write and forget; the forg
     await st.cleanup();
   }
 });
+
+test(named('a keyword copy behind a pruned memory row log rebuilds and still finds every write and forget'), async () => {
+  const st = testStores('mnemos-kwc-prune-');
+  const a = await openStore(st.db, { analyze });
+  const b = await openStore(st.db, { analyze });
+  try {
+    const find = async (word: string) => (await b.keywordCandidates(owner, { terms: analyze(word), filter: {}, limit: 10 })).map((h) => h.id);
+    const early = mem(owner, { text: 'the marmalade inventory', key: 'kwc:early' });
+    await a.apply(owner, [{ kind: 'insert', memory: early, onExistingSource: 'conflict' }]);
+    assert.deepEqual(await find('marmalade'), [early.id]);
+    assert.ok(keywordsOf(b).state.ready);
+    // Behind b's position: a write and a forget, then a prune that leaves only the newest entry.
+    const later = mem(owner, { text: 'the quinceberry inventory', key: 'kwc:later' });
+    const last = mem(owner, { text: 'an unrelated closing note', key: 'kwc:last' });
+    await a.apply(owner, [{ kind: 'insert', memory: later, onExistingSource: 'conflict' }]);
+    await a.apply(owner, [{ kind: 'forget', lineageId: early.lineageId, reason: 'test' }]);
+    await a.apply(owner, [{ kind: 'insert', memory: last, onExistingSource: 'conflict' }]);
+    await assert.rejects(a.pruneMemoryLog!(guest, 0), (e: Error & { code?: string }) => e.code === 'forbidden');
+    await assert.rejects(a.pruneMemoryLog!(owner, -1), (e: Error & { code?: string }) => e.code === 'validation_failed');
+    assert.equal(await a.pruneMemoryLog!(owner, 0), 3, 'four entries (three writes, one forget), the newest kept');
+    assert.equal(await a.pruneMemoryLog!(owner, 0), 0);
+    assert.deepEqual(await find('quinceberry'), [later.id], 'the write whose entry was pruned is found');
+    assert.deepEqual(await find('marmalade'), [], 'the forget whose entry was pruned is followed');
+    assert.equal(keywordsOf(b).knows(analyze('marmalade')[0]!), false, 'the copy was rebuilt without the forgotten word');
+    // The log goes on from where it was: a new write is followed without another rebuild.
+    const next = mem(owner, { text: 'the persimmon inventory', key: 'kwc:next' });
+    await a.apply(owner, [{ kind: 'insert', memory: next, onExistingSource: 'conflict' }]);
+    assert.deepEqual(await find('persimmon'), [next.id]);
+  } finally {
+    await a.close();
+    await b.close();
+    await st.cleanup();
+  }
+});

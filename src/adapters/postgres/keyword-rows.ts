@@ -14,6 +14,7 @@ type Query = <T>(parts: (string | SqlPart)[]) => Promise<T[]>;
 export function pgKeywordRows(q: Query): KeywordRows {
   return {
     logHead: async () => Number((await q<{ s: string }>(['SELECT coalesce(max(seq), 0) AS s FROM memory_log']))[0]?.s ?? 0),
+    logTail: async () => Number((await q<{ s: string }>(['SELECT coalesce(min(seq), 0) AS s FROM memory_log']))[0]?.s ?? 0),
     changedSince: async (after, upTo) =>
       (await q<{ r: string }>(['SELECT DISTINCT memory_row AS r FROM memory_log WHERE ', sql('seq > ? AND seq <= ?', after, upTo)])).map((x) => Number(x.r)),
     texts: async (rowids) => {

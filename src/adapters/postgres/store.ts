@@ -41,6 +41,7 @@ import { PgWriter } from './write.ts';
 import { AnalyzeScheduler } from './analyze.ts';
 import { KeywordIndex } from '../keyword-index.ts';
 import { pgKeywordRows } from './keyword-rows.ts';
+import { assertPruner } from '../vector-maintenance.ts';
 
 export interface PgStoreOptions {
   /** postgres://user:pass@host:port/db, optionally with `?schema=name`. */
@@ -196,6 +197,13 @@ export class PgStore implements MemoryStore {
 
   async prepareKeywordSearch(): Promise<void> {
     await this.keywords.prepare();
+  }
+
+  async pruneMemoryLog(p: Principal, keep: number): Promise<number> {
+    assertPruner(p, keep, 'memory row log');
+    // The newest entry stays, the rule SQLite needs (its seq is a plain rowid), so both backends prune alike.
+    const r = await withRetry(this.conn.location, () => this.conn.pool.query('DELETE FROM memory_log WHERE seq <= (SELECT max(seq) FROM memory_log) - $1', [Math.max(1, keep)]));
+    return r.rowCount ?? 0;
   }
 
   private where(p: Principal, filter: MemoryFilter | null): SqlPart {

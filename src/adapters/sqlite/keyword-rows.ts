@@ -12,6 +12,7 @@ import type { StatementCache } from './statements.ts';
 export function sqliteKeywordRows(statements: StatementCache): KeywordRows {
   return {
     logHead: async () => (statements.get('SELECT coalesce(max(seq), 0) AS s FROM memory_log').get() as { s: number }).s,
+    logTail: async () => (statements.get('SELECT coalesce(min(seq), 0) AS s FROM memory_log').get() as { s: number }).s,
     changedSince: async (after, upTo) =>
       (statements.get('SELECT DISTINCT memory_rowid AS r FROM memory_log WHERE seq > ? AND seq <= ?').all(after, upTo) as { r: number }[]).map((x) => x.r),
     texts: async (rowids) => {

@@ -40,6 +40,7 @@ import { StatementCache } from './statements.ts';
 import { SqliteVectorIndex } from './vectors.ts';
 import type { VectorIndexConfig } from '../../ports/vectors.ts';
 import { checkVectorIndexConfig } from '../vector-scan.ts';
+import { assertPruner } from '../vector-maintenance.ts';
 import { SqliteGraph, graphPlace } from './graph.ts';
 import { SqliteJobs, expiryPlace } from './jobs.ts';
 import { SqliteLedger } from './ledger.ts';
@@ -298,6 +299,12 @@ export class SqliteStore implements MemoryStore {
 
   async prepareKeywordSearch(): Promise<void> {
     await this.keywords.prepare();
+  }
+
+  async pruneMemoryLog(p: Principal, keep: number): Promise<number> {
+    assertPruner(p, keep, 'memory row log');
+    // The newest entry always stays: seq is a plain rowid, and an empty table would hand out seqs readers already passed.
+    return this.statements.get('DELETE FROM memory_log WHERE seq <= (SELECT max(seq) FROM memory_log) - ?').run(Math.max(1, keep)).changes;
   }
 
   async termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }> {
