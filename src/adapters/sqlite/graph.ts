@@ -23,12 +23,14 @@ export class SqliteGraph implements GraphStore {
 
   /** Cached statements: every hybrid search looks its query's names up here, and preparing cost more than the look-up. */
   private entities(where: string, params: unknown[]): EntityRecord[] {
-    const rows = this.statements.get(`SELECT e.* FROM graph_entities e WHERE ${where}`).all(...params) as Row[];
-    if (rows.length === 0) return [];
-    const aliasStmt = this.statements.get('SELECT DISTINCT mention FROM graph_evidence WHERE entity_id = ? AND mention IS NOT NULL ORDER BY mention');
-    return rows.map((r) => {
-      const mentions = (aliasStmt.all(r.id) as { mention: string }[]).map((a) => a.mention).filter((m) => m !== r.name);
-      return rowToEntity(r, mentions);
+    return this.statements.readTogether(() => {
+      const rows = this.statements.get(`SELECT e.* FROM graph_entities e WHERE ${where}`).all(...params) as Row[];
+      if (rows.length === 0) return [];
+      const aliasStmt = this.statements.get('SELECT DISTINCT mention FROM graph_evidence WHERE entity_id = ? AND mention IS NOT NULL ORDER BY mention');
+      return rows.map((r) => {
+        const mentions = (aliasStmt.all(r.id) as { mention: string }[]).map((a) => a.mention).filter((m) => m !== r.name);
+        return rowToEntity(r, mentions);
+      });
     });
   }
 
@@ -72,8 +74,10 @@ export class SqliteGraph implements GraphStore {
     const out = new Set<string>();
     const byEntity = this.db.prepare('SELECT DISTINCT lineage_id FROM graph_evidence WHERE entity_id = ?');
     const byRelation = this.db.prepare('SELECT DISTINCT lineage_id FROM graph_evidence WHERE relation_id = ?');
-    for (const id of entityIds) for (const r of byEntity.all(id) as { lineage_id: string }[]) out.add(r.lineage_id);
-    for (const id of relationIds) for (const r of byRelation.all(id) as { lineage_id: string }[]) out.add(r.lineage_id);
+    this.statements.readTogether(() => {
+      for (const id of entityIds) for (const r of byEntity.all(id) as { lineage_id: string }[]) out.add(r.lineage_id);
+      for (const id of relationIds) for (const r of byRelation.all(id) as { lineage_id: string }[]) out.add(r.lineage_id);
+    });
     return [...out];
   }
 

@@ -18,10 +18,12 @@ export function sqliteKeywordRows(statements: StatementCache): KeywordRows {
     texts: async (rowids) => {
       const text = statements.get('SELECT text FROM memories WHERE rowid = ?');
       const out = new Map<number, string>();
-      for (const r of rowids) {
-        const row = text.get(r) as { text: string } | undefined;
-        if (row) out.set(r, row.text);
-      }
+      statements.readTogether(() => {
+        for (const r of rowids) {
+          const row = text.get(r) as { text: string } | undefined;
+          if (row) out.set(r, row.text);
+        }
+      });
       return out;
     },
     rowCount: async () => (statements.get('SELECT count(*) AS n FROM memories').get() as { n: number }).n,

