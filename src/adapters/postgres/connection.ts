@@ -68,6 +68,12 @@ export function mapPgError(err: unknown, location: string): unknown {
   return err;
 }
 
+/** A serialization failure, deadlock or lock timeout: the transaction may succeed if run again. */
+export function isRetryable(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code;
+  return code !== undefined && RETRYABLE.has(code);
+}
+
 /** Runs fn with retries on serialization failures and deadlocks, then maps errors. */
 export async function withRetry<T>(location: string, fn: () => Promise<T>, attempts = 6): Promise<T> {
   for (let i = 0; ; i++) {

@@ -25,7 +25,7 @@ import { pgQuery, sql } from '../sql/placeholders.ts';
 import { MEMORY_COLUMNS, rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
 import { rowToAudit } from '../sql/audit-rows.ts';
-import { createPool, inTransaction, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
+import { createPool, inTransaction, isRetryable, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
 import { migratePg } from './migrations.ts';
 import { graphPgPlace, PgGraph } from './graph.ts';
 import { expiryPgPlace, PgJobs } from './jobs.ts';
@@ -37,10 +37,11 @@ import { detectPgvector } from './pgvector.ts';
 import { PgVectorIndex, vectorsPgPlace } from './vectors.ts';
 import type { VectorIndexConfig } from '../../ports/vectors.ts';
 import { checkVectorIndexConfig } from '../vector-scan.ts';
-import { PgWriter } from './write.ts';
+import { PgWriter, type BulkPlan } from './write.ts';
 import { AnalyzeScheduler } from './analyze.ts';
 import { KeywordIndex } from '../keyword-index.ts';
 import { pgKeywordRows } from './keyword-rows.ts';
+import { WriteGroups } from './write-groups.ts';
 import { assertPruner } from '../vector-maintenance.ts';
 
 export interface PgStoreOptions {
@@ -76,6 +77,13 @@ const COLS = MEMORY_COLUMNS.map((c) => `m.${c}`).join(', ');
  * on the audit chain head instead of SQLite's single writer, a generated
  * tsvector instead of FTS5.
  */
+/** One caller's write, as the group commit carries it. */
+interface GroupWrite {
+  p: Principal;
+  ops: WriteOp[];
+  plan: BulkPlan | null;
+}
+
 export class PgStore implements MemoryStore {
   readonly backend = 'postgres';
   readonly capabilities: StoreCapabilities;
@@ -87,6 +95,8 @@ export class PgStore implements MemoryStore {
   readonly ledger: LedgerStore;
   readonly vectors: PgVectorIndex;
   private readonly writer: PgWriter;
+  /** Writes that arrive together share a transaction (write-groups.ts). */
+  private readonly groups: WriteGroups<GroupWrite, WriteResult[]>;
   /** The in-process copy of the full-text index that ranks keyword searches (the SQL query answers while it builds). */
   private readonly keywords: KeywordIndex;
   private readonly extraPlaces: PgPlace[] = [];
@@ -121,6 +131,7 @@ export class PgStore implements MemoryStore {
     this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: this.vectors.scan.approximateAvailable, jobLeases: true };
     const places = corePgPlaces();
     this.writer = new PgWriter(analyze, () => [...places, ...this.extraPlaces, memoriesPgPlace()]);
+    this.groups = new WriteGroups((items) => this.applyGroup(items), (w) => w.ops.length);
     this.audit = new PgAuditLog(conn);
     this.pending = new PgPending(conn);
     this.tokens = new PgTokens(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
@@ -185,14 +196,41 @@ export class PgStore implements MemoryStore {
   async apply(p: Principal, ops: WriteOp[]): Promise<WriteResult[]> {
     readScope(p); // validates the principal
     if (ops.length === 0) return [];
-    const now = Date.now();
-    const plan = this.writer.planBulk(p, ops);
-    const results = await inTransaction(this.conn, (c) => this.writer.applyAll(c, p, ops, now, plan));
+    const results = await this.groups.submit({ p, ops, plan: this.writer.planBulk(p, ops) });
     // New rows (not idempotent repeats) count toward the next background ANALYZE, once committed.
     this.analyzer.wrote(results.filter((r) => (r.kind === 'insert' && r.status !== 'unchanged') || r.kind === 'update').length);
     // The forgotten words leave this process's copy of the keyword index now, not at its next search.
     if (results.some((r) => r.kind === 'forget')) await this.keywords.refresh();
     return results;
+  }
+
+  /**
+   * One transaction for a group of writes. A lone write runs as it always
+   * did; in a group each runs under a savepoint, and an error of its own
+   * (a conflict, a forbidden change) undoes only its ops, while a
+   * serialization failure or deadlock retries the whole group.
+   */
+  private async applyGroup(items: GroupWrite[]): Promise<({ ok: WriteResult[] } | { error: unknown })[]> {
+    const now = Date.now();
+    if (items.length === 1) {
+      const [w] = items as [GroupWrite];
+      return [{ ok: await inTransaction(this.conn, (c) => this.writer.applyAll(c, w.p, w.ops, now, w.plan)) }];
+    }
+    return inTransaction(this.conn, async (c) => {
+      const out: ({ ok: WriteResult[] } | { error: unknown })[] = [];
+      for (const w of items) {
+        await c.query('SAVEPOINT group_member');
+        try {
+          out.push({ ok: await this.writer.applyAll(c, w.p, w.ops, now, w.plan) });
+          await c.query('RELEASE SAVEPOINT group_member');
+        } catch (err) {
+          if (isRetryable(err)) throw err;
+          await c.query('ROLLBACK TO SAVEPOINT group_member');
+          out.push({ error: mapPgError(err, this.conn.location) });
+        }
+      }
+      return out;
+    });
   }
 
   async prepareKeywordSearch(): Promise<void> {
