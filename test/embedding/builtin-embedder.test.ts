@@ -4,6 +4,7 @@ import { BuiltinEmbedder } from '../../src/embedding/builtin/builtin-embedder.ts
 import { deserializeModel, type LearnedModelState } from '../../src/embedding/builtin/model.ts';
 import { dot } from '../../src/embedding/vectors.ts';
 import { MnemosError } from '../../src/domain/errors.ts';
+import { analyze, analyzeText, isNoted } from '../../src/retrieval/text/analyze.ts';
 
 // Tiny "store": sessions in which a question is answered by the next turn.
 const SESSIONS = [
@@ -78,4 +79,30 @@ test('rank 0 trains only the IDF table (subword part alone)', () => {
   assert.ok(dot(e.embedSync('reccomend'), e.embedSync('recommend')) > 0.25);
   assert.ok(dot(e.embedSync('painting'), e.embedSync('paint')) > 0.4);
   assert.ok(Math.abs(dot(e.embedSync('reccomend'), e.embedSync('waterfall'))) < 0.15);
+});
+
+test("a document's embedding notes its full-text terms, exactly analyze()'s; a query's notes nothing", async () => {
+  const trained = BuiltinEmbedder.train([['the clarinet lesson is on Tuesday', 'Caroline bought 3.5 kg of apples']]);
+  const texts = [
+    "Caroline's clarinet lessons aren't on Tuesdays anymore",
+    'The 1,000 runners ran 3.5 km — naïve café-goers, ÉCOLE, ﬁnance',
+    'and the of a an', // stop words only: no terms
+    'Running, runner, runs: ran!',
+    '',
+  ];
+  for (const e of [new BuiltinEmbedder(), trained]) {
+    await e.embed(texts.map((t) => `${t} ${e.trained ? 'again' : ''}`), { kind: 'document' });
+    for (const t of texts.map((x) => `${x} ${e.trained ? 'again' : ''}`)) {
+      assert.ok(isNoted(t), `"${t}" was noted`);
+      assert.deepEqual(analyze(t), analyzeText(t), `"${t}"`);
+    }
+  }
+  // A query drops question-frame words ("what", "kind"), which the full-text index keeps: never noted.
+  const query = 'what kind of zebra-keeper said that';
+  await trained.embed([query], { kind: 'query' });
+  assert.equal(isNoted(query), false);
+  assert.ok(analyze(query).includes('kind'));
+  const doc = `${texts[0]!} again`;
+  analyze(doc).push('mutated');
+  assert.deepEqual(analyze(doc), analyzeText(doc), 'a noted analysis is handed out as a copy');
 });

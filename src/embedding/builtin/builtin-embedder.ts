@@ -10,7 +10,7 @@
  *
  * The whole vector is then scaled to unit length, so cosine = dot product.
  */
-import { analyze, stem } from '../../retrieval/text/analyze.ts';
+import { analyze, noteAnalysis, stem } from '../../retrieval/text/analyze.ts';
 import { tokenize } from '../../retrieval/text/tokenize.ts';
 import { ENGLISH_STOP_WORDS, QUERY_FRAME_WORDS } from '../../retrieval/text/stop-words.ts';
 import type { EmbedOptions, Embedder } from '../port.ts';
@@ -28,6 +28,8 @@ export interface BuiltinEmbedderOptions {
 }
 
 interface WordPart {
+  /** The word's indexing term (analyze.ts's stem). */
+  stem: string;
   /** Row of the word's stem in the learned model, or -1. */
   index: number;
   idf: number;
@@ -116,16 +118,21 @@ export class BuiltinEmbedder implements Embedder {
     learned.fill(0);
     subword.fill(0);
     const m = this.learned;
+    // A document's words are its full-text terms too (analyze.ts's chain: stop words out, stems in order): noted, the
+    // writer that indexes this text next need not analyze it again.
+    const terms: string[] | null = kind === 'document' ? [] : null;
     for (const token of tokenize(text)) {
       if (kind === 'query' && QUERY_FRAME_WORDS.has(token)) continue;
       const w = this.word(token);
       if (w === null) continue;
+      terms?.push(w.stem);
       if (m && w.index >= 0) {
         const base = w.index * this.rank;
         for (let j = 0; j < this.rank; j++) learned[j]! += w.idf * m.vectors[base + j]!;
       }
       if (w.subword) addSubwordSlots(subword, 0, w.subword, w.idf);
     }
+    if (terms) noteAnalysis(text, terms);
     l2Normalize(learned);
     l2Normalize(subword);
     out.set(learned, 0);
@@ -146,9 +153,10 @@ export class BuiltinEmbedder implements Embedder {
     w = null;
     if (!ENGLISH_STOP_WORDS.has(token)) {
       const m = this.learned;
-      const i = m?.index.get(stem(token));
+      const s = stem(token);
+      const i = m?.index.get(s);
       const subword = this.options.subwordDimensions > 0 ? subwordSlots(token, this.subwordOptions()) : null;
-      w = { index: i ?? -1, idf: i === undefined ? this.maxIdf : m!.idf[i]!, subword };
+      w = { stem: s, index: i ?? -1, idf: i === undefined ? this.maxIdf : m!.idf[i]!, subword };
     }
     if (this.words.size >= WORD_CACHE_MAX) this.words.clear();
     this.words.set(token, w);

@@ -39,8 +39,35 @@ export function stem(token: string): string {
 
 const HAS_DIGIT = /\p{N}/u;
 
-/** Terms for indexing, in document order, duplicates kept (term frequency matters). */
+/**
+ * Terms of texts the built-in embedder has just analyzed as a by-product
+ * (noteAnalysis). A write analyzes each text twice, a moment apart: the
+ * embedder reads the batch's words, then the writer analyzes the same texts
+ * for the full-text index, about 10 µs of a memory's 90. Small and cleared
+ * when full, like the stem cache, for the same reason.
+ */
+const noted = new Map<string, readonly string[]>();
+const NOTED_MAX = 2048;
+
+/** Records `analyze(text)`'s answer, worked out by a caller that read the text's words anyway. */
+export function noteAnalysis(text: string, terms: readonly string[]): void {
+  if (noted.size >= NOTED_MAX) noted.clear();
+  noted.set(text, terms);
+}
+
+/** Whether `analyze(text)` will answer from a noted analysis (tests). */
+export function isNoted(text: string): boolean {
+  return noted.has(text);
+}
+
+/** Terms for indexing, in document order, duplicates kept (term frequency matters). A fresh array. */
 export function analyze(text: string): string[] {
+  const known = noted.get(text);
+  return known !== undefined ? known.slice() : analyzeText(text);
+}
+
+/** `analyze` worked out from the text, never from what was noted (tests check the two agree). */
+export function analyzeText(text: string): string[] {
   const out: string[] = [];
   for (const token of tokenize(text)) {
     if (ENGLISH_STOP_WORDS.has(token)) continue;
