@@ -8,38 +8,30 @@ import { test } from 'node:test';
 import { openMemory } from '../../src/index.ts';
 import { named, testStores } from '../helpers/backend.ts';
 
-test(named('consolidation prunes the vector change log to the newest entries it is told to keep'), async () => {
-  const stores = testStores('mnemos-vector-log-');
-  const m = await openMemory({ db: stores.db, lifecycle: { vectorLogKeep: 2 } });
-  try {
-    await m.rememberMany(Array.from({ length: 6 }, (_, i) => ({ text: `tide table entry number ${i} for the harbour` })));
-    const r = await m.consolidate();
-    assert.equal(r.counts.vectorLogPruned, 4, 'six entries, two kept');
-    const again = await m.consolidate({ force: true });
-    assert.equal(again.counts.vectorLogPruned ?? 0, 0);
-    // Vector search still answers from the kept vectors after the prune.
-    assert.equal((await m.search({ query: 'tide table harbour', mode: 'vector', limit: 10 })).hits.length, 6);
-  } finally {
-    await m.close();
-    await stores.cleanup();
-  }
-});
+// Each change log every process follows (vectors; memory rows for the keyword copy) is cut to what the run is told to keep.
+const LOGS = [
+  { log: 'vector change log', keep: 'vectorLogKeep', count: 'vectorLogPruned', mode: 'vector' },
+  { log: 'memory row log', keep: 'memoryLogKeep', count: 'memoryLogPruned', mode: 'keyword' },
+] as const;
 
-test(named('consolidation prunes the memory row log to the newest entries it is told to keep'), async () => {
-  const stores = testStores('mnemos-memory-log-');
-  const m = await openMemory({ db: stores.db, lifecycle: { memoryLogKeep: 2 } });
-  try {
-    await m.rememberMany(Array.from({ length: 6 }, (_, i) => ({ text: `ferry timetable note number ${i} for the pier` })));
-    const r = await m.consolidate();
-    assert.equal(r.counts.memoryLogPruned, 4, 'six entries, two kept');
-    const again = await m.consolidate({ force: true });
-    assert.equal(again.counts.memoryLogPruned ?? 0, 0);
-    assert.equal((await m.search({ query: 'ferry timetable pier', mode: 'keyword', limit: 10 })).hits.length, 6);
-  } finally {
-    await m.close();
-    await stores.cleanup();
-  }
-});
+for (const c of LOGS) {
+  test(named(`consolidation prunes the ${c.log} to the newest entries it is told to keep`), async () => {
+    const stores = testStores('mnemos-log-prune-');
+    const m = await openMemory({ db: stores.db, lifecycle: { [c.keep]: 2 } });
+    try {
+      await m.rememberMany(Array.from({ length: 6 }, (_, i) => ({ text: `tide table entry number ${i} for the harbour` })));
+      const r = await m.consolidate();
+      assert.equal(r.counts[c.count], 4, 'six entries, two kept');
+      const again = await m.consolidate({ force: true });
+      assert.equal(again.counts[c.count] ?? 0, 0);
+      // Search still answers from what was kept after the prune.
+      assert.equal((await m.search({ query: 'tide table harbour', mode: c.mode, limit: 10 })).hits.length, 6);
+    } finally {
+      await m.close();
+      await stores.cleanup();
+    }
+  });
+}
 
 test(named('consolidation embeds memories that were written without a vector'), async () => {
   const stores = testStores('mnemos-vectors-phase-');

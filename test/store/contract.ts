@@ -56,7 +56,8 @@ function nextVersion(prev: Memory, text: string, now = Date.now()): Memory {
   return { ...prev, id: newId(now), version: prev.version + 1, text, contentHash: contentHash(text), recordedAt: toIso(now), supersededAt: null, supersededBy: null };
 }
 
-async function wholeChain(s: MemoryStore): Promise<AuditEntry[]> {
+/** The whole audit chain, read in small pages (paging is part of what is checked). */
+export async function wholeChain(s: MemoryStore): Promise<AuditEntry[]> {
   const out: AuditEntry[] = [];
   for (;;) {
     const page = await s.audit.range(owner, out.length ? out[out.length - 1]!.seq : 0, 7);

@@ -9,12 +9,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openStore } from '../../src/adapters/open-store.ts';
 import { WriteGroups } from '../../src/adapters/postgres/write-groups.ts';
-import { verifyChainSegment, type AuditEntry } from '../../src/domain/audit.ts';
+import { verifyChainSegment } from '../../src/domain/audit.ts';
 import type { Principal } from '../../src/domain/principal.ts';
-import type { MemoryStore, WriteOp } from '../../src/ports/store.ts';
+import type { WriteOp } from '../../src/ports/store.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { BACKEND, named, testStores } from '../helpers/backend.ts';
-import { mem } from './contract.ts';
+import { mem, wholeChain } from './contract.ts';
 
 const owner: Principal = { role: 'owner', namespace: 'wg', id: 'owner' };
 const agents: Principal[] = Array.from({ length: 4 }, (_, i) => ({ role: 'agent', namespace: 'wg', id: `agent-${i}`, agentId: `a${i}` }));
@@ -59,15 +59,6 @@ test('a runner that throws fails every member of its group, and the next group s
   assert.deepEqual(await Promise.all([b, c]), ['connection lost', 'connection lost']);
   assert.equal(await groups.submit(4), 8);
 });
-
-async function wholeChain(s: MemoryStore): Promise<AuditEntry[]> {
-  const out: AuditEntry[] = [];
-  for (;;) {
-    const page = await s.audit.range(owner, out.length ? out[out.length - 1]!.seq : 0, 500);
-    if (page.length === 0) return out;
-    out.push(...page);
-  }
-}
 
 test(named('concurrent writes from several principals each get their own results; a failing one changes nothing of the others'), async () => {
   const st = testStores('mnemos-write-groups-');
