@@ -42,6 +42,25 @@ test('a group forms from what arrives while one runs, weighs at most maxWeight (
   assert.deepEqual(groups.stats, { groups: 5, members: 6 });
 });
 
+test('a group takes at most maxMembers writes (each is a savepoint: a subtransaction)', async () => {
+  const seen: number[][] = [];
+  let release: () => void = () => {};
+  const groups = new WriteGroups<number, number>(
+    async (items) => {
+      seen.push(items);
+      if (seen.length === 1) await new Promise<void>((r) => (release = r));
+      return items.map((n) => ({ ok: n }));
+    },
+    () => 1,
+    5_000,
+    3,
+  );
+  const all = Array.from({ length: 8 }, (_, i) => groups.submit(i));
+  release();
+  assert.deepEqual(await Promise.all(all), [0, 1, 2, 3, 4, 5, 6, 7]);
+  assert.deepEqual(seen, [[0], [1, 2, 3], [4, 5, 6], [7]]);
+});
+
 test('a runner that throws fails every member of its group, and the next group still runs', async () => {
   let calls = 0;
   let release: () => void = () => {};

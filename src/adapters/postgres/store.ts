@@ -219,10 +219,10 @@ export class PgStore implements MemoryStore {
     return inTransaction(this.conn, async (c) => {
       const out: ({ ok: WriteResult[] } | { error: unknown })[] = [];
       for (const w of items) {
-        await c.query('SAVEPOINT group_member');
+        // The previous member's savepoint is released in the same round trip that opens this one's (the last is released by COMMIT).
+        await c.query(out.length > 0 ? 'RELEASE SAVEPOINT group_member; SAVEPOINT group_member' : 'SAVEPOINT group_member');
         try {
           out.push({ ok: await this.writer.applyAll(c, w.p, w.ops, now, w.plan) });
-          await c.query('RELEASE SAVEPOINT group_member');
         } catch (err) {
           if (isRetryable(err)) throw err;
           await c.query('ROLLBACK TO SAVEPOINT group_member');

@@ -29,11 +29,16 @@ export class WriteGroups<I, R> {
   /**
    * @param size how much a member weighs toward `maxWeight` (e.g. its ops),
    *   so one group's transaction, and the lock it holds, stays short.
+   * @param maxMembers members per group at most. Each member's savepoint is a
+   *   subtransaction, and past 64 of them in one transaction PostgreSQL's
+   *   snapshots of every other session overflow their subtransaction cache
+   *   and slow down.
    */
   constructor(
     private readonly run: GroupRunner<I, R>,
     private readonly size: (item: I) => number,
     private readonly maxWeight = 5_000,
+    private readonly maxMembers = 32,
   ) {}
 
   submit(item: I): Promise<R> {
@@ -48,7 +53,7 @@ export class WriteGroups<I, R> {
     let weight = 0;
     let n = 0;
     // At least one member, however heavy; then as many as fit.
-    while (n < this.queue.length && (n === 0 || weight + this.size(this.queue[n]!.item) <= this.maxWeight)) weight += this.size(this.queue[n++]!.item);
+    while (n < this.queue.length && n < this.maxMembers && (n === 0 || weight + this.size(this.queue[n]!.item) <= this.maxWeight)) weight += this.size(this.queue[n++]!.item);
     const group = this.queue.splice(0, n);
     this.running = true;
     this.stats.groups++;
