@@ -110,6 +110,11 @@ export class VectorScan {
     }
   }
 
+  /** Brings every model's copy held here up to date with the change log (no new copies, no index builds). */
+  async refresh(): Promise<void> {
+    for (const m of [...this.models.values()]) await m.cache.refresh();
+  }
+
   async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorMatches> {
     const m = this.modelFor(q.model, q.vector.length);
     await m.cache.refresh();

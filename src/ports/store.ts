@@ -190,6 +190,13 @@ export interface MemoryStore {
    */
   prepareKeywordSearch?(): Promise<void>;
   /**
+   * Brings the in-process copies this handle already holds (the keyword
+   * index, each model's vectors) up to date with the store's logs; builds
+   * nothing new. Search threads call it between searches, so the first
+   * search after a burst of writes does not wait for the whole burst.
+   */
+  refreshSearchCaches?(): Promise<void>;
+  /**
    * Deletes all but the newest `keep` entries (at least one) of the memory
    * row log, which gains an entry per memory written or removed and which
    * every process's keyword copy follows; a copy further behind than what is

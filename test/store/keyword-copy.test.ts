@@ -137,3 +137,35 @@ test(named('a keyword copy behind a pruned memory row log rebuilds and still fin
     await st.cleanup();
   }
 });
+
+test(named("refreshSearchCaches brings a handle's keyword and vector copies up to date with another handle's writes, without a search"), async () => {
+  const st = testStores('mnemos-kwc-follow-');
+  const a = await openStore(st.db, { analyze });
+  const b = await openStore(st.db, { analyze });
+  try {
+    const M = 'follow-test-model';
+    const vec = (x: number) => Float32Array.from([x, Math.sqrt(1 - x * x), 0, 0]);
+    const insert = (m: Memory, x: number) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model: M, vector: vec(x) } });
+    const first = mem(owner, { text: 'the marmalade inventory', key: 'kwc:f1' });
+    await a.apply(owner, [insert(first, 0.1)]);
+    // b builds both copies with one search each.
+    await b.keywordCandidates(owner, { terms: analyze('marmalade'), filter: {}, limit: 5 });
+    await b.vectors!.nearest(owner, { model: M, vector: vec(0.1), filter: {}, limit: 5 });
+    const vectorRows = () => (b.vectors as unknown as { scan: { models: Map<string, { cache: { size: number } }> } }).scan.models.get(M)!.cache.size;
+    assert.equal(vectorRows(), 1);
+    const second = mem(owner, { text: 'the quinceberry inventory', key: 'kwc:f2' });
+    const third = mem(owner, { text: 'the persimmon inventory', key: 'kwc:f3' });
+    await a.apply(owner, [insert(second, 0.5), insert(third, 0.9)]);
+    await a.apply(owner, [{ kind: 'forget', lineageId: first.lineageId, reason: 'test' }]);
+    const word = (w: string) => analyze(w)[0]!;
+    assert.equal(keywordsOf(b).knows(word('quinceberry')), false, 'nothing moved before the refresh');
+    await b.refreshSearchCaches!();
+    assert.ok(keywordsOf(b).knows(word('quinceberry')) && keywordsOf(b).knows(word('persimmon')), "the other handle's writes reached the keyword copy");
+    assert.equal(keywordsOf(b).knows(word('marmalade')), false, 'and its forget');
+    assert.equal(vectorRows(), 2, 'two vectors written, one forgotten');
+  } finally {
+    await a.close();
+    await b.close();
+    await st.cleanup();
+  }
+});

@@ -237,6 +237,11 @@ export class PgStore implements MemoryStore {
     await this.keywords.prepare();
   }
 
+  async refreshSearchCaches(): Promise<void> {
+    await this.keywords.refresh();
+    await this.vectors.scan.refresh();
+  }
+
   async pruneMemoryLog(p: Principal, keep: number): Promise<number> {
     assertPruner(p, keep, 'memory row log');
     // The newest entry stays, the rule SQLite needs (its seq is a plain rowid), so both backends prune alike.

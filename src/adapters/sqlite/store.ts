@@ -297,6 +297,11 @@ export class SqliteStore implements MemoryStore {
     await this.keywords.prepare();
   }
 
+  async refreshSearchCaches(): Promise<void> {
+    await this.keywords.refresh();
+    await this.vectors.scan.refresh();
+  }
+
   async pruneMemoryLog(p: Principal, keep: number): Promise<number> {
     assertPruner(p, keep, 'memory row log');
     // The newest entry always stays: seq is a plain rowid, and an empty table would hand out seqs readers already passed.

@@ -274,6 +274,11 @@ export class Mnemos {
     await this.ctx.store.prepareKeywordSearch?.();
   }
 
+  /** Brings the search copies this handle already holds up to date with the store (search threads, between searches). */
+  async refreshSearchCaches(): Promise<void> {
+    await this.ctx.store.refreshSearchCaches?.();
+  }
+
   /** This principal's cognitive cycle (seed 000): blackboard, tick, status, recent episodes. */
   cycle(): CycleApi {
     return new CycleApi(this.ctx, this.principal);

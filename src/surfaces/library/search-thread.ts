@@ -12,11 +12,13 @@ import { Mnemos } from './open-memory.ts';
 
 const port = parentPort!;
 const open = workerData.open as SearchThreadsOpen;
+let closing = false;
 
 try {
   const root = await Mnemos.open({ db: open.db, config: open.config, lifecycle: open.lifecycle });
   port.on('message', (m: SearchThreadRequest) => {
     if (m.type === 'close') {
+      closing = true;
       void root.close().finally(() => port.close());
       return;
     }
@@ -31,10 +33,35 @@ try {
   port.postMessage({ type: 'ready' } satisfies SearchThreadReply);
   // Load what searches read (the keyword index copy, the vectors) now rather than inside a user's first search;
   // searches that arrive meanwhile wait their turn, as they would behind that first one.
-  void warm(root).then(() => port.postMessage({ type: 'warm' } satisfies SearchThreadReply));
+  void warm(root).then(() => {
+    port.postMessage({ type: 'warm' } satisfies SearchThreadReply);
+    follow(root);
+  });
 } catch (err) {
   port.postMessage({ type: 'failed', message: (err as Error).message } satisfies SearchThreadReply);
   port.close();
+}
+
+/**
+ * Keeps the copies current between searches. Without this, the searches
+ * that met the end of a burst of writes with no search between (an import,
+ * a busy minute of notes) all waited for the whole burst to be read and
+ * indexed: 0.4-0.7 s, once over 2 s, for 2,700 writes on PostgreSQL. A tick
+ * that finds nothing new costs a few one-row queries; a copy too far behind
+ * rebuilds in the background as it would for a search. Ticks never overlap
+ * and never keep the thread alive.
+ */
+const FOLLOW_MS = 250;
+
+function follow(root: Mnemos): void {
+  const tick = () => {
+    if (closing) return;
+    root
+      .refreshSearchCaches()
+      .catch(() => {}) // a busy or closing store: the next search catches up itself
+      .finally(() => setTimeout(tick, FOLLOW_MS).unref());
+  };
+  setTimeout(tick, FOLLOW_MS).unref();
 }
 
 async function warm(root: Mnemos): Promise<void> {
