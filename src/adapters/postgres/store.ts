@@ -71,12 +71,6 @@ const ORDER_SQL: Record<ListOrder, string> = {
 
 const COLS = MEMORY_COLUMNS.map((c) => `m.${c}`).join(', ');
 
-/**
- * The PostgreSQL adapter of the store port. Same semantics as SqliteStore;
- * differences are in how, not what: a pool instead of one handle, a row lock
- * on the audit chain head instead of SQLite's single writer, a generated
- * tsvector instead of FTS5.
- */
 /** One caller's write, as the group commit carries it. */
 interface GroupWrite {
   p: Principal;
@@ -84,6 +78,12 @@ interface GroupWrite {
   plan: BulkPlan | null;
 }
 
+/**
+ * The PostgreSQL adapter of the store port. Same semantics as SqliteStore;
+ * differences are in how, not what: a pool instead of one handle, a row lock
+ * on the audit chain head instead of SQLite's single writer (with writes that
+ * arrive together sharing a transaction), a generated tsvector instead of FTS5.
+ */
 export class PgStore implements MemoryStore {
   readonly backend = 'postgres';
   readonly capabilities: StoreCapabilities;
