@@ -13,7 +13,7 @@ import type { KeywordIndex } from '../../src/adapters/keyword-index.ts';
 import { SyntheticText } from '../../src/bench/synthetic.ts';
 import type { Memory } from '../../src/domain/memory.ts';
 import type { Principal } from '../../src/domain/principal.ts';
-import type { MemoryFilter, MemoryStore } from '../../src/ports/store.ts';
+import type { MemoryFilter, MemoryStore, WriteOp } from '../../src/ports/store.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { named, testStores } from '../helpers/backend.ts';
 import { fts5Bm25 } from '../helpers/bm25-reference.ts';
@@ -79,93 +79,88 @@ test(named('keyword search ranks from the in-process copy as FTS5 bm25() would, 
   }
 });
 
-test(named("the keyword copy follows another handle's write and forget; the forgotten word leaves it"), async () => {
-  const st = testStores('mnemos-kwc-sync-');
+/** Two handles on one fresh store, as two processes would open it: `a` writes, `b` follows. */
+async function twoHandles(prefix: string, run: (a: MemoryStore, b: MemoryStore) => Promise<void>): Promise<void> {
+  const st = testStores(prefix);
   const a = await openStore(st.db, { analyze });
   const b = await openStore(st.db, { analyze });
   try {
-    await a.apply(owner, [{ kind: 'insert', memory: mem(owner, { text: 'an ordinary note about lunch', key: 'kwc:plain' }), onExistingSource: 'conflict' }]);
-    const find = async (word: string) => (await b.keywordCandidates(owner, { terms: analyze(word), filter: {}, limit: 10 })).map((h) => h.id);
-    assert.deepEqual(await find('quixotriangle'), []);
-    assert.ok(keywordsOf(b).state.ready);
-    const m = mem(owner, { text: 'the quixotriangle ledger', key: 'kwc:secret' });
-    await a.apply(owner, [{ kind: 'insert', memory: m, onExistingSource: 'conflict' }]);
-    assert.deepEqual(await find('quixotriangle'), [m.id], "the other handle's write is found");
-    const word = analyze('quixotriangle')[0]!;
-    assert.ok(keywordsOf(b).knows(word));
-    await a.apply(owner, [{ kind: 'forget', lineageId: m.lineageId, reason: 'test' }]);
-    assert.equal(keywordsOf(a).knows(word), false, 'the forgetting handle dropped the word at once');
-    assert.deepEqual(await find('quixotriangle'), [], "the other handle's forget is followed");
-    assert.equal(keywordsOf(b).knows(word), false, "the forgotten memory's word left the copy");
+    await run(a, b);
   } finally {
     await a.close();
     await b.close();
     await st.cleanup();
   }
-});
+}
 
-test(named('a keyword copy behind a pruned memory row log rebuilds and still finds every write and forget'), async () => {
-  const st = testStores('mnemos-kwc-prune-');
-  const a = await openStore(st.db, { analyze });
-  const b = await openStore(st.db, { analyze });
-  try {
-    const find = async (word: string) => (await b.keywordCandidates(owner, { terms: analyze(word), filter: {}, limit: 10 })).map((h) => h.id);
+const insert = (memory: Memory, vector?: { model: string; vector: Float32Array }): WriteOp => ({ kind: 'insert', memory, onExistingSource: 'conflict', ...(vector ? { vector } : {}) });
+const forget = (m: Memory): WriteOp => ({ kind: 'forget', lineageId: m.lineageId, reason: 'test' });
+/** Ids a handle's keyword search finds for one word. */
+const finder = (s: MemoryStore) => async (word: string) => (await s.keywordCandidates(owner, { terms: analyze(word), filter: {}, limit: 10 })).map((h) => h.id);
+const term = (word: string) => analyze(word)[0]!;
+
+test(named("the keyword copy follows another handle's write and forget; the forgotten word leaves it"), () =>
+  twoHandles('mnemos-kwc-sync-', async (a, b) => {
+    const find = finder(b);
+    await a.apply(owner, [insert(mem(owner, { text: 'an ordinary note about lunch', key: 'kwc:plain' }))]);
+    assert.deepEqual(await find('quixotriangle'), []);
+    assert.ok(keywordsOf(b).state.ready);
+    const m = mem(owner, { text: 'the quixotriangle ledger', key: 'kwc:secret' });
+    await a.apply(owner, [insert(m)]);
+    assert.deepEqual(await find('quixotriangle'), [m.id], "the other handle's write is found");
+    assert.ok(keywordsOf(b).knows(term('quixotriangle')));
+    await a.apply(owner, [forget(m)]);
+    assert.equal(keywordsOf(a).knows(term('quixotriangle')), false, 'the forgetting handle dropped the word at once');
+    assert.deepEqual(await find('quixotriangle'), [], "the other handle's forget is followed");
+    assert.equal(keywordsOf(b).knows(term('quixotriangle')), false, "the forgotten memory's word left the copy");
+  }),
+);
+
+test(named('a keyword copy behind a pruned memory row log rebuilds and still finds every write and forget'), () =>
+  twoHandles('mnemos-kwc-prune-', async (a, b) => {
+    const find = finder(b);
     const early = mem(owner, { text: 'the marmalade inventory', key: 'kwc:early' });
-    await a.apply(owner, [{ kind: 'insert', memory: early, onExistingSource: 'conflict' }]);
+    await a.apply(owner, [insert(early)]);
     assert.deepEqual(await find('marmalade'), [early.id]);
     assert.ok(keywordsOf(b).state.ready);
     // Behind b's position: a write and a forget, then a prune that leaves only the newest entry.
     const later = mem(owner, { text: 'the quinceberry inventory', key: 'kwc:later' });
-    const last = mem(owner, { text: 'an unrelated closing note', key: 'kwc:last' });
-    await a.apply(owner, [{ kind: 'insert', memory: later, onExistingSource: 'conflict' }]);
-    await a.apply(owner, [{ kind: 'forget', lineageId: early.lineageId, reason: 'test' }]);
-    await a.apply(owner, [{ kind: 'insert', memory: last, onExistingSource: 'conflict' }]);
+    await a.apply(owner, [insert(later)]);
+    await a.apply(owner, [forget(early)]);
+    await a.apply(owner, [insert(mem(owner, { text: 'an unrelated closing note', key: 'kwc:last' }))]);
     await assert.rejects(a.pruneMemoryLog!(guest, 0), (e: Error & { code?: string }) => e.code === 'forbidden');
     await assert.rejects(a.pruneMemoryLog!(owner, -1), (e: Error & { code?: string }) => e.code === 'validation_failed');
     assert.equal(await a.pruneMemoryLog!(owner, 0), 3, 'four entries (three writes, one forget), the newest kept');
     assert.equal(await a.pruneMemoryLog!(owner, 0), 0);
     assert.deepEqual(await find('quinceberry'), [later.id], 'the write whose entry was pruned is found');
     assert.deepEqual(await find('marmalade'), [], 'the forget whose entry was pruned is followed');
-    assert.equal(keywordsOf(b).knows(analyze('marmalade')[0]!), false, 'the copy was rebuilt without the forgotten word');
+    assert.equal(keywordsOf(b).knows(term('marmalade')), false, 'the copy was rebuilt without the forgotten word');
     // The log goes on from where it was: a new write is followed without another rebuild.
     const next = mem(owner, { text: 'the persimmon inventory', key: 'kwc:next' });
-    await a.apply(owner, [{ kind: 'insert', memory: next, onExistingSource: 'conflict' }]);
+    await a.apply(owner, [insert(next)]);
     assert.deepEqual(await find('persimmon'), [next.id]);
-  } finally {
-    await a.close();
-    await b.close();
-    await st.cleanup();
-  }
-});
+  }),
+);
 
-test(named("refreshSearchCaches brings a handle's keyword and vector copies up to date with another handle's writes, without a search"), async () => {
-  const st = testStores('mnemos-kwc-follow-');
-  const a = await openStore(st.db, { analyze });
-  const b = await openStore(st.db, { analyze });
-  try {
+test(named("refreshSearchCaches brings a handle's keyword and vector copies up to date with another handle's writes, without a search"), () =>
+  twoHandles('mnemos-kwc-follow-', async (a, b) => {
     const M = 'follow-test-model';
-    const vec = (x: number) => Float32Array.from([x, Math.sqrt(1 - x * x), 0, 0]);
-    const insert = (m: Memory, x: number) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model: M, vector: vec(x) } });
+    const vec = (x: number) => ({ model: M, vector: Float32Array.from([x, Math.sqrt(1 - x * x), 0, 0]) });
     const first = mem(owner, { text: 'the marmalade inventory', key: 'kwc:f1' });
-    await a.apply(owner, [insert(first, 0.1)]);
+    await a.apply(owner, [insert(first, vec(0.1))]);
     // b builds both copies with one search each.
-    await b.keywordCandidates(owner, { terms: analyze('marmalade'), filter: {}, limit: 5 });
-    await b.vectors!.nearest(owner, { model: M, vector: vec(0.1), filter: {}, limit: 5 });
+    await finder(b)('marmalade');
+    await b.vectors!.nearest(owner, { ...vec(0.1), filter: {}, limit: 5 });
     const vectorRows = () => (b.vectors as unknown as { scan: { models: Map<string, { cache: { size: number } }> } }).scan.models.get(M)!.cache.size;
     assert.equal(vectorRows(), 1);
     const second = mem(owner, { text: 'the quinceberry inventory', key: 'kwc:f2' });
     const third = mem(owner, { text: 'the persimmon inventory', key: 'kwc:f3' });
-    await a.apply(owner, [insert(second, 0.5), insert(third, 0.9)]);
-    await a.apply(owner, [{ kind: 'forget', lineageId: first.lineageId, reason: 'test' }]);
-    const word = (w: string) => analyze(w)[0]!;
-    assert.equal(keywordsOf(b).knows(word('quinceberry')), false, 'nothing moved before the refresh');
+    await a.apply(owner, [insert(second, vec(0.5)), insert(third, vec(0.9))]);
+    await a.apply(owner, [forget(first)]);
+    assert.equal(keywordsOf(b).knows(term('quinceberry')), false, 'nothing moved before the refresh');
     await b.refreshSearchCaches!();
-    assert.ok(keywordsOf(b).knows(word('quinceberry')) && keywordsOf(b).knows(word('persimmon')), "the other handle's writes reached the keyword copy");
-    assert.equal(keywordsOf(b).knows(word('marmalade')), false, 'and its forget');
+    assert.ok(keywordsOf(b).knows(term('quinceberry')) && keywordsOf(b).knows(term('persimmon')), "the other handle's writes reached the keyword copy");
+    assert.equal(keywordsOf(b).knows(term('marmalade')), false, 'and its forget');
     assert.equal(vectorRows(), 2, 'two vectors written, one forgotten');
-  } finally {
-    await a.close();
-    await b.close();
-    await st.cleanup();
-  }
-});
+  }),
+);

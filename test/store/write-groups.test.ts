@@ -19,18 +19,26 @@ import { mem, wholeChain } from './contract.ts';
 const owner: Principal = { role: 'owner', namespace: 'wg', id: 'owner' };
 const agents: Principal[] = Array.from({ length: 4 }, (_, i) => ({ role: 'agent', namespace: 'wg', id: `agent-${i}`, agentId: `a${i}` }));
 
-test('a group forms from what arrives while one runs, weighs at most maxWeight (one heavy member alone), and settles each member with its own outcome', async () => {
+/**
+ * A runner that records each group it is given and holds the first until
+ * `release()`, so that what is submitted meanwhile queues behind it;
+ * `outcome` answers each group (the call's number starts at 1).
+ */
+function heldRunner<R>(outcome: (items: number[], call: number) => ({ ok: R } | { error: unknown })[]) {
   const seen: number[][] = [];
-  let release: () => void = () => {};
-  const groups = new WriteGroups<number, string>(
-    async (items) => {
-      seen.push(items);
-      if (seen.length === 1) await new Promise<void>((r) => (release = r));
-      return items.map((n) => (n === 13 ? { error: new Error('thirteen') } : { ok: `done ${n}` }));
-    },
-    (n) => n,
-    20,
-  );
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const run = async (items: number[]) => {
+    seen.push(items);
+    if (seen.length === 1) await held;
+    return outcome(items, seen.length);
+  };
+  return { run, seen, release: () => release() };
+}
+
+test('a group forms from what arrives while one runs, weighs at most maxWeight (one heavy member alone), and settles each member with its own outcome', async () => {
+  const { run, seen, release } = heldRunner<string>((items) => items.map((n) => (n === 13 ? { error: new Error('thirteen') } : { ok: `done ${n}` })));
+  const groups = new WriteGroups<number, string>(run, (n) => n, 20);
   const first = groups.submit(1);
   const rest = [5, 13, 4, 30, 2].map((n) => groups.submit(n).then((r) => r, (e: Error) => `failed: ${e.message}`));
   release();
@@ -43,18 +51,8 @@ test('a group forms from what arrives while one runs, weighs at most maxWeight (
 });
 
 test('a group takes at most maxMembers writes (each is a savepoint: a subtransaction)', async () => {
-  const seen: number[][] = [];
-  let release: () => void = () => {};
-  const groups = new WriteGroups<number, number>(
-    async (items) => {
-      seen.push(items);
-      if (seen.length === 1) await new Promise<void>((r) => (release = r));
-      return items.map((n) => ({ ok: n }));
-    },
-    () => 1,
-    5_000,
-    3,
-  );
+  const { run, seen, release } = heldRunner<number>((items) => items.map((n) => ({ ok: n })));
+  const groups = new WriteGroups<number, number>(run, () => 1, 5_000, 3);
   const all = Array.from({ length: 8 }, (_, i) => groups.submit(i));
   release();
   assert.deepEqual(await Promise.all(all), [0, 1, 2, 3, 4, 5, 6, 7]);
@@ -62,14 +60,11 @@ test('a group takes at most maxMembers writes (each is a savepoint: a subtransac
 });
 
 test('a runner that throws fails every member of its group, and the next group still runs', async () => {
-  let calls = 0;
-  let release: () => void = () => {};
-  const groups = new WriteGroups<number, number>(async (items) => {
-    calls++;
-    if (calls === 1) await new Promise<void>((r) => (release = r));
-    if (calls === 2) throw new Error('connection lost');
+  const { run, release } = heldRunner<number>((items, call) => {
+    if (call === 2) throw new Error('connection lost');
     return items.map((n) => ({ ok: n * 2 }));
-  }, () => 1);
+  });
+  const groups = new WriteGroups<number, number>(run, () => 1);
   const a = groups.submit(1);
   const b = groups.submit(2).catch((e: Error) => e.message);
   const c = groups.submit(3).catch((e: Error) => e.message);
