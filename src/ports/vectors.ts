@@ -67,11 +67,17 @@ export interface VectorIndex {
    */
   missing(p: Principal, model: string, limit: number, afterId?: string | null): Promise<{ id: string; text: string }[]>;
   count(p: Principal, model: string): Promise<number>;
-  /** The learned model of a namespace (e.g. the built-in embedder's state), persisted with the data. */
+  /**
+   * The learned model of a namespace (e.g. the built-in embedder's state),
+   * persisted with the data. `texts`: how many memories the namespace held
+   * when it was trained (what retraining is measured against).
+   */
   loadModel(p: Principal, provider: string): Promise<{ model: string; state: unknown; trainedAt: string; texts: number } | null>;
   /** Just the id of the stored model: a cheap check for a newer model than the one in hand. */
   modelId(p: Principal, provider: string): Promise<string | null>;
   saveModel(p: Principal, provider: string, model: { model: string; state: unknown; texts: number }): Promise<void>;
+  /** Removes a stored model (owner only): a staged model once promoted or superseded. True when there was one. */
+  deleteModel(p: Principal, provider: string): Promise<boolean>;
   /**
    * Deletes all but the newest `keep` entries of the vector change log (it
    * gains one per vector written or removed, in every namespace). A process

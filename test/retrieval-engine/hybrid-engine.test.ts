@@ -51,9 +51,9 @@ test(named('hybrid search: the trained built-in embedder finds a paraphrase keyw
     const b = await m.embedBackfill({ retrain: true });
     assert.equal(b.trained, true);
     assert.equal(b.embedded, convo.length);
-    // The untrained model's vectors are gone: PostgreSQL kept them beside the new ones until the drop; SQLite replaced them in place.
+    // The untrained model's vectors are gone: both backends kept them beside the new ones until the drop.
     assert.equal(await m.store.vectors!.count(m.principal, untrained), 0);
-    assert.equal(b.droppedVectors, BACKEND === 'postgres' ? convo.length : 0);
+    assert.equal(b.droppedVectors, convo.length);
     const r = await m.search({ query: 'dog', limit: 3 });
     assert.ok(r.explain.lists.includes('vector'));
     assert.ok(r.hits.length > 0);

@@ -173,6 +173,26 @@ export function vectorContractTests(x: VectorContractContext): void {
     assert.deepEqual(await ids(otherNs, 'f_m-old-1'), [elsewhere], 'another namespace keeps its vectors');
   });
 
+  test('vectors: a memory keeps one vector per model; writing another model leaves the first', async (t) => {
+    const s = x.cs().store;
+    const v = vectorsOf(s);
+    if (!v) return t.skip('this adapter has no vectors');
+    const a = mem(owner, { text: 'two models, one memory', visibility: 'owner' });
+    await s.apply(owner, [{ kind: 'insert', memory: a, onExistingSource: 'conflict', vector: { model: 'pair-a', vector: unit(1, 0, 0, 0) } }]);
+    assert.equal(await v.put(owner, [{ id: a.id, model: 'pair-b', vector: unit(0, 1, 0, 0) }]), 1);
+    assert.equal(await v.count(owner, 'pair-a'), 1, "model b's vector did not replace model a's");
+    assert.equal(await v.count(owner, 'pair-b'), 1);
+    const nearA = await v.nearest(owner, { model: 'pair-a', vector: unit(1, 0, 0, 0), filter: {}, limit: 3 });
+    assert.deepEqual(nearA.hits.map((h) => [h.id, Math.round(h.score * 1000) / 1000]), [[a.id, 1]]);
+    const nearB = await v.nearest(owner, { model: 'pair-b', vector: unit(1, 0, 0, 0), filter: {}, limit: 3 });
+    assert.deepEqual(nearB.hits.map((h) => [h.id, Math.round(h.score * 1000) / 1000]), [[a.id, 0]]);
+    // Replacing a model's vector replaces only that model's.
+    await v.put(owner, [{ id: a.id, model: 'pair-b', vector: unit(1, 0, 0, 0) }]);
+    assert.equal(await v.count(owner, 'pair-b'), 1);
+    assert.equal((await v.nearest(owner, { model: 'pair-b', vector: unit(1, 0, 0, 0), filter: {}, limit: 3 })).hits[0]?.score.toFixed(3), '1.000');
+    assert.deepEqual(await v.missing(owner, 'pair-a', 10).then((r) => r.filter((m) => m.id === a.id)), []);
+  });
+
   test('vectors: the learned model is kept per namespace and provider; only an owner replaces it', async (t) => {
     const v = vectorsOf(x.cs().store);
     if (!v) return t.skip('this adapter has no vectors');
@@ -187,5 +207,11 @@ export function vectorContractTests(x: VectorContractContext): void {
     assert.equal(await v.modelId(owner, 'other-provider'), null);
     assert.equal(await v.modelId(otherNs, 'contract'), null);
     await assert.rejects(v.saveModel(agent, 'contract', { model: 'm-3', state: null, texts: 0 }), { code: 'forbidden' });
+    await assert.rejects(v.deleteModel(agent, 'contract'), { code: 'forbidden' });
+    await v.saveModel(owner, 'other-provider', { model: 'o-1', state: null, texts: 1 });
+    assert.equal(await v.deleteModel(owner, 'contract'), true);
+    assert.equal(await v.deleteModel(owner, 'contract'), false, 'nothing left to delete');
+    assert.equal(await v.loadModel(owner, 'contract'), null);
+    assert.equal(await v.modelId(owner, 'other-provider'), 'o-1', 'only the named provider goes');
   });
 }

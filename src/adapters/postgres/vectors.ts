@@ -186,6 +186,11 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
       ' ON CONFLICT (namespace, provider) DO UPDATE SET model = excluded.model, state = excluded.state, texts = excluded.texts, trained_at = excluded.trained_at',
     ]);
   }
+
+  async deleteModel(p: Principal, provider: string): Promise<boolean> {
+    if (p.role !== 'owner') throw new MnemosError('forbidden', 'only an owner may remove the embedding model of a namespace');
+    return (await this.q(['DELETE FROM embedding_models WHERE ', sql('namespace = ? AND provider = ?', p.namespace, provider), ' RETURNING provider'])).length > 0;
+  }
 }
 
 /** Forget counts and removes vectors like every other derived place (the foreign key would cascade too; this names them). */

@@ -170,6 +170,27 @@ CREATE TRIGGER memories_logged_text AFTER UPDATE OF text ON memories BEGIN INSER
 CREATE TRIGGER memories_logged_delete AFTER DELETE ON memories BEGIN INSERT INTO memory_log (memory_rowid) VALUES (old.rowid); END;
 `,
   },
+  {
+    version: 8,
+    name: 'one vector per memory and model, as on PostgreSQL',
+    sql: `
+-- Keyed by the memory alone, a vector of a second model replaced the first: a retrained model's vectors
+-- overwrote the current ones while searches still used them. The rowids and vectors are kept as they were.
+CREATE TABLE memory_vectors_next (
+  memory_rowid INTEGER NOT NULL REFERENCES memories(rowid) ON DELETE CASCADE,
+  model TEXT NOT NULL,
+  vector BLOB NOT NULL,
+  PRIMARY KEY (memory_rowid, model)
+);
+INSERT INTO memory_vectors_next (memory_rowid, model, vector) SELECT memory_rowid, model, vector FROM memory_vectors ORDER BY memory_rowid;
+DROP TABLE memory_vectors;
+ALTER TABLE memory_vectors_next RENAME TO memory_vectors;
+CREATE INDEX memory_vectors_model ON memory_vectors(model);
+CREATE TRIGGER memory_vectors_logged_insert AFTER INSERT ON memory_vectors BEGIN INSERT INTO vector_log (memory_rowid) VALUES (new.memory_rowid); END;
+CREATE TRIGGER memory_vectors_logged_update AFTER UPDATE ON memory_vectors BEGIN INSERT INTO vector_log (memory_rowid) VALUES (new.memory_rowid); END;
+CREATE TRIGGER memory_vectors_logged_delete AFTER DELETE ON memory_vectors BEGIN INSERT INTO vector_log (memory_rowid) VALUES (old.memory_rowid); END;
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

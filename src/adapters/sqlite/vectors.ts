@@ -155,6 +155,11 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
       .run(p.namespace, provider, m.model, m.state === null ? null : JSON.stringify(m.state), m.texts, toIso(Date.now()));
   }
 
+  async deleteModel(p: Principal, provider: string): Promise<boolean> {
+    if (p.role !== 'owner') throw new MnemosError('forbidden', 'only an owner may remove the embedding model of a namespace');
+    return this.db.prepare('DELETE FROM embedding_models WHERE namespace = ? AND provider = ?').run(p.namespace, provider).changes > 0;
+  }
+
   /** Forget counts and removes vectors like every other derived place. */
   place(): DerivedPlace {
     const count = this.db.prepare('SELECT count(*) AS n FROM memory_vectors WHERE memory_rowid = ?');
