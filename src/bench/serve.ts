@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { moduleWorker } from '../surfaces/library/ts-worker.ts';
+import { moduleWorker } from '../runtime/ts-worker.ts';
 import type { FillReply } from './serve-fill.ts';
 import { latencySummary, SyntheticText } from './synthetic.ts';
 

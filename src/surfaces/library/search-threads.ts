@@ -6,7 +6,7 @@ import type { LifecycleConfig } from '../../lifecycle/config.ts';
 import type { EngineConfig } from '../../services/context.ts';
 import type { SearchMode, SearchResult } from '../../services/search.ts';
 import type { SearchInput } from '../../services/inputs.ts';
-import { moduleWorker } from './ts-worker.ts';
+import { moduleWorker } from '../../runtime/ts-worker.ts';
 
 /** What a search thread needs to open the same store with the same settings. */
 export interface SearchThreadsOpen {
