@@ -36,6 +36,10 @@ export interface LifecycleConfig {
    * or removed); a process whose keyword copy is further behind rebuilds it.
    */
   memoryLogKeep: number;
+  /** The built-in embedder learns its first model once the namespace holds this many memories. */
+  modelMinTexts: number;
+  /** ...and learns a new one once the namespace holds this many times its size at the last training. */
+  modelGrowth: number;
 }
 
 const MIN = 60_000;
@@ -55,6 +59,8 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = {
   vectorBatch: 50_000,
   vectorLogKeep: 100_000,
   memoryLogKeep: 100_000,
+  modelMinTexts: 100,
+  modelGrowth: 2,
 };
 
 const configs = new WeakMap<object, LifecycleConfig>();

@@ -5,6 +5,7 @@ import { toIso } from '../domain/time.ts';
 import type { Extractor } from '../graph/extraction.ts';
 import { indexGraph } from '../graph/graph-index.ts';
 import { embeddingsFor, embedMissing } from '../services/embeddings.ts';
+import type { ModelRefresh } from '../services/model-refresh.ts';
 import type { JobRecord, JobStore } from '../ports/lifecycle.ts';
 import type { WriteOp } from '../ports/store.ts';
 import type { ServiceContext } from '../services/context.ts';
@@ -14,9 +15,11 @@ import {
   applyInBatches,
   loadCurrent,
   mergeOps,
+  modelCounts,
   planAllMerges,
   planLifecycle,
   planOrphanRescue,
+  refreshModel,
   stalledGoals,
   type ChangeNote,
   type OpenLoop,
@@ -45,6 +48,8 @@ export interface ConsolidationReport {
   openLoops: OpenLoop[];
   /** Milliseconds per phase of this attempt. */
   timings: Record<string, number>;
+  /** What the vectors phase of this attempt did with the built-in embedder's learned model. */
+  model?: ModelRefresh;
 }
 
 export interface ConsolidateOptions {
@@ -53,6 +58,8 @@ export interface ConsolidateOptions {
   extractor?: Extractor;
   /** Test hook: called after each phase and each batch (a test kills the process here). */
   onProgress?: (phase: string, detail: Record<string, number>) => void | Promise<void>;
+  /** Stops a long step (training the built-in model) when aborted, e.g. by a server shutting down; the run then fails and the next one starts over. */
+  signal?: AbortSignal;
 }
 
 export function requireJobs(ctx: ServiceContext): JobStore {
@@ -106,6 +113,7 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
   let memories: Memory[] = await loadCurrent(ctx, sys);
   lap('load');
   let openLoops: OpenLoop[] = [];
+  let model: ModelRefresh | undefined;
 
   try {
     for (const phase of PHASES) {
@@ -172,6 +180,8 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         counts.relationsAdded = (counts.relationsAdded ?? 0) + g.relationsAdded;
         counts.relationsClosed = (counts.relationsClosed ?? 0) + g.relationsClosed;
       } else if (phase === 'vectors') {
+        model = await refreshModel(ctx, sys, cfg, opts.signal, afterBatch);
+        for (const [k, v] of Object.entries(modelCounts(model))) counts[k] = (counts[k] ?? 0) + v;
         // Memories written without a vector (sleep-flushed episodes, merge survivors, an embedder outage) get one here.
         const svc = await embeddingsFor(ctx, sys).catch(() => null);
         if (svc) counts.embedded = (counts.embedded ?? 0) + (await embedMissing(ctx, sys, svc, cfg.vectorBatch, afterBatch));
@@ -199,6 +209,7 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
       merges,
       openLoops,
       timings,
+      ...(model ? { model } : {}),
     };
     await jobs.finish(sys, job.id, holder, 'done', report as unknown as Record<string, unknown>, endMs);
     return report;

@@ -6,6 +6,7 @@ import type { Principal } from '../domain/principal.ts';
 import { toIso } from '../domain/time.ts';
 import type { WriteOp } from '../ports/store.ts';
 import type { ServiceContext } from '../services/context.ts';
+import { refreshBuiltinModel, type ModelRefresh } from '../services/model-refresh.ts';
 import type { LifecycleConfig } from './config.ts';
 import { MID_TERM_THRESHOLD, currentImportance, lifecycleMove } from './importance.ts';
 import { planMerges, type PlannedMerge } from './merge-plan.ts';
@@ -214,4 +215,30 @@ export function stalledGoals(memories: readonly Memory[], now: number, cfg: Life
     out.push({ id: m.id, text: m.text.length > 160 ? `${m.text.slice(0, 159)}…` : m.text, untouchedDays: Math.floor(since / 86_400_000) });
   }
   return out.sort((a, b) => b.untouchedDays - a.untouchedDays);
+}
+
+/**
+ * The vectors phase's first step: keep the built-in embedder's learned model
+ * fresh. A failure to train leaves the current model in use and is reported,
+ * not thrown, so it never stops the rest of consolidation; being stopped
+ * (the signal) does stop the run.
+ */
+export async function refreshModel(ctx: ServiceContext, sys: Principal, cfg: LifecycleConfig, signal: AbortSignal | undefined, heartbeat: () => Promise<void>): Promise<ModelRefresh> {
+  try {
+    return await refreshBuiltinModel(ctx, sys, { minTexts: cfg.modelMinTexts, growth: cfg.modelGrowth, heartbeat, heartbeatMs: cfg.leaseMs / 4, ...(signal ? { signal } : {}) });
+  } catch (err) {
+    if (signal?.aborted || MnemosError.is(err, 'conflict')) throw err;
+    return { status: 'failed', reason: (err as Error).message, model: null, embedded: 0, droppedVectors: 0 };
+  }
+}
+
+/** The report's counts for a model refresh. */
+export function modelCounts(r: ModelRefresh): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (r.status === 'trained') out.modelTrained = 1;
+  if (r.status === 'trained' || r.status === 'resumed') out.modelSwitched = 1;
+  if (r.status === 'failed') out.modelFailed = 1;
+  if (r.embedded) out.modelEmbedded = r.embedded;
+  if (r.droppedVectors) out.modelDroppedVectors = r.droppedVectors;
+  return out;
 }

@@ -3,7 +3,7 @@ import { DEFAULT_LIFECYCLE_CONFIG } from './config.ts';
 
 /** What the scheduler needs from the engine: the facade's consolidate. */
 export interface Consolidating {
-  consolidate(): Promise<ConsolidationReport>;
+  consolidate(opts?: { signal?: AbortSignal }): Promise<ConsolidationReport>;
 }
 
 export interface SchedulerOptions {
@@ -24,12 +24,17 @@ export function startScheduler(engine: Consolidating, opts: SchedulerOptions = {
   const interval = opts.intervalMs ?? DEFAULT_LIFECYCLE_CONFIG.consolidationIntervalMs;
   let running: Promise<void> | null = null;
   let stopped = false;
+  // Stopping cuts a long step short (training the built-in model can take a minute on a large store) rather than
+  // holding a shutting-down server until it ends; the job lives in the database, so the next start runs it again.
+  const stopping = new AbortController();
   const tick = () => {
     if (stopped || running) return;
     running = engine
-      .consolidate()
+      .consolidate({ signal: stopping.signal })
       .then((r) => opts.onReport?.(r))
-      .catch((err) => opts.onError?.(err))
+      .catch((err) => {
+        if (!stopped) opts.onError?.(err);
+      })
       .finally(() => {
         running = null;
       });
@@ -40,6 +45,7 @@ export function startScheduler(engine: Consolidating, opts: SchedulerOptions = {
     async stop() {
       stopped = true;
       clearInterval(timer);
+      stopping.abort();
       if (running) await running;
     },
   };

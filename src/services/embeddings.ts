@@ -1,5 +1,6 @@
 import { BUILTIN_MODEL_FAMILY, BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
 import { deserializeModel, type LearnedModelState } from '../embedding/builtin/model.ts';
+import { trainOffThread } from '../embedding/builtin/train-off-thread.ts';
 import { EmbeddingService } from '../embedding/embedding-service.ts';
 import type { Embedder } from '../embedding/port.ts';
 import { loadOnnxEmbedder } from '../embedding/providers/onnx-directory.ts';
@@ -25,6 +26,18 @@ export type EmbeddingConfig =
 interface Loaded {
   service: EmbeddingService;
   checkedAt: number;
+}
+
+/**
+ * Where consolidation keeps a newly trained built-in model while it gives
+ * every memory a vector of it; searches go on with the current model until it
+ * is switched in (model-refresh.ts).
+ */
+export const STAGED_BUILTIN = 'builtin:staged';
+
+/** Makes this process load the namespace's built-in model afresh at its next use (after a new one was saved). */
+export function forgetLoadedModel(ctx: ServiceContext, p: Principal): void {
+  ctx.embedders?.delete(`builtin:${p.namespace}`);
 }
 
 /** How long a process trusts its copy of a namespace's learned model before looking for a newer one. */
@@ -117,12 +130,13 @@ export async function backfillEmbeddings(ctx: ServiceContext, p: Principal, opts
     const existing = await store.vectors.loadModel(p, 'builtin');
     if (opts.retrain || !existing?.state) {
       opts.onProgress?.({ phase: 'training', done: 0, total: 1 });
-      const sequences = await trainingSequences(ctx, p);
-      const texts = sequences.reduce((n, s) => n + s.length, 0);
-      if (texts > 0) {
-        const embedder = BuiltinEmbedder.train(sequences);
-        await store.vectors.saveModel(p, 'builtin', { model: embedder.model, state: embedder.state(), texts });
-        ctx.embedders?.delete(`builtin:${p.namespace}`);
+      const { sequences, total } = await trainingSequences(ctx, p);
+      if (total > 0) {
+        const embedder = await trainOffThread(sequences);
+        await store.vectors.saveModel(p, 'builtin', { model: embedder.model, state: embedder.state(), texts: total });
+        // A model consolidation had staged but not yet switched to is older than this one: never let it take over later.
+        if (p.role === 'owner') await store.vectors.deleteModel(p, STAGED_BUILTIN);
+        forgetLoadedModel(ctx, p);
         trained = true;
       }
     }
@@ -168,8 +182,13 @@ export async function embedMissing(ctx: ServiceContext, p: Principal, svc: Embed
  */
 const TRAIN_MAX_TEXTS = 200_000;
 
-/** Texts grouped the way they belong together (a session's turns, a file's chunks) and in order, for co-occurrence. The newest TRAIN_MAX_TEXTS when there are more. */
-async function trainingSequences(ctx: ServiceContext, p: Principal): Promise<string[][]> {
+/**
+ * Texts grouped the way they belong together (a session's turns, a file's
+ * chunks) and in order, for co-occurrence: the newest TRAIN_MAX_TEXTS when
+ * there are more. `total`: the namespace's current memories, which a model
+ * records as the size it was trained at.
+ */
+export async function trainingSequences(ctx: ServiceContext, p: Principal): Promise<{ sequences: string[][]; total: number }> {
   const total = await ctx.store.count(p, {});
   const newest = total > TRAIN_MAX_TEXTS;
   const picked: { key: string; at: string; text: string }[] = [];
@@ -185,7 +204,7 @@ async function trainingSequences(ctx: ServiceContext, p: Principal): Promise<str
     g.push(x.text);
     groups.set(x.key, g);
   }
-  return [...groups.values()];
+  return { sequences: [...groups.values()], total };
 }
 
 /** Attaches write-time vectors to the insert and update operations of a batch (same transaction as the rows). */

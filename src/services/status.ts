@@ -1,6 +1,7 @@
 import type { Principal } from '../domain/principal.ts';
 import type { StoreStats } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
+import { embeddingsFor } from './embeddings.ts';
 
 export interface Status {
   backend: string;
@@ -9,10 +10,25 @@ export interface Status {
   namespace: string;
   memories: StoreStats;
   capabilities: Record<string, boolean>;
+  embeddings: EmbeddingStatus;
+}
+
+export interface EmbeddingStatus {
+  provider: 'builtin' | 'openai' | 'onnx' | 'off';
+  /** The vector space searches use now; null when vectors are off, unavailable, or the store cannot hold them. */
+  model: string | null;
+  /**
+   * Built-in embedder only: whether its learned part exists. Until it does,
+   * vectors know only word pieces; consolidation trains it once the
+   * namespace holds enough memories. Null for other providers.
+   */
+  learned: boolean | null;
+  /** Current memories the caller can see that carry a vector of that model. */
+  vectors: number;
 }
 
 export async function status(ctx: ServiceContext, p: Principal): Promise<Status> {
-  const memories = await ctx.store.stats(p);
+  const [memories, embeddings] = await Promise.all([ctx.store.stats(p), embeddingStatus(ctx, p)]);
   return {
     backend: ctx.store.backend,
     location: ctx.store.location,
@@ -20,5 +36,19 @@ export async function status(ctx: ServiceContext, p: Principal): Promise<Status>
     namespace: p.namespace,
     memories,
     capabilities: { ...ctx.store.capabilities },
+    embeddings,
+  };
+}
+
+async function embeddingStatus(ctx: ServiceContext, p: Principal): Promise<EmbeddingStatus> {
+  const provider = ctx.config.embeddings.provider;
+  // An embedder that cannot load (a missing ONNX package) is reported as no model; self_state says why.
+  const svc = await embeddingsFor(ctx, p).catch(() => null);
+  if (!svc || !ctx.store.vectors) return { provider, model: null, learned: null, vectors: 0 };
+  return {
+    provider,
+    model: svc.model,
+    learned: provider === 'builtin' ? !svc.model.endsWith(':untrained') : null,
+    vectors: await ctx.store.vectors.count(p, svc.model),
   };
 }

@@ -16,8 +16,16 @@ export const statusCmd: Command = {
       `memories   ${s.memories.total} current, ${s.memories.superseded} superseded versions, ${s.memories.auditEntries} audit entries`,
       `by type    ${Object.entries(s.memories.byType).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`,
       `lifecycle  ${Object.entries(s.memories.byLifecycle).map(([k, v]) => `${k} ${v}`).join(', ') || '-'}`,
+      `vectors    ${vectorLine(s)}`,
     ].join('\n'),
 };
+
+function vectorLine(s: Status): string {
+  const e = s.embeddings;
+  if (!e.model) return `none (embeddings ${e.provider === 'off' ? 'off' : `${e.provider}: unavailable, the self_state tool says why`})`;
+  const learned = e.learned === false ? ', not trained yet: word pieces only until a consolidation trains it' : '';
+  return `${e.vectors} of ${s.memories.total} memories, ${e.provider} model ${e.model}${learned}`;
+}
 
 const verify: Command = {
   name: 'verify',

@@ -1,0 +1,175 @@
+/**
+ * Consolidation keeps the built-in embedder's learned model fresh: the first
+ * model once there is enough text, a new one once the namespace has doubled.
+ * A new model is a new vector space, so searches keep the old model until
+ * every memory has a vector of the new one, and the old vectors go last.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { BuiltinEmbedder } from '../../src/embedding/builtin/builtin-embedder.ts';
+import { modelRefreshDue } from '../../src/embedding/builtin/refresh-policy.ts';
+import { trainOffThread } from '../../src/embedding/builtin/train-off-thread.ts';
+import { STAGED_BUILTIN } from '../../src/services/embeddings.ts';
+import type { Mnemos } from '../../src/index.ts';
+import { named } from '../helpers/backend.ts';
+import { lifecycleStore } from './helpers.ts';
+
+test('modelRefreshDue: the first model waits for enough text, later ones for the namespace to grow', () => {
+  const table: { texts: number; trainedAtSize: number | null; due: boolean; says: RegExp }[] = [
+    { texts: 0, trainedAtSize: null, due: false, says: /training starts at 100 memories \(0 now\)/ },
+    { texts: 99, trainedAtSize: null, due: false, says: /starts at 100/ },
+    { texts: 100, trainedAtSize: null, due: true, says: /no learned model yet and 100 memories/ },
+    { texts: 150, trainedAtSize: 100, due: false, says: /retrained at 200 \(150 now\)/ },
+    { texts: 200, trainedAtSize: 100, due: true, says: /grew from 100 memories .* to 200/ },
+    // A model trained early (by hand, on little text) waits for the minimum, not for twice almost nothing.
+    { texts: 30, trainedAtSize: 10, due: false, says: /retrained at 100/ },
+    { texts: 100, trainedAtSize: 10, due: true, says: /grew/ },
+    // Shrinking never asks for a model.
+    { texts: 40, trainedAtSize: 500, due: false, says: /retrained at 1000/ },
+    // Odd sizes round up: 2 x 75.5 is not reached by 151 - 1.
+    { texts: 150, trainedAtSize: 75.5, due: false, says: /retrained at 151/ },
+  ];
+  for (const row of table) {
+    const got = modelRefreshDue({ texts: row.texts, trainedAtSize: row.trainedAtSize, minTexts: 100, growth: 2 });
+    assert.equal(got.due, row.due, JSON.stringify(row));
+    assert.match(got.reason, row.says, JSON.stringify(row));
+  }
+});
+
+const TOPICS = [
+  ['harbour', 'boat', 'tide', 'anchor', 'sail', 'pier'],
+  ['garden', 'tomato', 'soil', 'seed', 'compost', 'shovel'],
+  ['violin', 'concert', 'rehearsal', 'melody', 'orchestra', 'bow'],
+  ['mortgage', 'bank', 'interest', 'loan', 'savings', 'budget'],
+];
+
+/** Conversation-like texts: each session stays on one topic, so words of a topic share texts and neighbours. */
+function sessions(count: number, from = 0): { text: string; sessionId: string }[] {
+  return Array.from({ length: count }, (_, k) => {
+    const i = from + k;
+    const t = TOPICS[i % TOPICS.length]!;
+    return { text: `Remark ${i}: the ${t[i % 6]} and the ${t[(i + 2) % 6]} came up again, then the ${t[(i + 4) % 6]}`, sessionId: `topic-${i % TOPICS.length}` };
+  });
+}
+
+test('trainOffThread learns the same model as training in the thread, and stops when aborted', async () => {
+  const texts = [sessions(40).filter((_, i) => i % 2 === 0).map((s) => s.text), sessions(40).filter((_, i) => i % 2 === 1).map((s) => s.text)];
+  const here = BuiltinEmbedder.train(texts);
+  const there = await trainOffThread(texts);
+  assert.equal(there.model, here.model, 'same fingerprint');
+  assert.ok(here.trained);
+  const stop = new AbortController();
+  const training = trainOffThread(texts, stop.signal);
+  stop.abort();
+  await assert.rejects(training, { code: 'unavailable', message: /stopped/ });
+  await assert.rejects(trainOffThread(texts, stop.signal), { code: 'unavailable' }, 'an aborted signal never starts a thread');
+});
+
+async function vectorModelOfSearch(m: Mnemos): Promise<{ model: string | null; hits: number }> {
+  // A stored text itself: even the untrained embedder's word pieces find that.
+  const r = await m.search({ query: sessions(1)[0]!.text, mode: 'vector', limit: 5 });
+  return { model: r.explain.vectorModel, hits: r.hits.length };
+}
+
+test(named('consolidation trains the built-in model at enough text, switches only when every memory has a new vector, and retrains when the store doubles'), async () => {
+  const s = await lifecycleStore({ lifecycle: { modelMinTexts: 40 } });
+  const { m } = s;
+  const v = m.store.vectors!;
+  try {
+    await m.rememberMany(sessions(30));
+    const early = await m.consolidate();
+    assert.equal(early.model?.status, 'current');
+    assert.match(early.model!.reason, /training starts at 40 memories \(30 now\)/);
+    assert.equal(await v.modelId(m.principal, 'builtin'), null);
+
+    await m.rememberMany(sessions(15, 30));
+    const untrained = await vectorModelOfSearch(m);
+    assert.ok(untrained.hits > 0);
+    assert.deepEqual((await m.status()).embeddings, { provider: 'builtin', model: untrained.model, learned: false, vectors: 45 });
+    assert.match(untrained.model!, /:untrained$/);
+    // While the new model's vectors are written, searches still use the old model, with all of its vectors.
+    const during: { model: string | null; hits: number }[] = [];
+    const first = await m.consolidate({
+      onProgress: async (phase) => {
+        if (phase === 'vectors' && during.length === 0 && (await v.modelId(m.principal, STAGED_BUILTIN))) during.push(await vectorModelOfSearch(m));
+      },
+    });
+    assert.deepEqual(during, [untrained]);
+    assert.equal(first.model?.status, 'trained');
+    assert.equal(first.model?.learnedFrom, 45);
+    assert.equal(first.counts.modelTrained, 1);
+    assert.equal(first.counts.modelEmbedded, 45);
+    assert.equal(first.counts.modelDroppedVectors, 45, "the untrained model's vectors are gone");
+    assert.ok(!first.counts.embedded, 'nothing was left without a vector');
+    const trained = first.model!.model!;
+    assert.doesNotMatch(trained, /untrained/);
+    assert.equal(await v.modelId(m.principal, 'builtin'), trained);
+    assert.equal(await v.modelId(m.principal, STAGED_BUILTIN), null, 'the staged model was switched in');
+    assert.equal(await v.count(m.principal, trained), 45);
+    assert.equal(await v.count(m.principal, untrained.model!), 0);
+    assert.deepEqual(await vectorModelOfSearch(m), { model: trained, hits: 5 }, 'the trained model also finds the text\'s topic');
+    assert.deepEqual((await m.status()).embeddings, { provider: 'builtin', model: trained, learned: true, vectors: 45 });
+
+    const again = await m.consolidate({ force: true });
+    assert.equal(again.model?.status, 'current');
+    assert.match(again.model!.reason, /learned from 45 memories; it is retrained at 90 \(45 now\)/);
+    assert.ok(!again.counts.modelTrained);
+
+    await m.rememberMany(sessions(45, 45));
+    const second = await m.consolidate();
+    assert.equal(second.model?.status, 'trained');
+    assert.equal(second.model?.previous, trained);
+    assert.equal(second.counts.modelEmbedded, 90);
+    assert.equal(second.counts.modelDroppedVectors, 90, 'the first model vectors, new writes included');
+    assert.equal(await v.count(m.principal, second.model!.model!), 90);
+    assert.equal((await v.loadModel(m.principal, 'builtin'))?.texts, 90, 'the model records the size it was trained at');
+  } finally {
+    await s.close();
+  }
+});
+
+test(named('a model staged by an interrupted run is finished by the next one; a retrain by hand replaces it'), async () => {
+  const s = await lifecycleStore({ lifecycle: { modelMinTexts: 1000 } });
+  const { m } = s;
+  const v = m.store.vectors!;
+  try {
+    await m.rememberMany(sessions(20));
+    const staged = BuiltinEmbedder.train([sessions(20).map((x) => x.text)]);
+    await v.saveModel(m.principal, STAGED_BUILTIN, { model: staged.model, state: staged.state(), texts: 20 });
+    const r = await m.consolidate();
+    assert.equal(r.model?.status, 'resumed', 'no training is due (1,000 memories), yet the staged model is finished');
+    assert.ok(!r.counts.modelTrained);
+    assert.equal(r.counts.modelSwitched, 1);
+    assert.equal(r.counts.modelEmbedded, 20);
+    assert.equal(await v.modelId(m.principal, 'builtin'), staged.model);
+    assert.equal(await v.count(m.principal, staged.model), 20);
+
+    // A model staged before a hand-run retrain is older than what the retrain learns: it must never take over.
+    const older = BuiltinEmbedder.train([sessions(10).map((x) => x.text)]);
+    await v.saveModel(m.principal, STAGED_BUILTIN, { model: older.model, state: older.state(), texts: 10 });
+    const done = await m.embedBackfill({ retrain: true });
+    assert.equal(done.trained, true);
+    assert.equal(await v.modelId(m.principal, STAGED_BUILTIN), null);
+    assert.equal(await v.modelId(m.principal, 'builtin'), done.model);
+    assert.equal((await v.loadModel(m.principal, 'builtin'))?.texts, 20);
+  } finally {
+    await s.close();
+  }
+});
+
+test(named('consolidation with embeddings off leaves models alone'), async () => {
+  const { testStores } = await import('../helpers/backend.ts');
+  const { openMemory } = await import('../../src/index.ts');
+  const stores = testStores('mnemos-model-off-');
+  const m = await openMemory({ db: stores.db, config: { embeddings: { provider: 'off' } }, lifecycle: { modelMinTexts: 5 } });
+  try {
+    await m.rememberMany(sessions(10));
+    const r = await m.consolidate();
+    assert.equal(r.model?.status, 'off');
+    assert.deepEqual((await m.status()).embeddings, { provider: 'off', model: null, learned: null, vectors: 0 });
+    assert.ok(!r.counts.modelTrained);
+  } finally {
+    await m.close();
+    await stores.cleanup();
+  }
+});
