@@ -10,8 +10,9 @@ import { BuiltinEmbedder } from '../../src/embedding/builtin/builtin-embedder.ts
 import { modelRefreshDue } from '../../src/embedding/builtin/refresh-policy.ts';
 import { trainOffThread } from '../../src/embedding/builtin/train-off-thread.ts';
 import { STAGED_BUILTIN } from '../../src/services/embeddings.ts';
-import type { Mnemos } from '../../src/index.ts';
-import { named } from '../helpers/backend.ts';
+import { openMemory, type Mnemos } from '../../src/index.ts';
+import { runCli } from '../../src/surfaces/cli/main.ts';
+import { named, testStores } from '../helpers/backend.ts';
 import { lifecycleStore } from './helpers.ts';
 
 test('modelRefreshDue: the first model waits for enough text, later ones for the namespace to grow', () => {
@@ -158,8 +159,6 @@ test(named('a model staged by an interrupted run is finished by the next one; a 
 });
 
 test(named('consolidation with embeddings off leaves models alone'), async () => {
-  const { testStores } = await import('../helpers/backend.ts');
-  const { openMemory } = await import('../../src/index.ts');
   const stores = testStores('mnemos-model-off-');
   const m = await openMemory({ db: stores.db, config: { embeddings: { provider: 'off' } }, lifecycle: { modelMinTexts: 5 } });
   try {
@@ -170,6 +169,31 @@ test(named('consolidation with embeddings off leaves models alone'), async () =>
     assert.ok(!r.counts.modelTrained);
   } finally {
     await m.close();
+    await stores.cleanup();
+  }
+});
+
+test(named('the CLI says whether the model is trained: status and the consolidation report'), async () => {
+  const stores = testStores('mnemos-model-cli-');
+  const cli = async (argv: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await runCli([...argv, '--db', stores.db], { stdout: (x) => ((out += x), true), stderr: (x) => ((err += x), true), env: {}, isTTY: false });
+    return { code, out, err };
+  };
+  try {
+    const m = await openMemory({ db: stores.db });
+    await m.rememberMany(sessions(5));
+    await m.close();
+    const status = await cli(['status']);
+    assert.equal(status.code, 0, status.err);
+    assert.match(status.out, /vectors +5 of 5 memories, builtin model builtin-\S+:untrained, not trained yet/);
+    const run = await cli(['consolidate']);
+    assert.equal(run.code, 0, run.err);
+    assert.match(run.out, /embedding model current: no learned model yet: training starts at 100 memories \(5 now\)/);
+    const json = JSON.parse((await cli(['status', '--json'])).out);
+    assert.deepEqual({ ...json.embeddings, model: undefined }, { provider: 'builtin', model: undefined, learned: false, vectors: 5 });
+  } finally {
     await stores.cleanup();
   }
 });

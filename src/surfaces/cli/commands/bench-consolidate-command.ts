@@ -14,11 +14,12 @@ export function consolidateSection(n: number, r: ConsolidateBenchResult): string
     '| figure | measured | target |',
     '|---|---|---|',
     `| one full pass at ${n.toLocaleString('en')} memories | ${r.seconds} s wall, ${r.cpuSeconds} s CPU (load average ${r.loadAverage} during the run) | <= 10 s at 100k |`,
-    `| phases: load / lifecycle / merge / purge / orphans+goals / graph | ${[t.load, t.lifecycle, t.merge, t.purge, t.orphans, t.graph].map((x) => `${((x ?? 0) / 1000).toFixed(1)}`).join(' / ')} s | |`,
+    `| phases: load / lifecycle / merge / purge / orphans+goals / graph / vectors | ${[t.load, t.lifecycle, t.merge, t.purge, t.orphans, t.graph, t.vectors].map((x) => `${((x ?? 0) / 1000).toFixed(1)}`).join(' / ')} s | |`,
     `| lifecycle moves (consolidated / archived / expired / TTL) | ${c.consolidated ?? 0} / ${c.archived ?? 0} / ${c.expired ?? 0} / ${c.ttlExpired ?? 0} | |`,
     `| merges | ${c.merged ?? 0} | |`,
     `| graph: memories indexed / entities / relations (closed) | ${c.graphMemories ?? 0} / ${c.entitiesCreated ?? 0} / ${c.relationsAdded ?? 0} (${c.relationsClosed ?? 0}) | |`,
     `| peak RSS during the pass | ${r.peakRssMiB} MiB | |`,
+    `| before the pass: training the built-in model from the ${n.toLocaleString('en')} memories (worker thread) and re-embedding them | ${r.modelSeconds === null ? 'embeddings off' : `${r.modelSeconds} s`} | (due again when the store has doubled) |`,
   ].join('\n');
 }
 

@@ -17,6 +17,7 @@ function renderReport(r: ConsolidationReport): string {
   return [
     `consolidation ${r.jobId} done in ${r.durationMs} ms${r.resumed ? ` (resumed, attempt ${r.attempts})` : ''}`,
     `  ${counts || 'nothing changed'}`,
+    ...(r.model && r.model.status !== 'off' ? [`  embedding model ${r.model.status}: ${r.model.reason}${r.model.trainMs !== undefined ? ` (learned from ${r.model.learnedFrom} memories in ${(r.model.trainMs / 1000).toFixed(1)} s)` : ''}${r.model.model ? `; in use: ${r.model.model}` : ''}`] : []),
     ...r.changes.slice(0, 20).map((c) => `  ${c.action} ${c.id} ${c.from ?? ''}${c.to ? ` -> ${c.to}` : ''} (${c.reason}${c.importance !== undefined ? `, importance ${c.importance}` : ''})`),
     ...(r.changes.length > 20 ? [`  ... ${r.changes.length - 20} more (--json for all)`] : []),
     ...r.openLoops.map((l) => `  open loop ${l.id}: ${l.text} (untouched ${l.untouchedDays} days)`),
