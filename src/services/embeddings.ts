@@ -35,6 +35,9 @@ interface Loaded {
  */
 export const STAGED_BUILTIN = 'builtin:staged';
 
+/** Marks that a switch left the replaced built-in model's vectors behind, for the next consolidation to delete. */
+export const REPLACED_BUILTIN = 'builtin:replaced';
+
 /** Makes this process load the namespace's built-in model afresh at its next use (after a new one was saved). */
 export function forgetLoadedModel(ctx: ServiceContext, p: Principal): void {
   ctx.embedders?.delete(`builtin:${p.namespace}`);

@@ -6,7 +6,7 @@ import { EmbeddingService } from '../embedding/embedding-service.ts';
 import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
-import { STAGED_BUILTIN, embedMissing, forgetLoadedModel, trainingSequences } from './embeddings.ts';
+import { REPLACED_BUILTIN, STAGED_BUILTIN, embedMissing, forgetLoadedModel, trainingSequences } from './embeddings.ts';
 
 /** What one refresh did with the built-in embedder's learned model (a consolidation report carries it). */
 export interface ModelRefresh {
@@ -28,7 +28,12 @@ export interface ModelRefresh {
   trainMs?: number;
   /** Memories given a vector of the new model before it was switched in. */
   embedded: number;
-  /** Vectors of the replaced model deleted once every memory had one of the new model. */
+  /**
+   * Vectors of a model that an earlier run replaced, deleted now. A switch
+   * leaves the old vectors until the next run: other processes and search
+   * threads look for a newer model only every 10 s, and meanwhile they search
+   * with the old one.
+   */
   droppedVectors: number;
 }
 
@@ -54,8 +59,8 @@ export interface ModelRefreshOptions {
  * it is trained on a thread, saved as a staged model, every memory gets a
  * vector of it, and only then does it become the namespace's model (searches
  * use the old model and its complete vectors until that moment). The old
- * model's vectors are deleted last. A run interrupted after staging finishes
- * the staged model next time instead of training again.
+ * model's vectors are deleted by the next run. A run interrupted after
+ * staging finishes the staged model next time instead of training again.
  *
  * `sys` is the lifecycle principal: it sees every memory of the namespace.
  */
@@ -67,13 +72,18 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   const current = await vectors.loadModel(sys, 'builtin');
   const currentModel = current?.state ? current.model : null;
   let staged: { model: string; state: unknown; texts: number } | null = await vectors.loadModel(sys, STAGED_BUILTIN);
+  let droppedVectors = 0;
+  if (!staged?.state && currentModel && (await vectors.modelId(sys, REPLACED_BUILTIN))) {
+    droppedVectors = await vectors.dropReplacedModels(sys, BUILTIN_MODEL_FAMILY, currentModel);
+    await vectors.deleteModel(sys, REPLACED_BUILTIN);
+  }
   let status: ModelRefresh['status'] = 'resumed';
   let reason = 'a model staged by an interrupted run was finished';
   let learnedFrom: number | undefined;
   let trainMs: number | undefined;
   if (!staged?.state) {
     const { sequences, total } = await trainingSequencesIfDue(ctx, sys, currentModel ? current!.texts : null, o);
-    if (!sequences) return { status: 'current', reason: total.reason, model: currentModel, embedded: 0, droppedVectors: 0 };
+    if (!sequences) return { status: 'current', reason: total.reason, model: currentModel, embedded: 0, droppedVectors };
     const started = performance.now();
     const embedder = await whileBeating(o, () => trainOffThread(sequences, o.signal));
     trainMs = Math.round(performance.now() - started);
@@ -81,7 +91,7 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
     if (embedder.model === currentModel) {
       // Same text, same model: note the size it was trained at, so the rule does not ask again at once.
       await vectors.saveModel(sys, 'builtin', { model: current!.model, state: current!.state, texts: total.texts });
-      return { status: 'unchanged', reason: `${total.reason}; training gave the same model`, model: currentModel, learnedFrom, trainMs, embedded: 0, droppedVectors: 0 };
+      return { status: 'unchanged', reason: `${total.reason}; training gave the same model`, model: currentModel, learnedFrom, trainMs, embedded: 0, droppedVectors };
     }
     staged = { model: embedder.model, state: embedder.state(), texts: total.texts };
     await vectors.saveModel(sys, STAGED_BUILTIN, staged);
@@ -97,8 +107,8 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   // the old model's vector; the vectors phase, which runs next, gives it one of the new model.
   await vectors.saveModel(sys, 'builtin', { model: staged.model, state: staged.state, texts: staged.texts });
   await vectors.deleteModel(sys, STAGED_BUILTIN);
+  await vectors.saveModel(sys, REPLACED_BUILTIN, { model: currentModel ?? 'untrained', state: null, texts: 0 });
   forgetLoadedModel(ctx, sys);
-  const droppedVectors = await vectors.dropReplacedModels(sys, BUILTIN_MODEL_FAMILY, staged.model);
   return {
     status,
     reason,

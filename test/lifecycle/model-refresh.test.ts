@@ -100,14 +100,14 @@ test(named('consolidation trains the built-in model at enough text, switches onl
     assert.equal(first.model?.learnedFrom, 45);
     assert.equal(first.counts.modelTrained, 1);
     assert.equal(first.counts.modelEmbedded, 45);
-    assert.equal(first.counts.modelDroppedVectors, 45, "the untrained model's vectors are gone");
+    assert.ok(!first.counts.modelDroppedVectors, 'the old vectors stay until the next run (other processes may still search with them)');
     assert.ok(!first.counts.embedded, 'nothing was left without a vector');
     const trained = first.model!.model!;
     assert.doesNotMatch(trained, /untrained/);
     assert.equal(await v.modelId(m.principal, 'builtin'), trained);
     assert.equal(await v.modelId(m.principal, STAGED_BUILTIN), null, 'the staged model was switched in');
     assert.equal(await v.count(m.principal, trained), 45);
-    assert.equal(await v.count(m.principal, untrained.model!), 0);
+    assert.equal(await v.count(m.principal, untrained.model!), 45);
     assert.deepEqual(await vectorModelOfSearch(m), { model: trained, hits: 5 }, 'the trained model also finds the text\'s topic');
     assert.deepEqual((await m.status()).embeddings, { provider: 'builtin', model: trained, learned: true, vectors: 45 });
 
@@ -115,14 +115,19 @@ test(named('consolidation trains the built-in model at enough text, switches onl
     assert.equal(again.model?.status, 'current');
     assert.match(again.model!.reason, /learned from 45 memories; it is retrained at 90 \(45 now\)/);
     assert.ok(!again.counts.modelTrained);
+    assert.equal(again.counts.modelDroppedVectors, 45, "the next run deletes the untrained model's vectors");
+    assert.equal(await v.count(m.principal, untrained.model!), 0);
+    assert.equal(await v.count(m.principal, trained), 45);
 
     await m.rememberMany(sessions(45, 45));
     const second = await m.consolidate();
     assert.equal(second.model?.status, 'trained');
     assert.equal(second.model?.previous, trained);
     assert.equal(second.counts.modelEmbedded, 90);
-    assert.equal(second.counts.modelDroppedVectors, 90, 'the first model vectors, new writes included');
     assert.equal(await v.count(m.principal, second.model!.model!), 90);
+    const third = await m.consolidate({ force: true });
+    assert.equal(third.counts.modelDroppedVectors, 90, 'the first model vectors, new writes included');
+    assert.equal(await v.count(m.principal, trained), 0);
     assert.equal((await v.loadModel(m.principal, 'builtin'))?.texts, 90, 'the model records the size it was trained at');
   } finally {
     await s.close();
