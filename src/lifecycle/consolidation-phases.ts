@@ -219,16 +219,18 @@ export function stalledGoals(memories: readonly Memory[], now: number, cfg: Life
 
 /**
  * The vectors phase's first step: keep the built-in embedder's learned model
- * fresh. A failure to train leaves the current model in use and is reported,
- * not thrown, so it never stops the rest of consolidation; being stopped
- * (the signal) does stop the run.
+ * fresh. A failure leaves the current model in use and is reported, not
+ * thrown, so it never stops the rest of consolidation; being stopped (the
+ * signal) does stop the run.
  */
 export async function refreshModel(ctx: ServiceContext, sys: Principal, cfg: LifecycleConfig, signal: AbortSignal | undefined, heartbeat: () => Promise<void>): Promise<ModelRefresh> {
   try {
     return await refreshBuiltinModel(ctx, sys, { minTexts: cfg.modelMinTexts, growth: cfg.modelGrowth, heartbeat, heartbeatMs: cfg.leaseMs / 4, ...(signal ? { signal } : {}) });
   } catch (err) {
-    if (signal?.aborted || MnemosError.is(err, 'conflict')) throw err;
-    return { status: 'failed', reason: (err as Error).message, model: null, embedded: 0, droppedVectors: 0 };
+    // A lost lease is not swallowed for long: the phase's own checkpoint right after fails with it.
+    if (signal?.aborted) throw err;
+    const model = (await ctx.store.vectors?.modelId(sys, 'builtin').catch(() => null)) ?? null;
+    return { status: 'failed', reason: (err as Error).message, model, embedded: 0, droppedVectors: 0 };
   }
 }
 

@@ -1,5 +1,5 @@
 import { BUILTIN_MODEL_FAMILY, BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
-import { deserializeModel, type LearnedModelState } from '../embedding/builtin/model.ts';
+import { deserializeModel, type LearnedModel, type LearnedModelState } from '../embedding/builtin/model.ts';
 import { trainOffThread } from '../embedding/builtin/train-off-thread.ts';
 import { EmbeddingService } from '../embedding/embedding-service.ts';
 import type { Embedder } from '../embedding/port.ts';
@@ -38,6 +38,16 @@ export const STAGED_BUILTIN = 'builtin:staged';
 /** Marks that a switch left the replaced built-in model's vectors behind, for the next consolidation to delete. */
 export const REPLACED_BUILTIN = 'builtin:replaced';
 
+/** A stored built-in model's learned part, or why this build cannot use it. */
+export function readableModel(state: unknown): { model: LearnedModel; problem?: never } | { model?: never; problem: string } {
+  try {
+    return { model: deserializeModel(state as LearnedModelState) };
+  } catch (err) {
+    if (!(err instanceof MnemosError)) throw err;
+    return { problem: err.message };
+  }
+}
+
 /** Makes this process load the namespace's built-in model afresh at its next use (after a new one was saved). */
 export function forgetLoadedModel(ctx: ServiceContext, p: Principal): void {
   ctx.embedders?.delete(`builtin:${p.namespace}`);
@@ -71,7 +81,9 @@ async function createEmbedder(ctx: ServiceContext, p: Principal, cfg: Exclude<Em
   switch (cfg.provider) {
     case 'builtin': {
       const stored = await ctx.store.vectors!.loadModel(p, 'builtin');
-      return new BuiltinEmbedder(stored?.state ? deserializeModel(stored.state as LearnedModelState) : null);
+      // A model this build cannot read (trained by another text analyzer, or damaged) must not stop writes and
+      // searches: they go on untrained, status says so, and the next consolidation trains a model again.
+      return new BuiltinEmbedder(stored?.state ? (readableModel(stored.state).model ?? null) : null);
     }
     case 'openai':
       return new OpenAiCompatibleEmbedder({ baseUrl: cfg.baseUrl, model: cfg.model, dimensions: cfg.dimensions, ...(cfg.apiKey ? { apiKey: cfg.apiKey } : {}), ...(cfg.timeoutMs ? { timeoutMs: cfg.timeoutMs } : {}) });

@@ -1,12 +1,11 @@
 import { BUILTIN_MODEL_FAMILY, BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
-import { deserializeModel, type LearnedModelState } from '../embedding/builtin/model.ts';
 import { modelRefreshDue } from '../embedding/builtin/refresh-policy.ts';
 import { trainOffThread } from '../embedding/builtin/train-off-thread.ts';
 import { EmbeddingService } from '../embedding/embedding-service.ts';
 import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
-import { REPLACED_BUILTIN, STAGED_BUILTIN, embedMissing, forgetLoadedModel, trainingSequences } from './embeddings.ts';
+import { REPLACED_BUILTIN, STAGED_BUILTIN, embedMissing, forgetLoadedModel, readableModel, trainingSequences } from './embeddings.ts';
 
 /** What one refresh did with the built-in embedder's learned model (a consolidation report carries it). */
 export interface ModelRefresh {
@@ -71,6 +70,8 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   }
   const current = await vectors.loadModel(sys, 'builtin');
   const currentModel = current?.state ? current.model : null;
+  // A stored model this build cannot read counts as none: searches already run untrained (embeddings.ts).
+  const unreadable = current?.state ? readableModel(current.state).problem : undefined;
   let staged: { model: string; state: unknown; texts: number } | null = await vectors.loadModel(sys, STAGED_BUILTIN);
   let droppedVectors = 0;
   if (!staged?.state && currentModel && (await vectors.modelId(sys, REPLACED_BUILTIN))) {
@@ -82,7 +83,7 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   let learnedFrom: number | undefined;
   let trainMs: number | undefined;
   if (!staged?.state) {
-    const { sequences, total } = await trainingSequencesIfDue(ctx, sys, currentModel ? current!.texts : null, o);
+    const { sequences, total } = await trainingSequencesIfDue(ctx, sys, currentModel && !unreadable ? current!.texts : null, o, unreadable);
     if (!sequences) return { status: 'current', reason: total.reason, model: currentModel, embedded: 0, droppedVectors };
     const started = performance.now();
     const embedder = await whileBeating(o, () => trainOffThread(sequences, o.signal));
@@ -98,7 +99,12 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
     status = 'trained';
     reason = total.reason;
   }
-  const svc = new EmbeddingService(new BuiltinEmbedder(deserializeModel(staged.state as LearnedModelState)));
+  const readable = readableModel(staged.state);
+  if (!readable.model) {
+    await vectors.deleteModel(sys, STAGED_BUILTIN);
+    throw new MnemosError('corrupt', `the staged built-in model could not be read (${readable.problem}); it was discarded and the next run trains again`);
+  }
+  const svc = new EmbeddingService(new BuiltinEmbedder(readable.model));
   const embedded = await embedMissing(ctx, sys, svc, Infinity, async () => {
     if (o.signal?.aborted) throw new MnemosError('unavailable', 'the built-in model refresh was stopped (the process is shutting down); the next consolidation finishes it');
     await o.heartbeat?.();
@@ -126,9 +132,11 @@ async function trainingSequencesIfDue(
   sys: Principal,
   trainedAtSize: number | null,
   o: ModelRefreshOptions,
+  unreadable?: string,
 ): Promise<{ sequences: string[][] | null; total: { texts: number; reason: string } }> {
   const texts = await ctx.store.count(sys, {});
-  const decision = modelRefreshDue({ texts, trainedAtSize, minTexts: o.minTexts, growth: o.growth });
+  const rule = modelRefreshDue({ texts, trainedAtSize, minTexts: o.minTexts, growth: o.growth });
+  const decision = unreadable ? { ...rule, reason: `the stored model cannot be used by this build (${unreadable}), so ${rule.reason}` } : rule;
   if (!decision.due) return { sequences: null, total: { texts, reason: decision.reason } };
   const { sequences, total } = await trainingSequences(ctx, sys);
   return { sequences, total: { texts: total, reason: decision.reason } };

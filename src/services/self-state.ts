@@ -102,7 +102,7 @@ function embeddingsPart(ctx: ServiceContext): PartReport {
       return {
         part: 'embeddings',
         state: 'on',
-        why: 'built-in offline embedder (no network, no download): subword hashing plus a model learned from this store\'s text, which consolidation trains once a namespace holds 100 memories and again whenever it has doubled (`mnemos embed --backfill --retrain` trains it at once; `mnemos status` says whether it is trained)',
+        why: 'built-in offline embedder (no network, no download): subword hashing plus a model learned from this store\'s text, which consolidation trains once a namespace holds 100 memories and again whenever it has doubled (`mnemos embed --backfill --retrain` trains it at once; `mnemos status` and memory_status say whether it is trained)',
         setting,
       };
     case 'openai':

@@ -1,4 +1,5 @@
 import type { Principal } from '../domain/principal.ts';
+import { BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
 import type { StoreStats } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 import { embeddingsFor } from './embeddings.ts';
@@ -48,7 +49,7 @@ async function embeddingStatus(ctx: ServiceContext, p: Principal): Promise<Embed
   return {
     provider,
     model: svc.model,
-    learned: provider === 'builtin' ? !svc.model.endsWith(':untrained') : null,
+    learned: svc.embedder instanceof BuiltinEmbedder ? svc.embedder.trained : null,
     vectors: await ctx.store.vectors.count(p, svc.model),
   };
 }

@@ -202,3 +202,36 @@ test(named('the CLI says whether the model is trained: status and the consolidat
     await stores.cleanup();
   }
 });
+
+test(named('a stored model this build cannot read never stops writes; consolidation trains a new one, and a damaged staged model is discarded'), async () => {
+  const s = await lifecycleStore({ lifecycle: { modelMinTexts: 10 } });
+  const { m } = s;
+  const v = m.store.vectors!;
+  try {
+    // A model from a build with another text analyzer (as after an upgrade that changed it).
+    const old = BuiltinEmbedder.train([sessions(10).map((x) => x.text)]);
+    await v.saveModel(m.principal, 'builtin', { model: old.model, state: { ...old.state()!, analyzer: 'an-older-analyzer' }, texts: 10 });
+    await m.rememberMany(sessions(12));
+    assert.deepEqual({ ...(await m.status()).embeddings, model: undefined }, { provider: 'builtin', model: undefined, learned: false, vectors: 12 }, 'written with untrained vectors');
+    assert.ok((await m.search({ query: sessions(1)[0]!.text, mode: 'vector' })).hits.length > 0);
+    const r = await m.consolidate();
+    assert.equal(r.model?.status, 'trained');
+    assert.match(r.model!.reason, /cannot be used by this build \(.*analyzer an-older-analyzer.*\), so no learned model yet and 12 memories/);
+    assert.equal(r.model?.previous, old.model);
+    assert.equal((await m.status()).embeddings.learned, true);
+
+    // A staged model that cannot be read is reported, discarded, and the rest of the run goes on.
+    await v.saveModel(m.principal, STAGED_BUILTIN, { model: 'builtin-damaged', state: { format: 'something else' }, texts: 12 });
+    await m.remember({ text: 'written after the damage', sessionId: 'topic-0' });
+    const bad = await m.consolidate();
+    assert.equal(bad.status, 'done');
+    assert.equal(bad.model?.status, 'failed');
+    assert.match(bad.model!.reason, /staged built-in model could not be read .*discarded/);
+    assert.equal(bad.model?.model, r.model!.model, 'the model in use stays');
+    assert.equal(bad.counts.modelFailed, 1);
+    assert.ok('vectorLogPruned' in bad.counts, 'the rest of the vectors phase ran');
+    assert.equal(await v.modelId(m.principal, STAGED_BUILTIN), null);
+  } finally {
+    await s.close();
+  }
+});
