@@ -18,6 +18,8 @@ export interface ServeBenchOptions {
   db?: string;
   /** Passed to the server as --search-threads; the server's default when absent. */
   searchThreads?: number;
+  /** Leave the built-in model untrained (the state before any consolidation), to compare with earlier figures. */
+  untrained?: boolean;
   onProgress?: (line: string) => void;
 }
 
@@ -43,6 +45,8 @@ export interface ServeBenchResult {
   serverPeakRssMiB: number | null;
   /** 1-minute load average when the load started: other processes on the machine skew every figure. */
   loadAverage: number;
+  /** Whether the store's built-in model was trained before the load (as consolidation does on a served store). */
+  trainedModel: boolean;
 }
 
 const HOST = '127.0.0.1'; // loopback only, never another interface
@@ -60,7 +64,7 @@ export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchRes
   const say = opts.onProgress ?? (() => {});
   let child: ChildProcess | undefined;
   try {
-    const { token, someId } = await fill(db, opts.n, say);
+    const { token, someId } = await fill(db, opts.n, !opts.untrained, say);
     const gen = new SyntheticText(11);
     const bin = fileURLToPath(new URL('../../bin/mnemos.js', import.meta.url));
     const threads = opts.searchThreads === undefined ? [] : ['--search-threads', String(opts.searchThreads)];
@@ -100,6 +104,7 @@ export async function benchServe(opts: ServeBenchOptions): Promise<ServeBenchRes
       mixed: { search: mixedSearch, writes: mixedWrites },
       serverPeakRssMiB: rss,
       loadAverage,
+      trainedModel: !opts.untrained,
     };
   } finally {
     if (child && child.exitCode === null) {
@@ -152,12 +157,14 @@ function send(agent: Agent, port: number, path: string, headers: Record<string, 
 }
 
 /** Fills the store on a worker thread, whose heap (100k memories' worth of garbage) goes with it. */
-function fill(db: string, n: number, say: (line: string) => void): Promise<{ token: string; someId: string }> {
-  const worker = moduleWorker(new URL('./serve-fill.ts', import.meta.url), { db, n });
+function fill(db: string, n: number, train: boolean, say: (line: string) => void): Promise<{ token: string; someId: string }> {
+  const worker = moduleWorker(new URL('./serve-fill.ts', import.meta.url), { db, n, train });
   return new Promise((resolve, reject) => {
     worker.on('message', (m: FillReply) => {
       if (m.type === 'progress') {
         if (m.done % 20_000 === 0 || m.done === n) say(`filled ${m.done}/${n}`);
+      } else if (m.type === 'training') {
+        say('training the built-in model and re-embedding (as consolidation does on a served store)');
       } else if (m.type === 'done') resolve({ token: m.token, someId: m.someId });
       else reject(new Error(`filling the store failed: ${m.message}`));
     });

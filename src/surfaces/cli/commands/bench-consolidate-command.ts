@@ -19,7 +19,7 @@ export function consolidateSection(n: number, r: ConsolidateBenchResult): string
     `| merges | ${c.merged ?? 0} | |`,
     `| graph: memories indexed / entities / relations (closed) | ${c.graphMemories ?? 0} / ${c.entitiesCreated ?? 0} / ${c.relationsAdded ?? 0} (${c.relationsClosed ?? 0}) | |`,
     `| peak RSS during the pass | ${r.peakRssMiB} MiB | |`,
-    `| before the pass: training the built-in model from the ${n.toLocaleString('en')} memories (worker thread) and re-embedding them | ${r.modelSeconds === null ? 'embeddings off' : `${r.modelSeconds} s`} | (due again when the store has doubled) |`,
+    `| before the pass: training the built-in model (worker thread; from the newest 200,000 memories at most) and re-embedding all ${n.toLocaleString('en')} | ${r.modelSeconds === null ? 'embeddings off' : `${r.modelSeconds} s`} | (due again when the store has doubled) |`,
   ].join('\n');
 }
 

@@ -8,9 +8,9 @@ const BENCH_FILE = 'docs/BENCHMARKS.md';
 
 export const benchServeCmd: Command = {
   name: 'serve',
-  usage: 'serve [--n 100000] [--seconds 10] [--concurrency 16] [--search-threads n] [--db postgres://...] [--no-write]',
+  usage: 'serve [--n 100000] [--seconds 10] [--concurrency 16] [--search-threads n] [--untrained] [--db postgres://...] [--no-write]',
   summary: 'requests/s and p50/p95/p99 of mnemos serve on loopback: one-memory reads (the floor), searches, writes, and searches with writes',
-  options: { n: { type: 'string' }, seconds: { type: 'string' }, concurrency: { type: 'string' }, 'search-threads': { type: 'string' }, 'no-write': { type: 'boolean' } },
+  options: { n: { type: 'string' }, seconds: { type: 'string' }, concurrency: { type: 'string' }, 'search-threads': { type: 'string' }, untrained: { type: 'boolean' }, 'no-write': { type: 'boolean' } },
   async run(ctx) {
     const n = num(ctx, 'n') ?? 100_000;
     const seconds = num(ctx, 'seconds') ?? 10;
@@ -18,18 +18,20 @@ export const benchServeCmd: Command = {
     const db = ctx.values.db ? ctx.db : undefined;
     const b = benchBackend(db);
     const searchThreads = num(ctx, 'search-threads');
-    const r = await benchServe({ n, seconds, concurrency, ...(db ? { db } : {}), ...(searchThreads !== undefined ? { searchThreads } : {}), ...(ctx.json ? {} : { onProgress: (l: string) => ctx.stderr(`${l}\n`) }) });
+    const untrained = ctx.values.untrained === true;
+    const r = await benchServe({ n, seconds, concurrency, untrained, ...(db ? { db } : {}), ...(searchThreads !== undefined ? { searchThreads } : {}), ...(ctx.json ? {} : { onProgress: (l: string) => ctx.stderr(`${l}\n`) }) });
     const ok = r.search.perSecond >= 1500 && r.search.latencyMs.p99 <= 50 && r.get.errors === 0 && r.search.errors === 0 && r.writes.errors === 0 && r.mixed.search.errors === 0 && r.mixed.writes.errors === 0;
     if (!ctx.values['no-write']) {
       const row = (what: string, p: ServeBenchResult['search'], target: string) =>
         `| ${what} | ${p.perSecond.toLocaleString('en')}/s | ${p.latencyMs.p50} / ${p.latencyMs.p95} / ${p.latencyMs.p99} ms | ${p.errors} of ${p.requests.toLocaleString('en')} | ${target} |`;
       writeBenchSection(
         BENCH_FILE,
-        `serve${b.suffix}`,
-        `HTTP server (mnemos serve, ${b.label})`,
+        // The untrained run is a comparison: it gets a section of its own rather than replacing the main figures.
+        `serve${b.suffix}${untrained ? '-untrained' : ''}`,
+        `HTTP server (mnemos serve, ${b.label}${untrained ? ', untrained built-in model' : ''})`,
         [
-          `Command: \`mnemos bench serve --n ${n} --seconds ${seconds} --concurrency ${concurrency}${searchThreads !== undefined ? ` --search-threads ${searchThreads}` : ''}${b.suffix ? ' --db postgres://...' : ''}\` on ${machineNote()}.`,
-          `${n.toLocaleString('en')} memories; the server runs as its own process (search threads: ${searchThreads ?? `the default, ${defaultSearchThreads()} here`}); ${concurrency} keep-alive clients on 127.0.0.1 for ${seconds} s per phase (client and server share the machine).`,
+          `Command: \`mnemos bench serve --n ${n} --seconds ${seconds} --concurrency ${concurrency}${searchThreads !== undefined ? ` --search-threads ${searchThreads}` : ''}${untrained ? ' --untrained' : ''}${b.suffix ? ' --db postgres://...' : ''}\` on ${machineNote()}.`,
+          `${n.toLocaleString('en')} memories; the server runs as its own process (search threads: ${searchThreads ?? `the default, ${defaultSearchThreads()} here`}); ${concurrency} keep-alive clients on 127.0.0.1 for ${seconds} s per phase (client and server share the machine). ${untrained ? 'The built-in model was left untrained (vectors carry word pieces only), as before any consolidation.' : 'The built-in model was trained from the store and every memory re-embedded before the load, as consolidation does on a served store.'}`,
           '',
           '| phase | requests/s | p50 / p95 / p99 | errors | target |',
           '|---|---|---|---|---|',
