@@ -23,3 +23,22 @@ test(named('startScheduler runs consolidations on its interval, one at a time, a
     await s.close();
   }
 });
+
+test('stopping the scheduler aborts the running consolidation (a long model training ends at once) and reports no error for it', async () => {
+  let seen: AbortSignal | undefined;
+  const errors: unknown[] = [];
+  const engine = {
+    consolidate(opts?: { signal?: AbortSignal }): Promise<ConsolidationReport> {
+      seen = opts?.signal;
+      // Ends only when aborted, as training on a worker thread does.
+      return new Promise((_, reject) => opts?.signal?.addEventListener('abort', () => reject(new Error('stopped')), { once: true }));
+    },
+  };
+  const sched = startScheduler(engine, { intervalMs: 10, onError: (e) => errors.push(e) });
+  await new Promise((r) => setTimeout(r, 40));
+  assert.ok(seen, 'a run started');
+  assert.equal(seen.aborted, false);
+  await sched.stop();
+  assert.equal(seen.aborted, true);
+  assert.deepEqual(errors, [], 'a run stopped by stop() is not reported as a failure');
+});
