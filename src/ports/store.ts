@@ -177,7 +177,13 @@ export interface MemoryStore {
   /** The caller's own current version under a source key (source keys are idempotency keys of one writer). */
   findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null>;
   list(p: Principal, filter: MemoryFilter, page: Page, order?: ListOrder): Promise<Memory[]>;
-  count(p: Principal, filter: MemoryFilter): Promise<number>;
+  /**
+   * Memories the principal can see that the filter admits. With `atMost`,
+   * counting stops there (the answer is then `atMost`): a whole count reads
+   * every row in scope, which a caller that only needs "none, a few, or
+   * many" should not pay.
+   */
+  count(p: Principal, filter: MemoryFilter, atMost?: number): Promise<number>;
   /** Every version of one memory, oldest first. */
   lineage(p: Principal, lineageId: string): Promise<Memory[]>;
   keywordCandidates(p: Principal, q: KeywordQuery): Promise<KeywordHit[]>;

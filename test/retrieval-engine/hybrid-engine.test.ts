@@ -138,3 +138,24 @@ test(named('search pages are slices of one ranking in every mode, ties and filte
     await cleanup();
   }
 });
+
+test(named('an empty result says how many memories were searched, counting at most 1,000 of them'), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db });
+    await m.rememberMany([{ text: 'the harbour at dawn' }, { text: 'tea with the neighbours' }, { text: 'a long walk home' }]);
+    const few = await m.search({ query: 'volcano', mode: 'keyword' });
+    assert.equal(few.hits.length, 0);
+    assert.equal(few.explain.visibleMemories, 3);
+    assert.equal(few.explain.visibleMemoriesCapped, undefined);
+    assert.match(few.explain.message!, /nothing among the 3 memories visible to owner/);
+    await m.rememberMany(Array.from({ length: 1000 }, (_, i) => ({ text: `ledger line ${i} about the harbour` })));
+    const many = await m.search({ query: 'volcano', mode: 'keyword' });
+    assert.equal(many.explain.visibleMemories, 1000);
+    assert.equal(many.explain.visibleMemoriesCapped, true);
+    assert.match(many.explain.message!, /nothing among the more than 1,000 memories visible to owner/);
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});

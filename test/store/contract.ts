@@ -97,6 +97,8 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.deepEqual((await s.getMany(owner, [b.id, a.id, 'missing'])).map((m) => m.id), [b.id, a.id]);
       const f = { sourceKeyPrefix: 'file:' };
       assert.equal(await s.count(owner, f), 2);
+      assert.equal(await s.count(owner, f, 1), 1, 'counting stops at atMost');
+      assert.equal(await s.count(owner, f, 5), 2, 'fewer than atMost: the exact count');
       assert.deepEqual((await s.list(owner, f, { limit: 10 }, 'recorded_asc')).map((m) => m.id), [a.id, b.id]);
       assert.deepEqual((await s.list(owner, { ...f, types: ['preference'] }, { limit: 10 })).map((m) => m.id), [b.id]);
       assert.deepEqual((await s.list(owner, { tags: ['water', 'nothing'] }, { limit: 10 })).map((m) => m.id), [a.id]);
@@ -129,6 +131,7 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.deepEqual(await ids(guest), new Set([shared.id, pub.id]));
       assert.equal(await s.get(guest, priv.id), null);
       assert.equal(await s.count(guest, f), 2);
+      assert.equal(await s.count(guest, f, 2), 2, 'the cap counts only what the guest may see');
       assert.deepEqual(await s.getMany(guest, [priv.id, own.id]), []);
       assert.equal(await s.forgetFootprint(guest, priv.id), null);
       const hits = await s.keywordCandidates(guest, { terms: analyze('scope'), filter: {}, limit: 50 });

@@ -286,8 +286,12 @@ export class PgStore implements MemoryStore {
     return found.map(rowToMemory);
   }
 
-  async count(p: Principal, filter: MemoryFilter): Promise<number> {
-    const [r] = await this.q<{ n: number }>(['SELECT count(*) AS n FROM memories m WHERE ', this.where(p, filter)]);
+  async count(p: Principal, filter: MemoryFilter, atMost?: number): Promise<number> {
+    const [r] = await this.q<{ n: number }>(
+      atMost !== undefined
+        ? ['SELECT count(*) AS n FROM (SELECT 1 FROM memories m WHERE ', this.where(p, filter), sql(' LIMIT ?) x', atMost)]
+        : ['SELECT count(*) AS n FROM memories m WHERE ', this.where(p, filter)],
+    );
     return r?.n ?? 0;
   }
 

@@ -245,8 +245,9 @@ export class SqliteStore implements MemoryStore {
     return rows.map(rowToMemory);
   }
 
-  async count(p: Principal, filter: MemoryFilter): Promise<number> {
+  async count(p: Principal, filter: MemoryFilter, atMost?: number): Promise<number> {
     const w = this.where(p, filter);
+    if (atMost !== undefined) return (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM memories m WHERE ${w.sql} LIMIT ?)`).get(...w.params, atMost) as { n: number }).n;
     return (this.stmt(`SELECT count(*) AS n FROM memories m WHERE ${w.sql}`).get(...w.params) as { n: number }).n;
   }
 
