@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BuiltinEmbedder } from '../../src/embedding/builtin/builtin-embedder.ts';
+import type { LearnedModelState } from '../../src/embedding/builtin/model.ts';
+import type { VectorIndex } from '../../src/ports/vectors.ts';
 import { modelRefreshDue } from '../../src/embedding/builtin/refresh-policy.ts';
 import { trainOffThread } from '../../src/embedding/builtin/train-off-thread.ts';
 import { STAGED_BUILTIN } from '../../src/services/embeddings.ts';
@@ -66,6 +68,23 @@ test('trainOffThread learns the same model as training in the thread, and stops 
   await assert.rejects(trainOffThread(texts, stop.signal), { code: 'unavailable' }, 'an aborted signal never starts a thread');
 });
 
+/** A lifecycle store whose first model is due at `minTexts` memories, closed after `body`. */
+async function withModelStore(minTexts: number, body: (m: Mnemos, v: VectorIndex) => Promise<void>): Promise<void> {
+  const s = await lifecycleStore({ lifecycle: { modelMinTexts: minTexts } });
+  try {
+    await body(s.m, s.m.store.vectors!);
+  } finally {
+    await s.close();
+  }
+}
+
+/** Saves a model trained on the first `n` session texts under `provider`, as another run or build would have left it. */
+async function saveTrained(m: Mnemos, provider: string, n: number, tweak: (state: LearnedModelState) => LearnedModelState = (x) => x): Promise<string> {
+  const e = BuiltinEmbedder.train([sessions(n).map((x) => x.text)]);
+  await m.store.vectors!.saveModel(m.principal, provider, { model: e.model, state: tweak(e.state()!), texts: n });
+  return e.model;
+}
+
 async function vectorModelOfSearch(m: Mnemos): Promise<{ model: string | null; hits: number }> {
   // A stored text itself: even the untrained embedder's word pieces find that.
   const r = await m.search({ query: sessions(1)[0]!.text, mode: 'vector', limit: 5 });
@@ -73,10 +92,7 @@ async function vectorModelOfSearch(m: Mnemos): Promise<{ model: string | null; h
 }
 
 test(named('consolidation trains the built-in model at enough text, switches only when every memory has a new vector, and retrains when the store doubles'), async () => {
-  const s = await lifecycleStore({ lifecycle: { modelMinTexts: 40 } });
-  const { m } = s;
-  const v = m.store.vectors!;
-  try {
+  await withModelStore(40, async (m, v) => {
     await m.rememberMany(sessions(30));
     const early = await m.consolidate();
     assert.equal(early.model?.status, 'current');
@@ -129,38 +145,29 @@ test(named('consolidation trains the built-in model at enough text, switches onl
     assert.equal(third.counts.modelDroppedVectors, 90, 'the first model vectors, new writes included');
     assert.equal(await v.count(m.principal, trained), 0);
     assert.equal((await v.loadModel(m.principal, 'builtin'))?.texts, 90, 'the model records the size it was trained at');
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 test(named('a model staged by an interrupted run is finished by the next one; a retrain by hand replaces it'), async () => {
-  const s = await lifecycleStore({ lifecycle: { modelMinTexts: 1000 } });
-  const { m } = s;
-  const v = m.store.vectors!;
-  try {
+  await withModelStore(1000, async (m, v) => {
     await m.rememberMany(sessions(20));
-    const staged = BuiltinEmbedder.train([sessions(20).map((x) => x.text)]);
-    await v.saveModel(m.principal, STAGED_BUILTIN, { model: staged.model, state: staged.state(), texts: 20 });
+    const staged = await saveTrained(m, STAGED_BUILTIN, 20);
     const r = await m.consolidate();
     assert.equal(r.model?.status, 'resumed', 'no training is due (1,000 memories), yet the staged model is finished');
     assert.ok(!r.counts.modelTrained);
     assert.equal(r.counts.modelSwitched, 1);
     assert.equal(r.counts.modelEmbedded, 20);
-    assert.equal(await v.modelId(m.principal, 'builtin'), staged.model);
-    assert.equal(await v.count(m.principal, staged.model), 20);
+    assert.equal(await v.modelId(m.principal, 'builtin'), staged);
+    assert.equal(await v.count(m.principal, staged), 20);
 
     // A model staged before a hand-run retrain is older than what the retrain learns: it must never take over.
-    const older = BuiltinEmbedder.train([sessions(10).map((x) => x.text)]);
-    await v.saveModel(m.principal, STAGED_BUILTIN, { model: older.model, state: older.state(), texts: 10 });
+    await saveTrained(m, STAGED_BUILTIN, 10);
     const done = await m.embedBackfill({ retrain: true });
     assert.equal(done.trained, true);
     assert.equal(await v.modelId(m.principal, STAGED_BUILTIN), null);
     assert.equal(await v.modelId(m.principal, 'builtin'), done.model);
     assert.equal((await v.loadModel(m.principal, 'builtin'))?.texts, 20);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 test(named('consolidation with embeddings off leaves models alone'), async () => {
@@ -204,20 +211,16 @@ test(named('the CLI says whether the model is trained: status and the consolidat
 });
 
 test(named('a stored model this build cannot read never stops writes; consolidation trains a new one, and a damaged staged model is discarded'), async () => {
-  const s = await lifecycleStore({ lifecycle: { modelMinTexts: 10 } });
-  const { m } = s;
-  const v = m.store.vectors!;
-  try {
+  await withModelStore(10, async (m, v) => {
     // A model from a build with another text analyzer (as after an upgrade that changed it).
-    const old = BuiltinEmbedder.train([sessions(10).map((x) => x.text)]);
-    await v.saveModel(m.principal, 'builtin', { model: old.model, state: { ...old.state()!, analyzer: 'an-older-analyzer' }, texts: 10 });
+    const old = await saveTrained(m, 'builtin', 10, (state) => ({ ...state, analyzer: 'an-older-analyzer' }));
     await m.rememberMany(sessions(12));
     assert.deepEqual({ ...(await m.status()).embeddings, model: undefined }, { provider: 'builtin', model: undefined, learned: false, vectors: 12 }, 'written with untrained vectors');
     assert.ok((await m.search({ query: sessions(1)[0]!.text, mode: 'vector' })).hits.length > 0);
     const r = await m.consolidate();
     assert.equal(r.model?.status, 'trained');
     assert.match(r.model!.reason, /cannot be used by this build \(.*analyzer an-older-analyzer.*\), so no learned model yet and 12 memories/);
-    assert.equal(r.model?.previous, old.model);
+    assert.equal(r.model?.previous, old);
     assert.equal((await m.status()).embeddings.learned, true);
 
     // A staged model that cannot be read is reported, discarded, and the rest of the run goes on.
@@ -231,7 +234,5 @@ test(named('a stored model this build cannot read never stops writes; consolidat
     assert.equal(bad.counts.modelFailed, 1);
     assert.ok('vectorLogPruned' in bad.counts, 'the rest of the vectors phase ran');
     assert.equal(await v.modelId(m.principal, STAGED_BUILTIN), null);
-  } finally {
-    await s.close();
-  }
+  });
 });
