@@ -56,6 +56,22 @@ describe('MCP over stdio (mnemos mcp)', () => {
     }
   });
 
+  it(named("an owner's session consolidates on its timer, as serve does (the built-in model would otherwise never train)"), async () => {
+    const { client, transport } = stdioClient(db, { MNEMOS_CONSOLIDATE_EVERY_MS: '150' });
+    await client.connect(transport);
+    try {
+      parse(await client.callTool({ name: 'working_memory_note', arguments: { note: 'Consolidate me on the timer' } }));
+      let runs: { status: string }[] = [];
+      for (let i = 0; i < 100 && !runs.some((r) => r.status === 'done'); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        runs = parse(await client.callTool({ name: 'consolidation_status', arguments: {} })).runs;
+      }
+      assert.ok(runs.some((r) => r.status === 'done'), `a scheduled run finished: ${JSON.stringify(runs)}`);
+    } finally {
+      await client.close();
+    }
+  });
+
   it(named('acts as the principal of MNEMOS_TOKEN: a guest token gets no owner memories and no deep_recall'), async () => {
     const guest = await createToken(db, 'guest');
     const { client, transport } = stdioClient(db, { MNEMOS_TOKEN: guest.token });

@@ -2,6 +2,7 @@ import { MnemosError } from '../../../domain/errors.ts';
 import { startServer } from '../../http/server.ts';
 import { serveStdio } from '../../mcp/stdio.ts';
 import type { Command, CommandContext } from '../command.ts';
+import type { Mnemos } from '../../library/open-memory.ts';
 import { num, str } from './options.ts';
 import { cycleRegistry } from '../../../services/cycle/cycle-api.ts';
 import { startScheduler } from '../../../lifecycle/scheduler.ts';
@@ -20,6 +21,27 @@ function shutdownSignal(): Promise<string> {
     process.on('SIGINT', on);
     process.on('SIGTERM', on);
   });
+}
+
+/**
+ * Consolidation on a timer for a long-running surface (serve, mcp), when the
+ * caller is an owner: importance, TTLs, merges and training the built-in
+ * model would otherwise never run for a store used only through it. It is a
+ * job in the database: with several processes on one store, one runs and the
+ * others skip.
+ */
+function scheduleConsolidation(ctx: CommandContext, memory: Mnemos, surface: string, say: (line: string) => void): { stop(): Promise<void> } | null {
+  const every = num(ctx, 'consolidate-every-ms') ?? (process.env.MNEMOS_CONSOLIDATE_EVERY_MS !== undefined ? Number(process.env.MNEMOS_CONSOLIDATE_EVERY_MS) : 30 * 60_000);
+  if (!Number.isFinite(every) || every < 0) throw new MnemosError('validation_failed', '--consolidate-every-ms (or MNEMOS_CONSOLIDATE_EVERY_MS) must be a number of milliseconds, 0 to turn it off', { field: 'consolidate-every-ms' });
+  if (every === 0 || memory.principal.role !== 'owner') return null;
+  const scheduler = startScheduler(memory, {
+    intervalMs: every,
+    onError: (err) => {
+      if (!MnemosError.is(err, 'busy')) say(`mnemos ${surface}: consolidation failed: ${(err as Error).message}`);
+    },
+  });
+  say(`  consolidation: every ${Math.round(every / 60_000)} min (--consolidate-every-ms 0 turns it off)`);
+  return scheduler;
 }
 
 export const serveCmd: Command = {
@@ -78,18 +100,7 @@ export const serveCmd: Command = {
     } else if (boot) {
       say(`  owner token: ${boot.token ? boot.path : `none saved at ${boot.path}; create one with mnemos token create --role owner`}`);
     }
-    // Consolidation is a job in the database: with several servers on one store, one runs and the others skip.
-    const every = num(ctx, 'consolidate-every-ms') ?? (process.env.MNEMOS_CONSOLIDATE_EVERY_MS !== undefined ? Number(process.env.MNEMOS_CONSOLIDATE_EVERY_MS) : 30 * 60_000);
-    const scheduler =
-      every > 0
-        ? startScheduler(memory, {
-            intervalMs: every,
-            onError: (err) => {
-              if (!MnemosError.is(err, 'busy')) say(`mnemos serve: consolidation failed: ${(err as Error).message}`);
-            },
-          })
-        : null;
-    if (scheduler) say(`  consolidation: every ${Math.round(every / 60_000)} min (--consolidate-every-ms 0 turns it off)`);
+    const scheduler = scheduleConsolidation(ctx, memory, 'serve', say);
     const sig = await shutdownSignal();
     await scheduler?.stop();
     say(`mnemos serve: ${sig}, finishing in-flight requests`);
@@ -101,14 +112,20 @@ export const serveCmd: Command = {
 
 export const mcpCmd: Command = {
   name: 'mcp',
-  usage: 'mcp [--token t]',
-  summary: 'MCP over stdio (acts as --token / $MNEMOS_TOKEN, else the local owner)',
-  options: { token: { type: 'string' } },
+  usage: 'mcp [--token t] [--consolidate-every-ms n]',
+  summary: 'MCP over stdio (acts as --token / $MNEMOS_TOKEN, else the local owner); an owner session also consolidates on a timer',
+  options: { token: { type: 'string' }, 'consolidate-every-ms': { type: 'string' } },
   async run(ctx) {
     const root = await ctx.open();
     const secret = str(ctx, 'token') ?? process.env.MNEMOS_TOKEN;
     const memory = secret ? root.as(await root.authenticate(secret)) : root;
-    await serveStdio(memory, log(ctx));
+    const say = log(ctx);
+    const scheduler = scheduleConsolidation(ctx, memory, 'mcp', say);
+    try {
+      await serveStdio(memory, say);
+    } finally {
+      await scheduler?.stop();
+    }
     return undefined;
   },
 };
