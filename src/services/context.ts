@@ -19,6 +19,10 @@ export interface ServiceContext {
   cycles?: CycleRegistry;
   /** Embedding services by namespace (the built-in model is learned per namespace). */
   embedders?: Map<string, { service: EmbeddingService; checkedAt: number }>;
+  /** Loads of those in flight, so a burst of first uses waits for one load instead of each reading the model. */
+  embedderLoads?: Map<string, { generation: number; load: Promise<EmbeddingService> }>;
+  /** Moves when this process learns of a newer model (forgetLoadedModel): a load begun before must not be kept. */
+  embedderGeneration?: number;
   /** Where searches run when not here: search threads set it (surfaces/library/search-threads.ts); see runSearch. */
   searchRunner?: (p: Principal, input: SearchInput & { mode?: SearchMode }) => Promise<SearchResult>;
 }

@@ -51,6 +51,8 @@ export function readableModel(state: unknown): { model: LearnedModel; problem?: 
 /** Makes this process load the namespace's built-in model afresh at its next use (after a new one was saved). */
 export function forgetLoadedModel(ctx: ServiceContext, p: Principal): void {
   ctx.embedders?.delete(`builtin:${p.namespace}`);
+  ctx.embedderLoads?.delete(`builtin:${p.namespace}`);
+  ctx.embedderGeneration = (ctx.embedderGeneration ?? 0) + 1;
 }
 
 /** How long a process trusts its copy of a namespace's learned model before looking for a newer one. */
@@ -63,17 +65,33 @@ export async function embeddingsFor(ctx: ServiceContext, p: Principal): Promise<
   ctx.embedders ??= new Map();
   const key = cfg.provider === 'builtin' ? `builtin:${p.namespace}` : cfg.provider;
   const cached = ctx.embedders.get(key);
+  if (cached && (cfg.provider !== 'builtin' || ctx.now() - cached.checkedAt < MODEL_RECHECK_MS)) return cached.service;
+  // One load at a time per namespace. A trained model's state is megabytes to read, parse and check: a server's
+  // first burst of writes (16 at once in bench serve) each loaded it, and on PostgreSQL writes stalled for seconds.
+  ctx.embedderLoads ??= new Map();
+  const generation = ctx.embedderGeneration ?? 0;
+  const inFlight = ctx.embedderLoads.get(key);
+  if (inFlight && inFlight.generation === generation) return inFlight.load;
+  const load = loadEmbedder(ctx, p, cfg, key, generation).finally(() => {
+    if (ctx.embedderLoads?.get(key)?.load === load) ctx.embedderLoads.delete(key);
+  });
+  ctx.embedderLoads.set(key, { generation, load });
+  return load;
+}
+
+/** Checks the cached service against the stored model (built-in) or creates one, and caches it unless a newer model was announced meanwhile. */
+async function loadEmbedder(ctx: ServiceContext, p: Principal, cfg: Exclude<EmbeddingConfig, { provider: 'off' }>, key: string, generation: number): Promise<EmbeddingService> {
   const now = ctx.now();
-  if (cached && (cfg.provider !== 'builtin' || now - cached.checkedAt < MODEL_RECHECK_MS)) return cached.service;
+  const cached = ctx.embedders!.get(key);
   if (cached && cfg.provider === 'builtin') {
-    const stored = await ctx.store.vectors.modelId(p, 'builtin');
+    const stored = await ctx.store.vectors!.modelId(p, 'builtin');
     if (!stored || stored === cached.service.model) {
       cached.checkedAt = now;
       return cached.service;
     }
   }
   const service = new EmbeddingService(await createEmbedder(ctx, p, cfg));
-  ctx.embedders.set(key, { service, checkedAt: now } satisfies Loaded);
+  if ((ctx.embedderGeneration ?? 0) === generation) ctx.embedders!.set(key, { service, checkedAt: now } satisfies Loaded);
   return service;
 }
 

@@ -1,0 +1,44 @@
+/**
+ * A trained built-in model is megabytes of state. A burst of first uses (a
+ * server's writers right after start) must read it once, not once each, and
+ * a newer model announced during a load must win over the load's result.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openMemory } from '../../src/index.ts';
+import { embeddingsFor } from '../../src/services/embeddings.ts';
+import { named, testStores } from '../helpers/backend.ts';
+
+test(named('concurrent first uses of the embedder load the stored model once; a newer model replaces it'), async () => {
+  const stores = testStores('mnemos-embedder-load-');
+  const seed = await openMemory({ db: stores.db });
+  await seed.rememberMany(Array.from({ length: 30 }, (_, i) => ({ text: `harbour note ${i}: the tide, the anchor and the pier`, sessionId: 's' })));
+  const trained = await seed.embedBackfill({ retrain: true });
+  await seed.close();
+
+  const m = await openMemory({ db: stores.db });
+  try {
+    const vectors = m.store.vectors!;
+    let loads = 0;
+    const load = vectors.loadModel.bind(vectors);
+    vectors.loadModel = async (p, provider) => {
+      loads++;
+      return load(p, provider);
+    };
+    const ctx = (m as unknown as { ctx: Parameters<typeof embeddingsFor>[0] }).ctx;
+    const services = await Promise.all(Array.from({ length: 16 }, () => embeddingsFor(ctx, m.principal)));
+    assert.equal(loads, 1, 'one read of the model for 16 concurrent first uses');
+    assert.ok(services.every((s) => s === services[0] && s?.model === trained.model));
+    // Writes that arrive together share that one load too.
+    await Promise.all(Array.from({ length: 8 }, (_, i) => m.remember({ text: `later note ${i}` })));
+    assert.equal(loads, 1);
+
+    // A retrain in this process announces a newer model (forgetLoadedModel): the next uses get it.
+    const again = await m.embedBackfill({ retrain: true });
+    const after = await Promise.all(Array.from({ length: 4 }, () => embeddingsFor(ctx, m.principal)));
+    assert.ok(after.every((s) => s?.model === again.model));
+  } finally {
+    await m.close();
+    await stores.cleanup();
+  }
+});
