@@ -159,3 +159,36 @@ test(named('an empty result says how many memories were searched, counting at mo
     await cleanup();
   }
 });
+
+test(named('an untrained built-in model joins a hybrid search only when no keyword matches'), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db });
+    const convo = [
+      'We booked the restaurant by the river for Friday',
+      'The restaurant serves grilled fish and lemon cake',
+      'My sister is flying in from Lisbon on Thursday',
+      'The quarterly report is due on Monday morning',
+    ];
+    await m.rememberMany(convo.map((text, i) => ({ text, sessionId: 's1', key: `t${i}` })));
+    // A keyword match: word-piece vectors would only add noise, so they stay out and explain says why.
+    const matched = await m.search({ query: 'restaurant by the river' });
+    assert.ok(!matched.explain.lists.includes('vector'));
+    assert.match(matched.explain.skipped.vector!, /not trained yet/);
+    assert.equal(matched.hits[0]?.memory.text, convo[0]);
+    // Nothing matches a keyword (every word misspelt): the word-piece vectors are asked after all.
+    const typo = await m.search({ query: 'resturant rivr', limit: 2 });
+    assert.deepEqual(typo.explain.terms.length > 0 && typo.explain.lists, ['keyword', 'vector']);
+    assert.equal(typo.explain.skipped.vector, undefined);
+    // Asked for vectors alone, the caller gets them.
+    assert.ok((await m.search({ query: 'restaurant by the river', mode: 'vector' })).explain.lists.includes('vector'));
+    // Once trained, the vector list is fused again.
+    await m.embedBackfill({ retrain: true });
+    const trained = await m.search({ query: 'restaurant by the river' });
+    assert.ok(trained.explain.lists.includes('vector'));
+    assert.equal(trained.explain.skipped.vector, undefined);
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});
