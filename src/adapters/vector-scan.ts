@@ -284,8 +284,10 @@ export class VectorScan {
     // A listing costs about what a few hundred checks do (100 ms at 100k on SQLite, seconds over
     // PostgreSQL's wire): it pays only in a quiet spell, QUIET_SEARCHES searches with no write between,
     // and it runs beside the searches, never inside one; they use it once it is there and still current.
+    // From the QUIET_SEARCHES-th search on, not only at it: a listing of an older version still running then
+    // (slow over PostgreSQL's wire) made listLater skip this one, and the quiet spell never got its set.
     const seen = this.lastSearched.get(key);
-    if (seen !== undefined && seen.version === version && ++seen.count === QUIET_SEARCHES) this.listLater(key, p, q.filter);
+    if (seen !== undefined && seen.version === version && ++seen.count >= QUIET_SEARCHES) this.listLater(key, p, q.filter);
     if (seen?.version !== version) {
       if (this.lastSearched.size > 64) this.lastSearched.clear();
       this.lastSearched.set(key, { version, count: 1 });
