@@ -139,10 +139,20 @@ test(named('search pages are slices of one ranking in every mode, ties and filte
   }
 });
 
-test(named('an empty result says how many memories were searched, counting at most 1,000 of them'), async () => {
+/** A fresh engine on the selected backend, closed and removed after `body`. */
+async function withEngine(body: (m: Awaited<ReturnType<typeof openMemory>>) => Promise<void>): Promise<void> {
   const { db, cleanup } = testStores();
+  const m = await openMemory({ db });
   try {
-    const m = await openMemory({ db });
+    await body(m);
+  } finally {
+    await m.close();
+    await cleanup();
+  }
+}
+
+test(named('an empty result says how many memories were searched, counting at most 1,000 of them'), async () => {
+  await withEngine(async (m) => {
     await m.rememberMany([{ text: 'the harbour at dawn' }, { text: 'tea with the neighbours' }, { text: 'a long walk home' }]);
     const few = await m.search({ query: 'volcano', mode: 'keyword' });
     assert.equal(few.hits.length, 0);
@@ -154,16 +164,11 @@ test(named('an empty result says how many memories were searched, counting at mo
     assert.equal(many.explain.visibleMemories, 1000);
     assert.equal(many.explain.visibleMemoriesCapped, true);
     assert.match(many.explain.message!, /nothing among the more than 1,000 memories visible to owner/);
-    await m.close();
-  } finally {
-    await cleanup();
-  }
+  });
 });
 
 test(named('an untrained built-in model joins a hybrid search only when no keyword matches'), async () => {
-  const { db, cleanup } = testStores();
-  try {
-    const m = await openMemory({ db });
+  await withEngine(async (m) => {
     const convo = [
       'We booked the restaurant by the river for Friday',
       'The restaurant serves grilled fish and lemon cake',
@@ -187,8 +192,5 @@ test(named('an untrained built-in model joins a hybrid search only when no keywo
     const trained = await m.search({ query: 'restaurant by the river' });
     assert.ok(trained.explain.lists.includes('vector'));
     assert.equal(trained.explain.skipped.vector, undefined);
-    await m.close();
-  } finally {
-    await cleanup();
-  }
+  });
 });
