@@ -113,3 +113,27 @@ test('with the worker running, a forget still leaves no trace in the database or
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('settled() keeps the process alive through a delayed checkpoint (a forget waits on it, and nothing else may be pending)', async () => {
+  const { dir, path } = scratch();
+  const db = openDatabase(path);
+  try {
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    db.pragma('wal_autocheckpoint = 0');
+    // A long interval: the second commit's checkpoint waits on the interval timer, the only thing left to run.
+    const c = new BackgroundCheckpointer(db, path, { startPages: 100, safetyNetPages: 5000, minIntervalMs: 300 });
+    write(db, 600);
+    c.afterCommit();
+    await c.settled();
+    write(db, 600, 600);
+    c.afterCommit();
+    // Unreferenced, that timer let the event loop end here with this promise pending (the test runner fails it).
+    await c.settled();
+    const r = db.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+    assert.equal(r[0]!.log, r[0]!.checkpointed, 'the delayed checkpoint ran');
+    await c.close();
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -66,6 +66,9 @@ export class BackgroundCheckpointer {
   /** Resolves once no checkpoint is running or waiting (tests, and callers that want the file up to date). */
   settled(): Promise<void> {
     if (this.idle()) return Promise.resolve();
+    // A caller waits: the interval timer must keep the process alive until the checkpoint it delays has run
+    // (unreferenced, the event loop could end with the caller's promise still pending).
+    this.timer?.ref();
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
@@ -125,7 +128,7 @@ export class BackgroundCheckpointer {
         this.timer = null;
         this.pump();
       }, wait);
-      this.timer.unref();
+      if (this.waiters.length === 0) this.timer.unref();
       return;
     }
     this.wanted = false;
