@@ -83,21 +83,22 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   let learnedFrom: number | undefined;
   let trainMs: number | undefined;
   if (!staged?.state) {
-    const { sequences, total } = await trainingSequencesIfDue(ctx, sys, currentModel && !unreadable ? current!.texts : null, o, unreadable);
-    if (!sequences) return { status: 'current', reason: total.reason, model: currentModel, embedded: 0, droppedVectors };
+    const due = await trainingSequencesIfDue(ctx, sys, currentModel && !unreadable ? current!.texts : null, o, unreadable);
+    if (!due.sequences) return { status: 'current', reason: due.reason, model: currentModel, embedded: 0, droppedVectors };
+    const sequences = due.sequences;
     const started = performance.now();
     const embedder = await whileBeating(o, () => trainOffThread(sequences, o.signal));
     trainMs = Math.round(performance.now() - started);
     learnedFrom = sequences.reduce((n, s) => n + s.length, 0);
     if (embedder.model === currentModel) {
       // Same text, same model: note the size it was trained at, so the rule does not ask again at once.
-      await vectors.saveModel(sys, 'builtin', { model: current!.model, state: current!.state, texts: total.texts });
-      return { status: 'unchanged', reason: `${total.reason}; training gave the same model`, model: currentModel, learnedFrom, trainMs, embedded: 0, droppedVectors };
+      await vectors.saveModel(sys, 'builtin', { model: current!.model, state: current!.state, texts: due.texts });
+      return { status: 'unchanged', reason: `${due.reason}; training gave the same model`, model: currentModel, learnedFrom, trainMs, embedded: 0, droppedVectors };
     }
-    staged = { model: embedder.model, state: embedder.state(), texts: total.texts };
+    staged = { model: embedder.model, state: embedder.state(), texts: due.texts };
     await vectors.saveModel(sys, STAGED_BUILTIN, staged);
     status = 'trained';
-    reason = total.reason;
+    reason = due.reason;
   }
   const readable = readableModel(staged.state);
   if (!readable.model) {
@@ -127,19 +128,20 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   };
 }
 
+/** The training texts when the rule says a model is due (else null), the namespace's size, and why. */
 async function trainingSequencesIfDue(
   ctx: ServiceContext,
   sys: Principal,
   trainedAtSize: number | null,
   o: ModelRefreshOptions,
   unreadable?: string,
-): Promise<{ sequences: string[][] | null; total: { texts: number; reason: string } }> {
+): Promise<{ sequences: string[][] | null; texts: number; reason: string }> {
   const texts = await ctx.store.count(sys, {});
   const rule = modelRefreshDue({ texts, trainedAtSize, minTexts: o.minTexts, growth: o.growth });
-  const decision = unreadable ? { ...rule, reason: `the stored model cannot be used by this build (${unreadable}), so ${rule.reason}` } : rule;
-  if (!decision.due) return { sequences: null, total: { texts, reason: decision.reason } };
+  const reason = unreadable ? `the stored model cannot be used by this build (${unreadable}), so ${rule.reason}` : rule.reason;
+  if (!rule.due) return { sequences: null, texts, reason };
   const { sequences, total } = await trainingSequences(ctx, sys);
-  return { sequences, total: { texts: total, reason: decision.reason } };
+  return { sequences, texts: total, reason };
 }
 
 /** Runs `work` while calling the heartbeat every `heartbeatMs` (a long training must not lose the job's lease). */
