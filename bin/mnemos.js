@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// Entry point of the `mnemos` command: registers the TypeScript loader, then runs the CLI.
-import { register } from 'tsx/esm/api';
+// Entry point of the `mnemos` command: runs the CLI (compiled when built, see cli-module.js).
+import { loadCli } from './cli-module.js';
 
-register();
-const { runCli } = await import('../src/surfaces/cli/main.ts');
+const { runCli } = await loadCli();
 process.exitCode = await runCli(process.argv.slice(2));

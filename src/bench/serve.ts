@@ -4,7 +4,7 @@ import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { moduleWorker } from '../runtime/ts-worker.ts';
+import { moduleWorker, siblingModule } from '../runtime/ts-worker.ts';
 import type { FillReply } from './serve-fill.ts';
 import { latencySummary, SyntheticText } from './synthetic.ts';
 
@@ -158,7 +158,7 @@ function send(agent: Agent, port: number, path: string, headers: Record<string, 
 
 /** Fills the store on a worker thread, whose heap (100k memories' worth of garbage) goes with it. */
 function fill(db: string, n: number, train: boolean, say: (line: string) => void): Promise<{ token: string; someId: string }> {
-  const worker = moduleWorker(new URL('./serve-fill.ts', import.meta.url), { db, n, train });
+  const worker = moduleWorker(siblingModule('serve-fill', import.meta.url), { db, n, train });
   return new Promise((resolve, reject) => {
     worker.on('message', (m: FillReply) => {
       if (m.type === 'progress') {

@@ -2,18 +2,16 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { tempDir } from '../helpers/temp.ts';
 import { request } from './serve-helpers.ts';
 
-const START = join(import.meta.dirname, '../../bin/start.ts');
-const TSX = pathToFileURL(join(import.meta.dirname, '../../node_modules/tsx/dist/loader.mjs')).href;
+const START = join(import.meta.dirname, '../../bin/start.js');
 
 // SQLite only: `npm start` on a fresh clone serves the embedded default store (./.mnemos/memory.db).
 /** Runs `npm start`'s script in a fresh directory (as on a fresh clone) until it serves, then stops it. */
 async function startOnce(cwd: string): Promise<{ url: string; stderr: string; code: number | null }> {
-  const child = spawn(process.execPath, ['--import', TSX, START, '--port', '0'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [START, '--port', '0'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   const url = await new Promise<string>((resolve, reject) => {
@@ -35,7 +33,7 @@ async function startOnce(cwd: string): Promise<{ url: string; stderr: string; co
   return { url, stderr: err, code: await exited };
 }
 
-describe('npm start (bin/start.ts)', () => {
+describe('npm start (bin/start.js)', () => {
   it('on a fresh store creates an owner token once, saves it 0600, prints how to use it; a second start creates none', async () => {
     const tmp = tempDir('mnemos-start-');
     try {

@@ -1,5 +1,5 @@
 import { MnemosError } from '../../domain/errors.ts';
-import { moduleWorker } from '../../runtime/ts-worker.ts';
+import { moduleWorker, siblingModule } from '../../runtime/ts-worker.ts';
 import { BuiltinEmbedder } from './builtin-embedder.ts';
 import { deserializeModel, type LearnedModelState } from './model.ts';
 
@@ -12,7 +12,7 @@ export type TrainThreadReply = { type: 'trained'; state: LearnedModelState | nul
  */
 export function trainOffThread(sequences: string[][], signal?: AbortSignal): Promise<BuiltinEmbedder> {
   if (signal?.aborted) return Promise.reject(stopped());
-  const worker = moduleWorker(new URL('./train-thread.ts', import.meta.url), { sequences });
+  const worker = moduleWorker(siblingModule('train-thread', import.meta.url), { sequences });
   return new Promise<BuiltinEmbedder>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void) => {

@@ -6,7 +6,7 @@ import type { LifecycleConfig } from '../../lifecycle/config.ts';
 import type { EngineConfig } from '../../services/context.ts';
 import type { SearchMode, SearchResult } from '../../services/search.ts';
 import type { SearchInput } from '../../services/inputs.ts';
-import { moduleWorker } from '../../runtime/ts-worker.ts';
+import { moduleWorker, siblingModule } from '../../runtime/ts-worker.ts';
 
 /** What a search thread needs to open the same store with the same settings. */
 export interface SearchThreadsOpen {
@@ -109,7 +109,7 @@ export class SearchThreads {
   }
 
   private spawn(): Promise<Thread> {
-    const worker = moduleWorker(new URL('./search-thread.ts', import.meta.url), { open: this.open });
+    const worker = moduleWorker(siblingModule('search-thread', import.meta.url), { open: this.open });
     const thread: Thread = { worker, pending: new Map(), warm: false };
     return new Promise<Thread>((resolve, reject) => {
       let ready = false;

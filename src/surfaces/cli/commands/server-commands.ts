@@ -1,6 +1,4 @@
 import { MnemosError } from '../../../domain/errors.ts';
-import { startServer } from '../../http/server.ts';
-import { serveStdio } from '../../mcp/stdio.ts';
 import type { Command, CommandContext } from '../command.ts';
 import type { Mnemos } from '../../library/open-memory.ts';
 import { num, str } from './options.ts';
@@ -80,6 +78,8 @@ export const serveCmd: Command = {
       },
       setting: null,
     };
+    // Loaded here, not at the top: the HTTP and MCP libraries double the start-up time of every other command.
+    const { startServer } = await import('../../http/server.ts');
     const server = await startServer({ memory, host, port, log: say, parts: [searchPart, cachesPart] });
     // Each agent that has used its blackboard gets a cycle tick on this timer (off unless asked for).
     const tickMs = num(ctx, 'cycle-tick-ms') ?? (Number(process.env.MNEMOS_CYCLE_TICK_MS) || 0);
@@ -122,6 +122,7 @@ export const mcpCmd: Command = {
     const say = log(ctx);
     const scheduler = scheduleConsolidation(ctx, memory, 'mcp', say);
     try {
+      const { serveStdio } = await import('../../mcp/stdio.ts');
       await serveStdio(memory, say);
     } finally {
       await scheduler?.stop();

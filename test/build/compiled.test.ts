@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, it, before } from 'node:test';
+import { tempDir } from '../helpers/temp.ts';
+
+// SQLite only: the compiled build (dist/) that bin/ runs and that `import 'mnemos'` loads.
+const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/mnemos.js');
+const { buildProblem } = (await import(join(ROOT, 'bin/cli-module.js'))) as { buildProblem: (root?: string) => string | null };
+
+/** `npm test` builds first; a file run on its own builds here when dist/ is missing or older than src/. */
+function ensureBuilt(): void {
+  if (buildProblem() === null) return;
+  const run = spawnSync(process.execPath, [join(ROOT, 'scripts/build.js')], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 0, `the build failed: ${run.stderr}`);
+  assert.equal(buildProblem(), null);
+}
+
+/** Plain node: no TypeScript loader anywhere. */
+function node(args: string[], cwd: string) {
+  return spawnSync(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+}
+
+describe('the compiled build', () => {
+  before(ensureBuilt);
+
+  it('bin/ runs it, with no TypeScript loader and nothing on stderr', () => {
+    const tmp = tempDir('mnemos-bin-');
+    try {
+      const db = join(tmp.dir, 'm.db');
+      const added = node([BIN, 'add', 'compiled builds start faster', '--db', db, '--json'], tmp.dir);
+      assert.equal(added.status, 0, added.stderr);
+      assert.equal(added.stderr, '');
+      const found = node([BIN, 'search', 'compiled', '--db', db, '--json'], tmp.dir);
+      assert.equal(found.stderr, '');
+      assert.equal(JSON.parse(found.stdout).hits[0].memory.id, JSON.parse(added.stdout).id);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it("a plain JavaScript project imports 'mnemos', and training runs on a compiled worker thread", () => {
+    const tmp = tempDir('mnemos-consumer-');
+    try {
+      // What `npm install /path/to/mnemos` leaves: a link in node_modules.
+      mkdirSync(join(tmp.dir, 'node_modules'));
+      symlinkSync(ROOT, join(tmp.dir, 'node_modules/mnemos'), 'dir');
+      writeFileSync(
+        join(tmp.dir, 'use.mjs'),
+        `import { openMemory } from 'mnemos';
+const memory = await openMemory({ db: 'm.db' });
+const words = ['river', 'stone', 'garden', 'winter', 'harbor', 'lantern', 'meadow', 'copper', 'violin', 'orchard', 'falcon', 'glacier'];
+await memory.rememberMany(Array.from({ length: 120 }, (_, i) => ({ text: words[i % 12] + ' beside the ' + words[(i * 5 + 3) % 12] + ' near ' + words[(i * 7 + 1) % 12] + ' number ' + i })));
+const report = await memory.consolidate();
+const status = await memory.status();
+const hits = await memory.search('garden');
+console.log(JSON.stringify({ model: report.model?.status, learned: status.embeddings.learned, hits: hits.hits.length }));
+await memory.close();
+`,
+      );
+      const run = node(['use.mjs'], tmp.dir);
+      assert.equal(run.status, 0, run.stderr);
+      const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+      assert.equal(out.model, 'trained');
+      assert.equal(out.learned, true);
+      assert.ok(out.hits > 0);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('is used only when complete and at least as new as src/ (buildProblem)', () => {
+    const tmp = tempDir('mnemos-stamp-');
+    try {
+      mkdirSync(join(tmp.dir, 'src/deep'), { recursive: true });
+      writeFileSync(join(tmp.dir, 'src/deep/a.ts'), '');
+      assert.match(buildProblem(tmp.dir)!, /not been built/);
+      mkdirSync(join(tmp.dir, 'dist'));
+      writeFileSync(join(tmp.dir, 'dist/.built'), '');
+      const t = Date.now() / 1000;
+      utimesSync(join(tmp.dir, 'src/deep/a.ts'), t - 60, t - 60);
+      utimesSync(join(tmp.dir, 'dist/.built'), t - 30, t - 30);
+      assert.equal(buildProblem(tmp.dir), null);
+      utimesSync(join(tmp.dir, 'src/deep/a.ts'), t, t);
+      assert.match(buildProblem(tmp.dir)!, /changed since the last build/);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
