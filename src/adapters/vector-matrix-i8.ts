@@ -136,7 +136,9 @@ export class QuantizedRows {
     let cut = -Infinity;
     for (let r = 0; r < count; r++) if (lo[r]! > cut) cut = best.offer(lo[r]!);
     const out: number[] = [];
-    for (let r = 0; r < count; r++) if (hi[r]! >= cut) out.push(r);
+    // Rows not admitted have hi = -Infinity: with fewer admitted rows than `limit` the cut stays at
+    // -Infinity, and they must not come back as candidates (they would crowd admitted rows out).
+    for (let r = 0; r < count; r++) if (hi[r]! >= cut && hi[r]! !== -Infinity) out.push(r);
     return out;
   }
 

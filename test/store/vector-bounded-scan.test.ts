@@ -147,3 +147,28 @@ test('the bounded scan returns exactly what scoring every row returns: ids, scor
     tmp.cleanup();
   }
 });
+
+test('the bounded scan never returns rows outside the admitted set, even when fewer rows are admitted than asked for', async () => {
+  const dims = 16;
+  const n = BOUNDED_SCAN_MIN_ROWS + 1000;
+  const r = mulberry32(5);
+  const rows = Array.from({ length: n }, (_, i) => ({ rowid: i + 1, id: `id${String(i).padStart(6, '0')}`, namespace: 'a', vector: unit(Float32Array.from({ length: dims }, () => r() - 0.5)) }));
+  // The change log and row reads of a store, over an array: the cache under test is the real one.
+  const source = { logHead: async () => 0, logTail: async () => 0, changedSince: async () => [], load: async () => rows };
+  const bounded = new VectorCache('m16', dims, source);
+  const full = new VectorCache('m16', dims, source, { quantized: false });
+  await bounded.refresh();
+  await full.refresh();
+  // More than an eighth of the rows (so the full scan answers, not row-by-row scoring), fewer than the limit.
+  const admitted = rows.filter((_, i) => i % 7 === 0);
+  const allowed = new Set(admitted.map((x) => x.rowid));
+  const ids = new Set(admitted.map((x) => x.id));
+  assert.ok(allowed.size * 8 >= n && allowed.size < 1000);
+  for (let k = 0; k < 4; k++) {
+    const q = unit(Float32Array.from({ length: dims }, () => r() - 0.5));
+    const hits = bounded.nearest(q, allowed, 1000);
+    assert.ok(bounded.lastScan!.scoredExactly < n, 'the bounded path answered');
+    assert.deepEqual(hits.filter((h) => !ids.has(h.id)), [], 'no row outside the admitted set');
+    assert.deepEqual(hits, full.nearest(q, allowed, 1000), 'every admitted row, as scoring every row gives them');
+  }
+});
