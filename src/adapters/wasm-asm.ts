@@ -21,6 +21,10 @@ export const op = {
   f32Store: 0x38,
   f32Load: 0x2a,
   i32Store: 0x36,
+  i32Sub: 0x6b,
+  i32And: 0x71,
+  i32ShrU: 0x76,
+
   i32Load8U: 0x2d,
   i32Eqz: 0x45,
   f32Eq: 0x5b,
@@ -44,6 +48,21 @@ export const op = {
 /** SIMD instructions: the 0xfd prefix, then the opcode as unsigned LEB128. */
 export const simd = {
   v128Load: [0xfd, 0x00],
+  v128Store: [0xfd, 0x0b],
+  v128Load32Zero: [0xfd, 0x5c],
+  f32x4Splat: [0xfd, 0x13],
+  i32x4Ne: [0xfd, 0x38],
+  f32x4Eq: [0xfd, 0x41],
+  f32x4Ge: [0xfd, 0x46],
+  v128And: [0xfd, 0x4e],
+  v128Bitselect: [0xfd, 0x52],
+  i16x8ExtendLowI8x16U: [0xfd, 0x89, 0x01],
+  i32x4Bitmask: [0xfd, 0xa4, 0x01],
+  i32x4ExtendLowI16x8U: [0xfd, 0xa9, 0x01],
+  f32x4Abs: [0xfd, 0xe0, 0x01],
+  f32x4Sub: [0xfd, 0xe5, 0x01],
+  f32x4Min: [0xfd, 0xe8, 0x01],
+  f32x4ConvertI32x4S: [0xfd, 0xfa, 0x01],
   v128Const: [0xfd, 0x0c],
   i32x4ExtractLane: [0xfd, 0x1b],
   f32x4ExtractLane: [0xfd, 0x1f],
@@ -95,12 +114,13 @@ export const f32 = (v: number) => {
 
 /**
  * A module of one exported function `exportName` with `params` parameters
- * (a count of i32 ones, or their value types) and no result over an imported memory env.memory; `body` is
- * the function's code entry (locals and instructions, length-prefixed).
+ * (a count of i32 ones, or their value types) and `results` (none unless
+ * given) over an imported memory env.memory; `body` is the function's code
+ * entry (locals and instructions, length-prefixed).
  */
-export function oneFunctionModule(exportName: string, params: number | number[], body: number[]): Uint8Array {
+export function oneFunctionModule(exportName: string, params: number | number[], body: number[], results: number[] = []): Uint8Array {
   const types_ = typeof params === 'number' ? new Array<number>(params).fill(I32) : params;
-  const types = section(1, [1, 0x60, types_.length, ...types_, 0]);
+  const types = section(1, [1, 0x60, types_.length, ...types_, results.length, ...results]);
   const imports = section(2, [1, ...name('env'), ...name('memory'), 0x02, 0x00, 1]);
   const funcs = section(3, [1, 0]);
   const exports = section(7, [1, ...name(exportName), 0x00, 0]);
