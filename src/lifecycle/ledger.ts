@@ -8,7 +8,6 @@ import type { ServiceContext } from '../services/context.ts';
 import {
   LEDGER_CATEGORIES,
   PIN_CONFIDENCE,
-  isExactHit,
   isPinned,
   normalizeForMatch,
   promptBlock,
@@ -20,6 +19,7 @@ import {
   type LedgerSource,
 } from './ledger-rules.ts';
 import { lifecyclePrincipal } from './principals.ts';
+import { LedgerIndexCache } from './ledger-index.ts';
 
 export function requireLedger(ctx: ServiceContext): LedgerStore {
   if (!ctx.store.ledger) throw new MnemosError('unsupported', `the ${ctx.store.backend} store has no canonical ledger yet`);
@@ -186,13 +186,14 @@ export async function listFacts(ctx: ServiceContext, p: Principal, opts: { statu
 export async function ledgerExactHits(ctx: ServiceContext, p: Principal, query: string): Promise<(LedgerFact & { score: number })[]> {
   const ledger = ctx.store.ledger;
   if (!ledger || query.trim().length === 0) return [];
-  const facts = await ledger.list(p, { limit: 5000 });
-  return rankFacts(facts.filter((f) => isExactHit(f, query)), ctx.now());
+  const index = await (ctx.ledgerIndexes ??= new LedgerIndexCache()).for(ledger, p);
+  return rankFacts(index.exactHits(query), ctx.now());
 }
 
 /** The settled-facts block for a prompt: at most 48 facts within the token budget. */
 export async function ledgerPromptBlock(ctx: ServiceContext, p: Principal, maxTokens?: number) {
   const ledger = ctx.store.ledger;
   if (!ledger) return { text: '', facts: 0, tokens: 0 };
-  return promptBlock(rankFacts(await ledger.list(p, { limit: 5000 }), ctx.now()), maxTokens);
+  const index = await (ctx.ledgerIndexes ??= new LedgerIndexCache()).for(ledger, p);
+  return promptBlock(rankFacts(index.facts, ctx.now()), maxTokens);
 }

@@ -114,6 +114,12 @@ export interface LedgerStore {
   pending(p: Principal, id?: string): Promise<LedgerPending[]>;
   /** One transaction, each change audited ('pin'). */
   write(p: Principal, ops: LedgerWrite[]): Promise<void>;
+  /**
+   * A number that moves with every change to the ledger, from any handle or
+   * process (a database trigger keeps it): read before `list`, an unchanged
+   * number means an earlier list is still what `list` would return.
+   */
+  version(): Promise<number>;
 }
 
 // ---- jobs ----

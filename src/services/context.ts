@@ -6,6 +6,7 @@ import { DEFAULT_VECTOR_INDEX, type VectorIndexConfig } from '../ports/vectors.t
 import type { Principal } from '../domain/principal.ts';
 import type { SearchInput } from './inputs.ts';
 import type { SearchMode, SearchResult } from './search.ts';
+import type { LedgerIndexCache } from '../lifecycle/ledger-index.ts';
 
 /** What every service needs; built once by the engine, never global. */
 export interface ServiceContext {
@@ -23,6 +24,8 @@ export interface ServiceContext {
   embedderLoads?: Map<string, { generation: number; load: Promise<EmbeddingService> }>;
   /** Moves when this process learns of a newer model (forgetLoadedModel): a load begun before must not be kept. */
   embedderGeneration?: number;
+  /** The ledger facts each caller sees, indexed for searches and kept until the ledger changes (lifecycle/ledger-index.ts). */
+  ledgerIndexes?: LedgerIndexCache;
   /** Where searches run when not here: search threads set it (surfaces/library/search-threads.ts); see runSearch. */
   searchRunner?: (p: Principal, input: SearchInput & { mode?: SearchMode }) => Promise<SearchResult>;
 }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { LATEST_SCHEMA_VERSION } from '../../src/adapters/sqlite/migrations.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { sqliteOnly } from '../helpers/backend.ts';
 import { tempDir } from '../helpers/temp.ts';
@@ -19,7 +20,7 @@ test('a store from before migration 8 keeps its vectors and then holds a second 
     const model = (await m.search({ query: 'lighthouse lamp', mode: 'vector' })).explain.vectorModel!;
     await m.close();
 
-    // Put the table back in its version-7 shape, as an older Mnemos left it.
+    // Put the store back in its version-7 shape, as an older Mnemos left it: the old vector table, no ledger version.
     const raw = new Database(db);
     const before = raw.prepare('SELECT memory_rowid, model, vector FROM memory_vectors ORDER BY memory_rowid').all();
     assert.equal(before.length, 5);
@@ -27,6 +28,10 @@ test('a store from before migration 8 keeps its vectors and then holds a second 
       DROP TABLE memory_vectors;
       CREATE TABLE memory_vectors (memory_rowid INTEGER PRIMARY KEY REFERENCES memories(rowid) ON DELETE CASCADE, model TEXT NOT NULL, vector BLOB NOT NULL);
       CREATE INDEX memory_vectors_model ON memory_vectors(model);
+      DROP TABLE ledger_version;
+      DROP TRIGGER ledger_facts_versioned_insert;
+      DROP TRIGGER ledger_facts_versioned_update;
+      DROP TRIGGER ledger_facts_versioned_delete;
     `);
     const put = raw.prepare('INSERT INTO memory_vectors (memory_rowid, model, vector) VALUES (?, ?, ?)');
     for (const r of before as { memory_rowid: number; model: string; vector: Buffer }[]) put.run(r.memory_rowid, r.model, r.vector);
@@ -35,7 +40,7 @@ test('a store from before migration 8 keeps its vectors and then holds a second 
 
     const again = await openMemory({ db });
     try {
-      assert.equal(await again.store.schemaVersion(), 8);
+      assert.equal(await again.store.schemaVersion(), LATEST_SCHEMA_VERSION);
       const check = new Database(db, { readonly: true });
       assert.deepEqual(check.prepare('SELECT memory_rowid, model, vector FROM memory_vectors ORDER BY memory_rowid').all(), before, 'every vector kept, byte for byte');
       check.close();

@@ -41,6 +41,11 @@ export class PgLedger implements LedgerStore {
     return found.map(rowToFact);
   }
 
+  async version(): Promise<number> {
+    const [row] = await this.q<{ version: string }>(['SELECT version FROM ledger_version']);
+    return Number(row!.version);
+  }
+
   async get(p: Principal, id: string): Promise<LedgerFact | null> {
     const [row] = await this.q<Row>(['SELECT f.* FROM ledger_facts f WHERE ', sql('f.id = ?', id), ' AND ', scopeSql(readScope(p), 'f')]);
     return row ? rowToFact(row) : null;

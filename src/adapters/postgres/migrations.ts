@@ -346,6 +346,22 @@ CREATE TRIGGER memories_logged_insert AFTER INSERT ON memories REFERENCING NEW T
 CREATE TRIGGER memories_logged_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mnemos_memories_logged();
 `,
   },
+  {
+    version: 10,
+    name: 'ledger version: a counter every change to the ledger moves',
+    sql: `
+-- Searches keep the facts a caller sees in process and list them again only when this moved:
+-- listing thousands of facts for every search cost more than the rest of the search.
+CREATE TABLE ledger_version (one BOOLEAN PRIMARY KEY CHECK (one), version BIGINT NOT NULL);
+INSERT INTO ledger_version (one, version) VALUES (true, 0);
+CREATE FUNCTION mnemos_ledger_versioned() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE ledger_version SET version = version + 1 WHERE one;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER ledger_facts_versioned AFTER INSERT OR UPDATE OR DELETE ON ledger_facts FOR EACH STATEMENT EXECUTE FUNCTION mnemos_ledger_versioned();
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

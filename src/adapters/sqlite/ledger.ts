@@ -37,6 +37,10 @@ export class SqliteLedger implements LedgerStore {
     return (this.statements.get(sql).all(...params, ...s.params, opts.limit ?? 1000) as Row[]).map(rowToFact);
   }
 
+  async version(): Promise<number> {
+    return (this.statements.get('SELECT version FROM ledger_version').get() as { version: number }).version;
+  }
+
   async get(p: Principal, id: string): Promise<LedgerFact | null> {
     const s = scopeSql(readScope(p), 'f');
     const row = this.db.prepare(`SELECT f.* FROM ledger_facts f WHERE f.id = ? AND ${s.sql}`).get(id, ...s.params) as Row | undefined;

@@ -191,6 +191,19 @@ CREATE TRIGGER memory_vectors_logged_update AFTER UPDATE ON memory_vectors BEGIN
 CREATE TRIGGER memory_vectors_logged_delete AFTER DELETE ON memory_vectors BEGIN INSERT INTO vector_log (memory_rowid) VALUES (old.memory_rowid); END;
 `,
   },
+  {
+    version: 9,
+    name: 'ledger version: a counter every change to the ledger moves',
+    sql: `
+-- Searches keep the facts a caller sees in process and list them again only when this moved:
+-- listing thousands of facts for every search cost more than the rest of the search.
+CREATE TABLE ledger_version (one INTEGER PRIMARY KEY CHECK (one = 1), version INTEGER NOT NULL);
+INSERT INTO ledger_version (one, version) VALUES (1, 0);
+CREATE TRIGGER ledger_facts_versioned_insert AFTER INSERT ON ledger_facts BEGIN UPDATE ledger_version SET version = version + 1; END;
+CREATE TRIGGER ledger_facts_versioned_update AFTER UPDATE ON ledger_facts BEGIN UPDATE ledger_version SET version = version + 1; END;
+CREATE TRIGGER ledger_facts_versioned_delete AFTER DELETE ON ledger_facts BEGIN UPDATE ledger_version SET version = version + 1; END;
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {
