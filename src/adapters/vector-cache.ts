@@ -106,10 +106,13 @@ export class VectorCache {
   }
 
   private async catchUp(): Promise<void> {
-    if (this.seq < 0 || (await this.rows.logTail()) > this.seq + 1) return this.reload();
+    if (this.seq < 0) return this.reload();
+    // No entry after ours means nothing changed since: a prune always keeps the newest entry, so it
+    // cannot have taken every entry this copy missed. The log's tail matters only when there are
+    // changes (one read a search fewer: a round trip on PostgreSQL).
     const changes = await this.rows.changedSince(this.seq);
     if (changes.length === 0) return;
-    // A prune between the two reads above can have taken entries this copy never saw.
+    // Entries this copy never saw were pruned: only a reload brings it back in step.
     if ((await this.rows.logTail()) > this.seq + 1) return this.reload();
     const rowids = [...new Set(changes.map((c) => c.rowid))];
     // Read every changed row first, then apply: a search running beside this refresh sees the old state or the new, not half.

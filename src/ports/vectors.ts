@@ -80,9 +80,10 @@ export interface VectorIndex {
   deleteModel(p: Principal, provider: string): Promise<boolean>;
   /**
    * Deletes all but the newest `keep` entries of the vector change log (it
-   * gains one per vector written or removed, in every namespace). A process
-   * whose in-memory copy is further behind than what is kept reloads it in
-   * full. Maintenance, owner only; returns the entries deleted.
+   * gains one per vector written or removed, in every namespace), never the
+   * newest one. A process whose in-memory copy is further behind than what
+   * is kept reloads it in full. Maintenance, owner only; returns the entries
+   * deleted.
    */
   pruneLog(p: Principal, keep: number): Promise<number>;
   /**

@@ -55,7 +55,7 @@ test('concurrent refreshes share one load; later writes arrive through the log',
   }
 });
 
-test('a prune that lands between reading the log tail and reading the changes makes the cache reload, not miss entries', async () => {
+test('a prune that lands before the cache reads the changes makes it reload, not miss entries; a prune keeps the newest entry', async () => {
   const tmp = tempDir('mnemos-vector-cache-');
   const store = SqliteStore.open({ path: join(tmp.dir, 'm.db'), analyze });
   try {
@@ -68,16 +68,15 @@ test('a prune that lands between reading the log tail and reading the changes ma
     let fullLoads = 0;
     const rows: VectorRows = {
       logHead: () => real.logHead(),
-      // The prune runs right after the cache has read the tail, as another process could.
-      logTail: async () => {
-        const tail = await real.logTail();
+      logTail: () => real.logTail(),
+      // The prune runs right before the cache reads the changes, as another process could.
+      changedSince: async (seq) => {
         if (pruneNext) {
           pruneNext = false;
           await real.pruneLog(owner, 1);
         }
-        return tail;
+        return real.changedSince(seq);
       },
-      changedSince: (seq) => real.changedSince(seq),
       load: (model, rowids) => {
         if (rowids === null) fullLoads++;
         return real.load(model, rowids);
@@ -92,6 +91,13 @@ test('a prune that lands between reading the log tail and reading the changes ma
     await cache.refresh();
     assert.equal(fullLoads, 2, 'the entries the prune took were noticed: a full reload');
     assert.equal(cache.size, 7, 'all seven vectors are there, not only the one entry the prune left');
+    // Even asked to keep none, a prune leaves the newest entry: "no entry after mine" must mean "nothing changed".
+    await real.pruneLog(owner, 0);
+    assert.equal((await real.changedSince(0)).length, 1);
+    await put([mem(owner, { text: 'last one' })]);
+    await real.pruneLog(owner, 0);
+    await cache.refresh();
+    assert.equal(cache.size, 8, 'a write followed by the harshest prune still reaches the copy');
   } finally {
     await store.close();
     tmp.cleanup();

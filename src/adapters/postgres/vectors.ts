@@ -92,7 +92,8 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
 
   async pruneLog(p: Principal, keep: number): Promise<number> {
     assertPruner(p, keep);
-    const r = await withRetry(this.conn.location, () => this.conn.pool.query('DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - $1', [keep]));
+    // The newest entry always stays: readers tell "nothing changed" from "no entry after mine" (VectorCache).
+    const r = await withRetry(this.conn.location, () => this.conn.pool.query('DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - $1', [Math.max(1, keep)]));
     return r.rowCount ?? 0;
   }
 

@@ -60,7 +60,8 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
   async pruneLog(p: Principal, keep: number): Promise<number> {
     assertPruner(p, keep);
     // seq is AUTOINCREMENT: never reused, so what a reader saw stays below what is written later.
-    return this.statements.get('DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - ?').run(keep).changes;
+    // The newest entry always stays: readers tell "nothing changed" from "no entry after mine" (VectorCache).
+    return this.statements.get('DELETE FROM vector_log WHERE seq <= (SELECT max(seq) FROM vector_log) - ?').run(Math.max(1, keep)).changes;
   }
 
   async dropReplacedModels(p: Principal, family: string, current: string): Promise<number> {
