@@ -14,7 +14,7 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
   return { code, out, err };
 }
 
-/** A store with every kind of row: edited (superseded versions), archived, touched, source-keyed, forgotten. */
+/** A store with every kind of row: edited (superseded versions), archived, touched, source-keyed, forgotten; and ledger facts active, superseded and retired. */
 async function seed(db: string): Promise<void> {
   const m = await openMemory({ db });
   try {
@@ -26,6 +26,21 @@ async function seed(db: string): Promise<void> {
     const gone = await m.remember({ text: 'forgotten before the copy' });
     const prev = await m.forget(gone.id);
     await m.confirmForget(prev.token);
+    await m.lifecycle.pin({ key: 'user.home_city', value: 'Lisbon' });
+    await m.lifecycle.pin({ key: 'user.home_city', value: 'Porto' });
+    await m.lifecycle.pin({ key: 'project.db', value: 'SQLite' });
+    await m.lifecycle.retire('project.db');
+    await m.lifecycle.learn({ key: 'user.tea', value: 'green', confidence: 0.8 });
+  } finally {
+    await m.close();
+  }
+}
+
+/** Every ledger fact of a store, history included, in id order. */
+async function ledgerOf(db: string): Promise<unknown[]> {
+  const m = await openMemory({ db });
+  try {
+    return (await m.store.ledger!.list(m.principal, { status: ['active', 'superseded', 'retired'], limit: 1000 })).sort((a, b) => (a.id < b.id ? -1 : 1));
   } finally {
     await m.close();
   }
@@ -70,8 +85,10 @@ test('copy SQLite -> PostgreSQL -> SQLite gives an identical export', postgresOn
     const r1 = JSON.parse(there.out);
     assert.equal(r1.verified, true);
     assert.equal(r1.copied, 4);
+    assert.deepEqual(r1.ledger, { copied: 4, unchanged: 0, verified: true }, 'the ledger came too: the active, superseded and retired facts');
     const again = JSON.parse((await cli(['copy', '--from', src, '--to', url, '--json'])).out);
     assert.deepEqual([again.copied, again.unchanged, again.verified], [0, 4, true], 'a second copy is idempotent');
+    assert.deepEqual(again.ledger, { copied: 0, unchanged: 4, verified: true });
 
     const home = await cli(['copy', '--from', url, '--to', back, '--json']);
     assert.equal(home.code, 0, home.err);
@@ -79,6 +96,10 @@ test('copy SQLite -> PostgreSQL -> SQLite gives an identical export', postgresOn
     assert.equal(original.trim().split('\n').length, 4);
     assert.equal(await exportOf(url), original);
     assert.equal(await exportOf(back), original);
+    const facts = await ledgerOf(src);
+    assert.equal(facts.length, 4);
+    assert.deepEqual(await ledgerOf(url), facts, 'every fact, field for field');
+    assert.deepEqual(await ledgerOf(back), facts);
     const verify = await cli(['audit', 'verify', '--db', url, '--json']);
     assert.equal(verify.code, 0, verify.out);
   } finally {

@@ -22,7 +22,48 @@ export interface CopyResult {
   /** SHA-256 of both exports (every version, id order); equal means a lossless copy. */
   sourceDigest: string;
   targetDigest: string;
+  /** The canonical ledger's facts (pins and learned facts, every status), copied with their ids; equal when both stores list the same facts. */
+  ledger: { copied: number; unchanged: number; verified: boolean };
+  /** Both the memories and the ledger arrived whole. */
   verified: boolean;
+}
+
+/** Every status a ledger fact can have: a copy takes the history too. */
+const ALL_FACTS = { status: ['active', 'superseded', 'retired'], limit: 10_000_000 };
+
+/** A ledger's facts as one comparable text, in id order. */
+async function ledgerDigest(store: MemoryStore, p: Principal): Promise<string> {
+  const facts = store.ledger ? await store.ledger.list(p, ALL_FACTS) : [];
+  return createHash('sha256').update(JSON.stringify(facts.sort((a, b) => (a.id < b.id ? -1 : 1)))).digest('hex');
+}
+
+/**
+ * The ledger's facts of one namespace, with their ids, statuses and times,
+ * oldest change first; facts the target has already are left alone. Pins
+ * are what a user told the engine outright: a copy that left them behind
+ * would lose them without a word. Open proposals (pending changes) stay.
+ */
+async function copyLedger(from: MemoryStore, to: MemoryStore, p: Principal): Promise<CopyResult['ledger']> {
+  const facts = from.ledger ? await from.ledger.list(p, ALL_FACTS) : [];
+  if (facts.length > 0 && !to.ledger) throw new MnemosError('unavailable', `the target store (${to.backend}) has no ledger, so the ${facts.length} ledger facts cannot be copied`);
+  let copied = 0;
+  let unchanged = 0;
+  for (const fact of facts.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.id < b.id ? -1 : 1))) {
+    if (await to.ledger!.get(p, fact.id)) {
+      unchanged++;
+      continue;
+    }
+    try {
+      await to.ledger!.write(p, [{ kind: 'insert', fact }]);
+    } catch (err) {
+      if ((err as MnemosError).code === 'conflict') {
+        throw new MnemosError('conflict', `the target's ledger already has another active fact for "${fact.key}"; retire it there or copy into an empty store`, { key: fact.key }, { cause: err });
+      }
+      throw err;
+    }
+    copied++;
+  }
+  return { copied, unchanged, verified: (await ledgerDigest(from, p)) === (await ledgerDigest(to, p)) };
 }
 
 /** Digest of a store's export: the same JSON lines `mnemos export` writes, hashed in order. */
@@ -42,9 +83,12 @@ export async function exportDigest(store: MemoryStore, p: Principal): Promise<{ 
 /**
  * Copies every stored version of one namespace (superseded and archived ones
  * too) from one store to another through the port: scan, then inserts that
- * keep the original ids, so it works between any two backends. Re-running is
- * idempotent (existing ids are unchanged). The target's audit log records
- * the copy as its own create entries; tombstones and pending previews stay.
+ * keep the original ids, so it works between any two backends; then the
+ * ledger's facts (copyLedger). Re-running is idempotent (existing ids are
+ * unchanged). The target's audit log records the copy as its own entries;
+ * tombstones and pending previews stay. Vectors, the knowledge graph and
+ * the built-in model are derived from the memories and are rebuilt there
+ * (by writes with an embedder, `mnemos embed --backfill` and consolidation).
  */
 export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal, batch = 500): Promise<CopyResult> {
   let after: string | null = null;
@@ -61,7 +105,8 @@ export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal
     after = page[page.length - 1]!.id;
   }
   const [a, b] = await Promise.all([exportDigest(from, p), exportDigest(to, p)]);
-  return { from: from.location, to: to.location, namespace: p.namespace, copied, unchanged, sourceDigest: a.digest, targetDigest: b.digest, verified: a.digest === b.digest };
+  const ledger = await copyLedger(from, to, p);
+  return { from: from.location, to: to.location, namespace: p.namespace, copied, unchanged, sourceDigest: a.digest, targetDigest: b.digest, ledger, verified: a.digest === b.digest && ledger.verified };
 }
 
 export const migrate: Command = {
@@ -105,6 +150,8 @@ export const copy: Command = {
   },
   human: (r: CopyResult) =>
     r.verified
-      ? `copied ${r.copied} versions (${r.unchanged} already there) of namespace ${r.namespace}; exports match (sha256 ${r.targetDigest.slice(0, 16)})`
-      : `COPY NOT VERIFIED: exports differ (source ${r.sourceDigest.slice(0, 16)}, target ${r.targetDigest.slice(0, 16)}); the target holds other memories or lost data`,
+      ? `copied ${r.copied} versions (${r.unchanged} already there) and ${r.ledger.copied} ledger facts (${r.ledger.unchanged} already there) of namespace ${r.namespace}; exports and ledgers match (sha256 ${r.targetDigest.slice(0, 16)})`
+      : r.sourceDigest !== r.targetDigest
+        ? `COPY NOT VERIFIED: exports differ (source ${r.sourceDigest.slice(0, 16)}, target ${r.targetDigest.slice(0, 16)}); the target holds other memories or lost data`
+        : 'COPY NOT VERIFIED: the ledgers differ; the target holds other ledger facts or lost some',
 };
