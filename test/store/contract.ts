@@ -327,6 +327,12 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.equal(new Set(ids).size, ids.length);
       const st = await s.stats(owner);
       assert.equal(st.total + st.superseded, seen.length);
+      // Types and lifecycles count current versions, exactly as the scan shows them.
+      const current = seen.filter((m) => m.supersededAt === null);
+      const tally = (key: (m: (typeof seen)[number]) => string) => current.reduce<Record<string, number>>((acc, m) => ((acc[key(m)] = (acc[key(m)] ?? 0) + 1), acc), {});
+      assert.deepEqual([st.total, st.superseded, st.byType, st.byLifecycle], [current.length, seen.length - current.length, tally((m) => m.type), tally((m) => m.lifecycle)]);
+      const guestSeen = await s.scan(guest, null, 1000);
+      assert.equal((await s.stats(guest)).total, guestSeen.filter((m) => m.supersededAt === null).length, 'stats respect scope');
       assert.equal(st.schemaVersion, await s.schemaVersion());
       assert.ok(st.auditEntries > 0);
       assert.ok((await s.scan(guest, null, 1000)).length < seen.length, 'scan respects scope');

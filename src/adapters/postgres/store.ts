@@ -43,6 +43,7 @@ import { KeywordIndex } from '../keyword-index.ts';
 import { pgKeywordRows } from './keyword-rows.ts';
 import { WriteGroups } from './write-groups.ts';
 import { assertPruner } from '../vector-maintenance.ts';
+import { tallyStats, type StatsGroup } from '../sql/stats-rows.ts';
 
 export interface PgStoreOptions {
   /** postgres://user:pass@host:port/db, optionally with `?schema=name`. */
@@ -381,17 +382,11 @@ export class PgStore implements MemoryStore {
 
   async stats(p: Principal): Promise<StoreStats> {
     const w = this.where(p, null);
-    const byType = Object.fromEntries(
-      (await this.q<{ type: string; n: number }>(['SELECT m.type, count(*) AS n FROM memories m WHERE ', w, ' AND m.superseded_at IS NULL GROUP BY m.type'])).map((r) => [r.type, r.n]),
-    );
-    const byLifecycle = Object.fromEntries(
-      (await this.q<{ lifecycle: string; n: number }>(['SELECT m.lifecycle, count(*) AS n FROM memories m WHERE ', w, ' AND m.superseded_at IS NULL GROUP BY m.lifecycle'])).map((r) => [r.lifecycle, r.n]),
-    );
-    const total = Object.values(byType).reduce((a, b) => a + b, 0);
-    const [sup] = await this.q<{ n: number }>(['SELECT count(*) AS n FROM memories m WHERE ', w, ' AND m.superseded_at IS NOT NULL']);
+    const groups = await this.q<StatsGroup>(['SELECT m.type, m.lifecycle, m.superseded_at IS NULL AS current, count(*) AS n FROM memories m WHERE ', w, ' GROUP BY 1, 2, 3']);
+    const { total, byType, byLifecycle, superseded } = tallyStats(groups);
     const [size] = await this.q<{ bytes: number }>(["SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema())"]);
     const [audit] = await this.q<{ n: number }>(['SELECT count(*) AS n FROM audit_log']);
-    return { total, byType, byLifecycle, superseded: sup?.n ?? 0, bytes: size?.bytes ?? null, schemaVersion: this.version, auditEntries: audit?.n ?? 0 };
+    return { total, byType, byLifecycle, superseded, bytes: size?.bytes ?? null, schemaVersion: this.version, auditEntries: audit?.n ?? 0 };
   }
 }
 

@@ -44,6 +44,7 @@ import { assertPruner } from '../vector-maintenance.ts';
 import { SqliteGraph, graphPlace } from './graph.ts';
 import { SqliteJobs, expiryPlace } from './jobs.ts';
 import { SqliteLedger } from './ledger.ts';
+import { tallyStats, type StatsGroup } from '../sql/stats-rows.ts';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -343,18 +344,10 @@ export class SqliteStore implements MemoryStore {
 
   async stats(p: Principal): Promise<StoreStats> {
     const w = this.where(p, null);
-    const current = `${w.sql} AND m.superseded_at IS NULL`;
-    const byType = Object.fromEntries(
-      (this.db.prepare(`SELECT type, count(*) AS n FROM memories m WHERE ${current} GROUP BY type`).all(...w.params) as { type: string; n: number }[]).map((r) => [r.type, r.n]),
-    );
-    const byLifecycle = Object.fromEntries(
-      (this.db.prepare(`SELECT lifecycle, count(*) AS n FROM memories m WHERE ${current} GROUP BY lifecycle`).all(...w.params) as { lifecycle: string; n: number }[]).map((r) => [
-        r.lifecycle,
-        r.n,
-      ]),
-    );
-    const total = Object.values(byType).reduce((a, b) => a + b, 0);
-    const superseded = (this.db.prepare(`SELECT count(*) AS n FROM memories m WHERE ${w.sql} AND m.superseded_at IS NOT NULL`).get(...w.params) as { n: number }).n;
+    const groups = this.db
+      .prepare(`SELECT m.type AS type, m.lifecycle AS lifecycle, m.superseded_at IS NULL AS current, count(*) AS n FROM memories m WHERE ${w.sql} GROUP BY 1, 2, 3`)
+      .all(...w.params) as StatsGroup[];
+    const { total, byType, byLifecycle, superseded } = tallyStats(groups);
     const pageCount = this.db.pragma('page_count', { simple: true }) as number;
     const pageSize = this.db.pragma('page_size', { simple: true }) as number;
     const auditEntries = (this.db.prepare('SELECT count(*) AS n FROM audit_log').get() as { n: number }).n;
