@@ -16,7 +16,14 @@ const at = (path) => fileURLToPath(new URL(`../${path}`, import.meta.url));
 const next = at('dist.next');
 const old = at('dist.old');
 rmSync(next, { recursive: true, force: true });
-const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+let tsc;
+try {
+  tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+} catch {
+  // An install without dev dependencies (npm install --omit=dev) has no compiler: not a failed install.
+  console.error('build: typescript is not installed, so dist/ is not built; bin/ runs src/ through tsx (slower to start)');
+  process.exit(0);
+}
 const run = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', next], { cwd: at(''), stdio: 'inherit' });
 if (run.status !== 0) {
   rmSync(next, { recursive: true, force: true });
