@@ -3,7 +3,7 @@ import type { LedgerStore } from '../ports/lifecycle.ts';
 import { isExactHit, normalizeForMatch, type LedgerFact } from './ledger-rules.ts';
 
 /** How many of the most recently changed active facts a search considers (as it always has). */
-export const LEDGER_SEARCH_LIMIT = 5000;
+const LEDGER_SEARCH_LIMIT = 5000;
 /** Callers whose indexed facts are kept per store handle; past this the oldest is dropped. */
 const CALLERS_KEPT = 64;
 

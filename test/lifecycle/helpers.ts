@@ -1,5 +1,6 @@
 import { openMemory, type Mnemos } from '../../src/index.ts';
 import type { LifecycleConfig } from '../../src/lifecycle/config.ts';
+import type { LedgerFact } from '../../src/lifecycle/ledger-rules.ts';
 import { testStores } from '../helpers/backend.ts';
 
 /** A fresh store on the selected backend (and a temp dir) with a clock the test moves by hand. */
@@ -28,3 +29,11 @@ export async function lifecycleStore(opts: { start?: string; lifecycle?: Partial
 
 export const MIN = 60_000;
 export const DAY = 86_400_000;
+
+/** A learned, active ledger fact for rule tests (no store): the key doubles as the id unless `over` says otherwise. */
+export function ledgerFact(key: string, over: Partial<LedgerFact> = {}): LedgerFact {
+  return {
+    id: key, key, value: `${key} value`, statement: '', category: 'general', confidence: 0.7, mentions: 1, source: 'learned', status: 'active',
+    validFrom: '2026-01-01T00:00:00Z', validUntil: null, supersededBy: null, updatedAt: '2026-01-01T00:00:00Z', namespace: 'n', ownerId: 'o', agentId: null, visibility: 'owner', ...over,
+  };
+}

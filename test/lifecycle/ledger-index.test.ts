@@ -6,17 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LedgerIndex } from '../../src/lifecycle/ledger-index.ts';
-import { isExactHit, type LedgerFact } from '../../src/lifecycle/ledger-rules.ts';
+import { isExactHit } from '../../src/lifecycle/ledger-rules.ts';
 import { openMemory, type Principal } from '../../src/index.ts';
-import { lifecycleStore } from './helpers.ts';
+import { ledgerFact, lifecycleStore } from './helpers.ts';
 import { named } from '../helpers/backend.ts';
 
-function fact(i: number, key: string, value: string): LedgerFact {
-  return {
-    id: `f${i}`, key, value, statement: '', category: 'general', confidence: 0.9, mentions: 1, source: 'owner pin', status: 'active',
-    validFrom: '2026-01-01T00:00:00Z', validUntil: null, supersededBy: null, updatedAt: '2026-01-01T00:00:00Z', namespace: 'n', ownerId: 'o', agentId: null, visibility: 'owner',
-  };
-}
+const fact = (i: number, key: string, value: string) => ledgerFact(key, { id: `f${i}`, value });
 
 test('the ledger index finds exactly the facts the exact-hit rule accepts', () => {
   const facts = [

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { isExactHit, ledgerScore, promptBlock, rankFacts, strengthen, validateFactInput, type LedgerFact } from '../../src/lifecycle/ledger-rules.ts';
+import { ledgerFact } from './helpers.ts';
 
 test('ledger key, value and statement limits', () => {
   const ok = ['user.name', 'a1', 'project_x-y.z', 'x'.repeat(64)];
@@ -34,12 +35,7 @@ test('ranking score: confidence · e^(-days/180) · (1 + ln(1 + min(mentions, 10
   for (const [confidence, mentions, days, want] of rows) assert.ok(Math.abs(ledgerScore({ confidence, mentions, updatedAt: at(days) }, now) - want) < 1e-9);
 });
 
-function fact(key: string, over: Partial<LedgerFact> = {}): LedgerFact {
-  return {
-    id: key, key, value: `${key} value`, statement: '', category: 'general', confidence: 0.7, mentions: 1, source: 'learned', status: 'active',
-    validFrom: '2026-01-01T00:00:00Z', validUntil: null, supersededBy: null, updatedAt: '2026-01-01T00:00:00Z', namespace: 'n', ownerId: 'o', agentId: null, visibility: 'owner', ...over,
-  };
-}
+const fact = ledgerFact;
 
 test('a pin outranks background facts whatever their score; the prompt block keeps 48 facts within the budget', () => {
   const now = Date.parse('2026-01-02T00:00:00Z');

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { openStore } from '../../../adapters/open-store.ts';
 import { MnemosError } from '../../../domain/errors.ts';
 import { localOwner, type Principal } from '../../../domain/principal.ts';
+import type { LedgerFact } from '../../../lifecycle/ledger-rules.ts';
 import type { MemoryStore, WriteOp } from '../../../ports/store.ts';
 import { analyze } from '../../../retrieval/text/analyze.ts';
 import type { Command } from '../command.ts';
@@ -31,10 +32,13 @@ export interface CopyResult {
 /** Every status a ledger fact can have: a copy takes the history too. */
 const ALL_FACTS = { status: ['active', 'superseded', 'retired'], limit: 10_000_000 };
 
-/** A ledger's facts as one comparable text, in id order. */
-async function ledgerDigest(store: MemoryStore, p: Principal): Promise<string> {
-  const facts = store.ledger ? await store.ledger.list(p, ALL_FACTS) : [];
-  return createHash('sha256').update(JSON.stringify(facts.sort((a, b) => (a.id < b.id ? -1 : 1)))).digest('hex');
+async function allFacts(store: MemoryStore, p: Principal): Promise<LedgerFact[]> {
+  return store.ledger ? store.ledger.list(p, ALL_FACTS) : [];
+}
+
+/** Facts as one comparable text, in id order. */
+function factsDigest(facts: readonly LedgerFact[]): string {
+  return createHash('sha256').update(JSON.stringify([...facts].sort((a, b) => (a.id < b.id ? -1 : 1)))).digest('hex');
 }
 
 /**
@@ -44,11 +48,11 @@ async function ledgerDigest(store: MemoryStore, p: Principal): Promise<string> {
  * would lose them without a word. Open proposals (pending changes) stay.
  */
 async function copyLedger(from: MemoryStore, to: MemoryStore, p: Principal): Promise<CopyResult['ledger']> {
-  const facts = from.ledger ? await from.ledger.list(p, ALL_FACTS) : [];
+  const facts = await allFacts(from, p);
   if (facts.length > 0 && !to.ledger) throw new MnemosError('unavailable', `the target store (${to.backend}) has no ledger, so the ${facts.length} ledger facts cannot be copied`);
   let copied = 0;
   let unchanged = 0;
-  for (const fact of facts.sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.id < b.id ? -1 : 1))) {
+  for (const fact of [...facts].sort((a, b) => (a.updatedAt < b.updatedAt ? -1 : a.updatedAt > b.updatedAt ? 1 : a.id < b.id ? -1 : 1))) {
     if (await to.ledger!.get(p, fact.id)) {
       unchanged++;
       continue;
@@ -63,7 +67,7 @@ async function copyLedger(from: MemoryStore, to: MemoryStore, p: Principal): Pro
     }
     copied++;
   }
-  return { copied, unchanged, verified: (await ledgerDigest(from, p)) === (await ledgerDigest(to, p)) };
+  return { copied, unchanged, verified: factsDigest(facts) === factsDigest(await allFacts(to, p)) };
 }
 
 /** Digest of a store's export: the same JSON lines `mnemos export` writes, hashed in order. */
