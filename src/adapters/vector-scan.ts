@@ -18,6 +18,16 @@ export function vectorFromBytes(b: Uint8Array): Float32Array {
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }
 
+/**
+ * The float32s of a stored vector without copying them when the driver's
+ * buffer allows it (aligned), else a copy. A view lives only as long as the
+ * driver's buffer: fine for a row copied into the matrix at once, as a load
+ * of every vector does, where a copy per row was a third of the load's time.
+ */
+export function vectorView(b: Uint8Array): Float32Array {
+  return b.byteOffset % 4 === 0 ? new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : vectorFromBytes(b);
+}
+
 /** What an adapter supplies so the scan can ask its own SQL which rows a principal and filter admit. */
 export interface AdmittedRowsSource {
   /** The store's scope-and-filter SQL (scope-sql.ts), with `?` placeholders. */

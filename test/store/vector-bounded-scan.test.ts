@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { SqliteStore } from '../../src/adapters/sqlite/store.ts';
 import type { SqliteVectorIndex } from '../../src/adapters/sqlite/vectors.ts';
-import { BOUNDED_SCAN_MIN_ROWS, VectorCache } from '../../src/adapters/vector-cache.ts';
+import { BOUNDED_SCAN_MIN_ROWS, VectorCache, type VectorRow } from '../../src/adapters/vector-cache.ts';
 import { VectorMatrix } from '../../src/adapters/vector-matrix.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { mulberry32 } from '../../src/embedding/builtin/prng.ts';
@@ -141,7 +141,8 @@ test('the bounded scan returns exactly what scoring every row returns: ids, scor
     await bounded.refresh();
     await full.refresh();
     assert.equal(bounded.size, n - 60);
-    const rowids = (await real.load('b48', null)).map((v) => v.rowid);
+    const rowids: number[] = [];
+    await real.eachVector('b48', null, (v) => rowids.push(v.rowid));
     const half = new Set(rowids.filter((_, i) => i % 2 === 0));
     let ruledOut = 0;
     for (const allowed of [null, half]) {
@@ -172,7 +173,7 @@ test('the bounded scan never returns rows outside the admitted set, even when fe
   const r = mulberry32(5);
   const rows = Array.from({ length: n }, (_, i) => ({ rowid: i + 1, id: `id${String(i).padStart(6, '0')}`, namespace: 'a', vector: unit(Float32Array.from({ length: dims }, () => r() - 0.5)) }));
   // The change log and row reads of a store, over an array: the cache under test is the real one.
-  const source = { logHead: async () => 0, logTail: async () => 0, changedSince: async () => [], load: async () => rows };
+  const source = { logHead: async () => 0, logTail: async () => 0, changedSince: async () => [], eachVector: async (_m: string, _r: number[] | null, visit: (row: VectorRow) => void) => rows.forEach((row) => visit(row)) };
   const bounded = new VectorCache('m16', dims, source);
   const full = new VectorCache('m16', dims, source, { quantized: false });
   await bounded.refresh();

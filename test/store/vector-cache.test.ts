@@ -32,10 +32,10 @@ test('concurrent refreshes share one load; later writes arrive through the log',
       logHead: () => real.logHead(),
       logTail: () => real.logTail(),
       changedSince: (seq) => real.changedSince(seq),
-      load: (model, rowids) => {
+      eachVector: (model, rowids, visit) => {
         if (rowids === null) fullLoads++;
         else partialLoads++;
-        return real.load(model, rowids);
+        return real.eachVector(model, rowids, visit);
       },
     };
     const cache = new VectorCache('m4', 4, rows);
@@ -77,9 +77,9 @@ test('a prune that lands before the cache reads the changes makes it reload, not
         }
         return real.changedSince(seq);
       },
-      load: (model, rowids) => {
+      eachVector: (model, rowids, visit) => {
         if (rowids === null) fullLoads++;
-        return real.load(model, rowids);
+        return real.eachVector(model, rowids, visit);
       },
     };
     const cache = new VectorCache('m4', 4, rows);
@@ -116,7 +116,7 @@ test('a small admitted set is scored row by row and ranks exactly like the full 
     logHead: async () => 0,
     logTail: async () => 0,
     changedSince: async () => [],
-    load: async () => all,
+    eachVector: async (_model, _rowids, visit) => all.forEach((row) => visit(row)),
   };
   const cache = new VectorCache('m', dims, rows);
   await cache.refresh();
@@ -136,4 +136,38 @@ test('a small admitted set is scored row by row and ranks exactly like the full 
   }
   // Rows without a vector in the cache (admitted memories of another model) are skipped.
   assert.deepEqual(cache.scoreRows(q, [11, 99_999], 5).map((h) => h.id), [all[10]!.id]);
+});
+
+test('a load that fails part way leaves nothing behind: the next refresh loads every row again', async () => {
+  const all = Array.from({ length: 50 }, (_, i) => ({ rowid: i + 1, id: `m${i}`, namespace: 'a', vector: Float32Array.from({ length: 4 }, (_, j) => (j === i % 4 ? 1 : 0)) }));
+  let failAfter = 20;
+  let tail = 0;
+  const rows: VectorRows = {
+    logHead: async () => 10,
+    logTail: async () => tail,
+    changedSince: async (seq) => (seq < 10 ? [{ seq: 10, rowid: 1 }] : []),
+    eachVector: async (_model, rowids, visit) => {
+      for (const r of all) {
+        if (rowids && !rowids.includes(r.rowid)) continue;
+        if (failAfter-- === 0) throw new Error('connection lost');
+        visit(r);
+      }
+    },
+  };
+  const cache = new VectorCache('m', 4, rows);
+  await assert.rejects(cache.refresh(), /connection lost/);
+  failAfter = Infinity;
+  await cache.refresh();
+  assert.equal(cache.size, 50);
+  // A reload forced by a pruned log that fails half way, after the old rows went: the next refresh loads them all again.
+  await cache.refresh();
+  tail = 12;
+  (rows as { logHead: () => Promise<number> }).logHead = async () => 20;
+  rows.changedSince = async (seq) => (seq < 20 ? [{ seq: 20, rowid: 2 }] : []);
+  failAfter = 10;
+  await assert.rejects(cache.refresh(), /connection lost/);
+  failAfter = Infinity;
+  await cache.refresh();
+  assert.equal(cache.size, 50, 'all rows back after the failed reload');
+  assert.deepEqual(cache.nearest(all[7]!.vector, null, 50).length, 50);
 });

@@ -8,7 +8,7 @@ import { pgQuery, sql } from '../sql/placeholders.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
 import { assertModelDrop, assertPruner } from '../vector-maintenance.ts';
-import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
+import { VectorScan, vectorToBytes, vectorView } from '../vector-scan.ts';
 import { inTransaction, rows, withRetry, type PgConnection, type Queryable } from './connection.ts';
 import type { PgPlace } from './places.ts';
 
@@ -114,13 +114,14 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
     return this.q(['SELECT seq, memory_row AS rowid FROM vector_log WHERE ', sql('seq > ?', seq), ' ORDER BY seq']);
   }
 
-  async load(model: string, rowids: number[] | null): Promise<VectorRow[]> {
+  async eachVector(model: string, rowids: number[] | null, visit: (row: VectorRow) => void): Promise<void> {
     const found = await this.q<{ rowid: number; id: string; namespace: string; vector: Buffer }>([
       'SELECT v.memory_row AS rowid, m.id, m.namespace, v.vector FROM memory_vectors v JOIN memories m ON m.row_no = v.memory_row WHERE ',
       sql('v.model = ?', model),
       ...(rowids === null ? [] : [' AND ', sql('v.memory_row = ANY(?::bigint[])', rowids)]),
     ]);
-    return found.map((r) => ({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorFromBytes(r.vector) }));
+    // Every row is read before the first visit, so the visits run in one synchronous stretch (the port's promise).
+    for (const r of found) visit({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorView(r.vector) });
   }
 
   async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorMatches> {

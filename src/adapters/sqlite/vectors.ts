@@ -6,7 +6,7 @@ import type { MemoryFilter } from '../../ports/store.ts';
 import type { VectorIndex, VectorIndexConfig, VectorIndexUse, VectorMatches } from '../../ports/vectors.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
-import { VectorScan, vectorFromBytes, vectorToBytes } from '../vector-scan.ts';
+import { VectorScan, vectorToBytes, vectorView } from '../vector-scan.ts';
 import { assertModelDrop, assertPruner } from '../vector-maintenance.ts';
 import type { DerivedPlace } from './places.ts';
 import type { StatementCache } from './statements.ts';
@@ -76,12 +76,14 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     return (this.statements.get('SELECT seq, memory_rowid AS rowid FROM vector_log WHERE seq > ? ORDER BY seq').all(seq) as { seq: number; rowid: number }[]);
   }
 
-  async load(model: string, rowids: number[] | null): Promise<VectorRow[]> {
-    const base = 'SELECT v.memory_rowid AS rowid, m.id AS id, m.namespace AS namespace, v.vector AS vector FROM memory_vectors v JOIN memories m ON m.rowid = v.memory_rowid WHERE v.model = ?';
-    const rows = (rowids === null
-      ? this.db.prepare(base).all(model)
-      : this.db.prepare(`${base} AND v.memory_rowid IN (${rowids.map(() => '?').join(', ')})`).all(model, ...rowids)) as { rowid: number; id: string; namespace: string; vector: Buffer }[];
-    return rows.map((r) => ({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorFromBytes(r.vector) }));
+  async eachVector(model: string, rowids: number[] | null, visit: (row: VectorRow) => void): Promise<void> {
+    const base = 'SELECT v.memory_rowid, m.id, m.namespace, v.vector FROM memory_vectors v JOIN memories m ON m.rowid = v.memory_rowid WHERE v.model = ?';
+    // Rows stream from the cursor straight to `visit`, all in one synchronous stretch (the port's promise):
+    // no array of 100k row objects and their buffers to build and collect first.
+    const read = (rowids === null ? this.db.prepare(base) : this.db.prepare(`${base} AND v.memory_rowid IN (${rowids.map(() => '?').join(', ')})`)).raw();
+    for (const [rowid, id, namespace, vector] of read.iterate(model, ...(rowids ?? [])) as IterableIterator<[number, string, string, Buffer]>) {
+      visit({ rowid, id, namespace, vector: vectorView(vector) });
+    }
   }
 
   async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorMatches> {
