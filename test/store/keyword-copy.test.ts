@@ -148,9 +148,9 @@ test(named("refreshSearchCaches brings a handle's keyword and vector copies up t
     const vec = (x: number) => ({ model: M, vector: Float32Array.from([x, Math.sqrt(1 - x * x), 0, 0]) });
     const first = mem(owner, { text: 'the marmalade inventory', key: 'kwc:f1' });
     await a.apply(owner, [insert(first, vec(0.1))]);
-    // b builds both copies with one search each.
+    // b builds the keyword copy with a search and the vector copy with a prepare (a first vector search keeps no copy).
     await finder(b)('marmalade');
-    await b.vectors!.nearest(owner, { ...vec(0.1), filter: {}, limit: 5 });
+    await b.vectors!.prepare(owner, { model: M, dimensions: 4 });
     const vectorRows = () => (b.vectors as unknown as { scan: { models: Map<string, { cache: { size: number } }> } }).scan.models.get(M)!.cache.size;
     assert.equal(vectorRows(), 1);
     const second = mem(owner, { text: 'the quinceberry inventory', key: 'kwc:f2' });

@@ -357,7 +357,8 @@ test('vector index configuration: environment and checks', () => {
 test(named('approximate index: usearch is not loaded until an index is needed, and an unfinished build neither blocks close nor keeps the process alive'), async () => {
   const st = testStores('mnemos-ann-exit-');
   try {
-    // The child searches once (which starts a build of 20,000 vectors that takes seconds), then closes the
+    // The child searches twice (the first reads the stored vectors once, the second loads them and starts a
+    // build of 20,000 vectors that takes seconds), then closes the
     // store on PostgreSQL (its pool would keep any process alive) and on SQLite just returns: neither may
     // wait for the build. It reports how long it lived after its last statement.
     const script = `
@@ -375,6 +376,9 @@ test(named('approximate index: usearch is not loaded until an index is needed, a
         ops.push({ kind: 'insert', memory: mem(p, { text: 'exit ' + i, key: 'exit:' + i }), onExistingSource: 'conflict', vector: { model: 'exit', vector: v } });
       }
       for (let i = 0; i < ops.length; i += 2000) await s.apply(p, ops.slice(i, i + 2000));
+      const first = await s.vectors.nearest(p, { model: 'exit', vector: ops[0].vector.vector, filter: {}, limit: 5 });
+      out.afterFirst = loaded();
+      out.firstReason = first.index.reason;
       const r = await s.vectors.nearest(p, { model: 'exit', vector: ops[0].vector.vector, filter: {}, limit: 5 });
       out.afterSearch = loaded();
       out.reason = r.index.reason;
@@ -392,10 +396,22 @@ test(named('approximate index: usearch is not loaded until an index is needed, a
       timeout: 120_000,
     });
     assert.equal(child.status, 0, child.stderr);
-    const out = JSON.parse(child.stdout.trim().split('\n').pop()!) as { afterOpen: boolean; afterSearch: boolean; reason: string; kind: string; closeMs: number; lingeredMs: number };
+    const out = JSON.parse(child.stdout.trim().split('\n').pop()!) as {
+      afterOpen: boolean;
+      afterFirst: boolean;
+      firstReason: string;
+      afterSearch: boolean;
+      reason: string;
+      kind: string;
+      closeMs: number;
+      lingeredMs: number;
+    };
     assert.equal(out.afterOpen, false, 'opening a store, even with the index forced on, loads no native code');
+    // A process that searches once (a CLI command) builds nothing it would throw away.
+    assert.equal(out.afterFirst, false, 'the first search reads the vectors once and loads no native code');
+    assert.match(out.firstReason, /first search of this model/);
     assert.equal(out.afterSearch, true);
-    // The first search starts the build, and the exact scan answers until it is done.
+    // The second search starts the build, and the exact scan answers until it is done.
     assert.equal(out.kind, 'exact');
     assert.match(out.reason, /the approximate index is building/);
     assert.ok(out.closeMs < 1000, `close took ${out.closeMs} ms`);

@@ -42,6 +42,9 @@ test(named('search threads answer exactly as the caller thread does, per princip
     const recallBefore = await recalled();
     assert.ok(contextBefore.items.length > 0 && recallBefore.hits.length > 0);
     const queries = ['violin near the glacier', 'saffron compass', 'quartz', 'falcon meadow harbour'];
+    // The caller's vector copy loaded, as each search thread's is, so the explains name the same index
+    // (a first vector search without one reads the stored rows once and says so).
+    await root.prepareVectorIndex();
     const before = new Map<string, unknown>();
     for (const who of [owner, guest]) for (const q of queries) for (const mode of ['hybrid', 'keyword', 'vector'] as const) before.set(`${who.role}|${q}|${mode}`, strip(await root.as(who).search({ query: q, limit: 8, mode })));
 

@@ -1,0 +1,120 @@
+/**
+ * A model's first vector search in a handle reads the stored vectors once
+ * and keeps no copy (vector-stream.ts); the second loads the copy. On the
+ * selected backend, the streamed answer must be the copy's answer, ids,
+ * scores and order, for an owner, a filter, a guest who sees a fifth of the
+ * rows and a guest who sees so few that the admitted rows are listed; other
+ * namespaces' rows never appear. Concurrent first searches read the rows
+ * once between them, not once each.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openStore } from '../../src/adapters/open-store.ts';
+import type { VectorRow } from '../../src/adapters/vector-cache.ts';
+import type { Principal } from '../../src/domain/principal.ts';
+import { mulberry32 } from '../../src/embedding/builtin/prng.ts';
+import type { MemoryFilter, MemoryStore } from '../../src/ports/store.ts';
+import type { VectorIndex } from '../../src/ports/vectors.ts';
+import { analyze } from '../../src/retrieval/text/analyze.ts';
+import { named, testStores } from '../helpers/backend.ts';
+import { mem } from './contract.ts';
+
+const NS = 'first-search';
+const owner: Principal = { role: 'owner', namespace: NS, id: 'owner' };
+const guest: Principal = { role: 'guest', namespace: NS, id: 'visitor' };
+const otherOwner: Principal = { role: 'owner', namespace: 'elsewhere', id: 'owner' };
+const DIMS = 32;
+const M = 'first-search-model';
+/** Above the bounded scan's threshold (4,096 rows): the loaded copy answers through its 8-bit pass. */
+const ROWS = 5000;
+
+type Store = MemoryStore & { vectors: VectorIndex & { eachVector: (model: string, rowids: number[] | null, visit: (row: VectorRow) => void) => Promise<void> } };
+
+function unit(v: Float32Array): Float32Array {
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+}
+
+/** Counts the handle's full reads of every vector (a streamed search or a copy's load). */
+function countFullReads(s: Store): () => number {
+  let reads = 0;
+  const each = s.vectors.eachVector.bind(s.vectors);
+  s.vectors.eachVector = (model, rowids, visit) => {
+    if (rowids === null) reads++;
+    return each(model, rowids, visit);
+  };
+  return () => reads;
+}
+
+test(named('the first vector search streams the stored rows and answers exactly as the loaded copy does'), async () => {
+  const st = testStores('mnemos-first-search-');
+  const open = async () => (await openStore(st.db, { analyze, vectorIndex: { mode: 'exact', threshold: 0 } })) as Store;
+  const writer = await open();
+  const handles: Store[] = [writer];
+  try {
+    const r = mulberry32(11);
+    const vec = () => unit(Float32Array.from({ length: DIMS }, () => r() * 2 - 1));
+    // A fifth shared with guests; one in a hundred of those also a 'goal' (a narrow filter for the guest).
+    for (let i = 0; i < ROWS; i += 1000) {
+      const ops = Array.from({ length: 1000 }, (_, j) => {
+        const n = i + j;
+        const m = mem(owner, { text: `memory ${n}`, key: `fs:${n}`, visibility: n % 5 === 0 ? 'shared' : 'owner', type: n % 500 === 0 ? 'goal' : 'fact' });
+        return { kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model: M, vector: vec() } };
+      });
+      await writer.apply(owner, ops);
+    }
+    // Another namespace whose rows would win every query if scope were ignored.
+    const queries = Array.from({ length: 3 }, vec);
+    await writer.apply(
+      otherOwner,
+      queries.map((q, i) => ({ kind: 'insert' as const, memory: mem(otherOwner, { text: `elsewhere ${i}`, key: `else:${i}` }), onExistingSource: 'conflict' as const, vector: { model: M, vector: q } })),
+    );
+    const elsewhere = new Set((await writer.list(otherOwner, {}, { limit: 10, offset: 0 })).map((m) => m.id));
+    // The reference: a handle whose copy is loaded.
+    await writer.vectors.prepare(owner, { model: M, dimensions: DIMS });
+
+    const cases: { name: string; p: Principal; filter: MemoryFilter; reads: number }[] = [
+      { name: 'owner', p: owner, filter: {}, reads: 1 },
+      { name: 'owner, type filter', p: owner, filter: { types: ['fact'] }, reads: 1 },
+      { name: 'guest (sees a fifth)', p: guest, filter: {}, reads: 1 },
+      // Ten rows of 5,000: the namespace's best rows hold too few, so the admitted rows are listed and read again.
+      { name: 'guest, goals only', p: guest, filter: { types: ['goal'] }, reads: 2 },
+    ];
+    for (const c of cases) {
+      for (const q of queries) {
+        const s = await open();
+        handles.push(s);
+        const reads = countFullReads(s);
+        const first = await s.vectors.nearest(c.p, { model: M, vector: q, filter: c.filter, limit: 20 });
+        assert.match(first.index.reason, /first search of this model/, c.name);
+        assert.equal(first.index.kind, 'exact');
+        assert.equal(first.index.vectors, ROWS, `${c.name}: the namespace's vectors, not the other namespace's`);
+        assert.equal(reads(), c.reads, `${c.name}: full reads of the vectors`);
+        const loaded = await writer.vectors.nearest(c.p, { model: M, vector: q, filter: c.filter, limit: 20 });
+        assert.doesNotMatch(loaded.index.reason, /first search/);
+        assert.ok(first.hits.length > 0, `${c.name}: hits`);
+        assert.deepEqual(first.hits, loaded.hits, `${c.name}: the streamed answer is the loaded copy's`);
+        for (const h of first.hits) assert.ok(!elsewhere.has(h.id), `${c.name}: another namespace's row ${h.id}`);
+        // The second search of the handle loads its copy, and answers the same.
+        const second = await s.vectors.nearest(c.p, { model: M, vector: q, filter: c.filter, limit: 20 });
+        assert.doesNotMatch(second.index.reason, /first search/);
+        assert.deepEqual(second.hits, first.hits, `${c.name}: the handle's copy agrees`);
+        assert.equal(reads(), c.reads + 1, `${c.name}: the copy was loaded once`);
+        await s.close();
+        handles.pop();
+      }
+    }
+
+    // Eight searches at once on a fresh handle: one streams, the rest share one load of the copy.
+    const s = await open();
+    handles.push(s);
+    const reads = countFullReads(s);
+    const all = await Promise.all(Array.from({ length: 8 }, () => s.vectors.nearest(owner, { model: M, vector: queries[0]!, filter: {}, limit: 10 })));
+    assert.equal(all.filter((x) => /first search/.test(x.index.reason)).length, 1, 'only the first search streams');
+    assert.equal(reads(), 2, 'one streamed read and one load, not one read per search');
+    for (const x of all) assert.deepEqual(x.hits, all[0]!.hits);
+  } finally {
+    for (const h of handles) await h.close();
+    await st.cleanup();
+  }
+});
