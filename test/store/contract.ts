@@ -336,6 +336,38 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.equal(st.schemaVersion, await s.schemaVersion());
       assert.ok(st.auditEntries > 0);
       assert.ok((await s.scan(guest, null, 1000)).length < seen.length, 'scan respects scope');
+      const guestPaged: string[] = [];
+      for (let after: string | null = null; ; ) {
+        const page: Memory[] = await s.scan(guest, after, 2);
+        if (page.length === 0) break;
+        guestPaged.push(...page.map((m) => m.id));
+        after = page[page.length - 1]!.id;
+      }
+      assert.deepEqual(guestPaged, guestSeen.map((m) => m.id), 'pages of two give the one long page');
+    });
+
+    test(named('scan pages past the id chunks it reads, skipping what the caller may not see'), async () => {
+      const p: Principal = { role: 'owner', namespace: 'scan-chunks', id: 'owner' };
+      const g: Principal = { role: 'guest', namespace: 'scan-chunks', id: 'visitor' };
+      // More rows than one chunk of the id walk (1,000), a seventh shared with guests.
+      const ms = Array.from({ length: 2500 }, (_, i) => mem(p, { text: `row ${i}`, key: `sc:${i}`, visibility: i % 7 === 0 ? 'shared' : 'owner' }));
+      for (let i = 0; i < ms.length; i += 500) await s.apply(p, ms.slice(i, i + 500).map((m) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const })));
+      const pages = async (who: Principal, size: number) => {
+        const out: string[] = [];
+        for (let after: string | null = null; ; ) {
+          const page: Memory[] = await s.scan(who, after, size);
+          if (page.length === 0) return out;
+          assert.ok(page.length <= size);
+          out.push(...page.map((m) => m.id));
+          after = page[page.length - 1]!.id;
+        }
+      };
+      const all = ms.map((m) => m.id).sort();
+      assert.deepEqual(await pages(p, 700), all);
+      const shared = ms.filter((_, i) => i % 7 === 0).map((m) => m.id).sort();
+      assert.deepEqual(await pages(g, 50), shared, 'a guest pages through its rows only, none missed at a chunk edge');
+      // One page larger than what one chunk of ids holds for the guest: the walk goes on to the next chunks.
+      assert.deepEqual((await s.scan(g, null, 400)).map((m) => m.id), shared);
     });
 
     test(named('jobs: one runner per name, lease take-over, checkpoint, finish audited, expiry ledger'), async (t) => {

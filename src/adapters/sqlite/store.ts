@@ -63,6 +63,8 @@ const jsonArrayAny: JsonArrayAny = (column, values) => ({
 
 /** How many of the index's best matches are checked against scope and filter before falling back to the exact full query. */
 const KEYWORD_OVERFETCH = 4;
+/** Ids a page of `scan` reads from the id index at least per step (a guest's page may skip most of them). */
+const SCAN_CHUNK = 1000;
 
 /**
  * The index's best matches to check, widening on a miss: an owner sees the
@@ -330,8 +332,26 @@ export class SqliteStore implements MemoryStore {
 
   async scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]> {
     const w = this.where(p, null);
-    const rows = this.db.prepare(`SELECT * FROM memories m WHERE m.id > ? AND ${w.sql} ORDER BY m.id LIMIT ?`).all(afterId ?? '', ...w.params, limit) as MemoryRow[];
-    return rows.map(rowToMemory);
+    // Walks the id index a chunk at a time and filters each chunk, the chunk's rowids driving the join (CROSS
+    // JOIN pins the order), as `missing` does. Left to itself the planner read the whole namespace through its
+    // index and sorted it for every page: export, audit verify and consolidation, which page through the store,
+    // grew with its square (an export of 100k memories: 5.6 s).
+    const chunk = this.stmt('SELECT rowid, id FROM memories WHERE id > ? ORDER BY id LIMIT ?');
+    const admitted = this.stmt(`SELECT m.* FROM json_each(?) c CROSS JOIN memories m ON m.rowid = c.value WHERE ${w.sql} ORDER BY m.id`);
+    const out: Memory[] = [];
+    let after = afterId ?? '';
+    const read = this.db.transaction(() => {
+      while (out.length < limit) {
+        const ids = chunk.all(after, Math.max(limit, SCAN_CHUNK)) as { rowid: number; id: string }[];
+        if (ids.length === 0) return;
+        after = ids[ids.length - 1]!.id;
+        const rows = admitted.all(JSON.stringify(ids.map((r) => r.rowid)), ...w.params) as MemoryRow[];
+        // Admitted rows past the page are read again by the next page, which starts after the last one returned.
+        for (const r of rows.slice(0, limit - out.length)) out.push(rowToMemory(r));
+      }
+    });
+    read.deferred();
+    return out;
   }
 
   async tombstone(p: Principal, id: string): Promise<Tombstone | null> {
