@@ -8,9 +8,10 @@ const CHUNK_ROWS = 1024;
 /**
  * One exact search straight from the stored rows of a namespace, keeping no
  * copy: each row `admits` lets through goes through a small matrix a chunk
- * at a time and the best `limit` are kept, with their row keys. A process that searches once (a CLI command) pays one
- * read of the vectors instead of building the whole matrix it would throw
- * away: at 100k vectors the copy costs about twice the read, and its memory.
+ * at a time and the best `limit` are kept, with their row keys. A process
+ * that searches once (a CLI command) pays one read of the vectors instead of
+ * building the whole matrix it would throw away: at 100k vectors the copy
+ * costs about twice the read, and its memory.
  *
  * The same kernel scores each row as the in-process copy does (VectorMatrix,
  * row by row), and the same order ranks them, so the hits, scores and order

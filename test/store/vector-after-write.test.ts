@@ -13,17 +13,14 @@ import { test } from 'node:test';
 import { openStore } from '../../src/adapters/open-store.ts';
 import type { VectorScan } from '../../src/adapters/vector-scan.ts';
 import type { Principal } from '../../src/domain/principal.ts';
-import { mulberry32 } from '../../src/embedding/builtin/prng.ts';
 import type { MemoryFilter, MemoryStore } from '../../src/ports/store.ts';
 import type { VectorIndex } from '../../src/ports/vectors.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { named, testStores } from '../helpers/backend.ts';
 import { mem } from './contract.ts';
+import { fillScopedVectors, scopedPrincipals } from './scoped-vectors.ts';
 
-const NS = 'after-write';
-const owner: Principal = { role: 'owner', namespace: NS, id: 'owner' };
-const guest: Principal = { role: 'guest', namespace: NS, id: 'visitor' };
-const otherOwner: Principal = { role: 'owner', namespace: 'elsewhere', id: 'owner' };
+const { owner, guest, otherOwner } = scopedPrincipals('after-write');
 const DIMS = 32;
 const M = 'after-write-model';
 /** Above the bounded scan's threshold (4,096 rows), so the namespace mask goes through the 8-bit kernel too. */
@@ -31,33 +28,12 @@ const ROWS = 5000;
 /** VectorScan's QUIET_SEARCHES and one more: the listing has happened by then. */
 const QUIET = 33;
 
-function unit(v: Float32Array): Float32Array {
-  const n = Math.hypot(...v);
-  return v.map((x) => x / n);
-}
 
 test(named('exact vector scan after a write: candidates checked best first give the listing answer, without the listing'), async () => {
   const st = testStores('mnemos-after-write-');
   const s = (await openStore(st.db, { analyze, vectorIndex: { mode: 'exact', threshold: 0 } })) as MemoryStore & { vectors: VectorIndex & { scan: VectorScan } };
   try {
-    const r = mulberry32(5);
-    const vec = () => unit(Float32Array.from({ length: DIMS }, () => r() * 2 - 1));
-    // A fifth shared with guests, one in a hundred of those also a 'goal' (a narrow filter for the guest).
-    for (let i = 0; i < ROWS; i += 500) {
-      const ops = Array.from({ length: 500 }, (_, j) => {
-        const n = i + j;
-        const m = mem(owner, { text: `memory ${n}`, key: `aw:${n}`, visibility: n % 5 === 0 ? 'shared' : 'owner', type: n % 500 === 0 ? 'goal' : 'fact' });
-        return { kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model: M, vector: vec() } };
-      });
-      await s.apply(owner, ops);
-    }
-    // Another namespace whose rows would win every query if scope were ignored.
-    const queries = Array.from({ length: 4 }, vec);
-    await s.apply(
-      otherOwner,
-      queries.map((q, i) => ({ kind: 'insert' as const, memory: mem(otherOwner, { text: `elsewhere ${i}`, key: `else:${i}` }), onExistingSource: 'conflict' as const, vector: { model: M, vector: q } })),
-    );
-    const elsewhere = new Set((await s.list(otherOwner, {}, { limit: 10, offset: 0 })).map((m) => m.id));
+    const { queries, elsewhere, vec } = await fillScopedVectors(s, { owner, elsewhere: otherOwner, model: M, dims: DIMS, rows: ROWS, queries: 4, seed: 5, key: 'aw' });
 
     let listings = 0;
     const source = (s.vectors.scan as unknown as { source: { rowsWhere: (w: unknown) => Promise<number[]> } }).source;

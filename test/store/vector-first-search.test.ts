@@ -12,17 +12,13 @@ import { test } from 'node:test';
 import { openStore } from '../../src/adapters/open-store.ts';
 import type { VectorRow } from '../../src/adapters/vector-cache.ts';
 import type { Principal } from '../../src/domain/principal.ts';
-import { mulberry32 } from '../../src/embedding/builtin/prng.ts';
 import type { MemoryFilter, MemoryStore } from '../../src/ports/store.ts';
 import type { VectorIndex } from '../../src/ports/vectors.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { named, testStores } from '../helpers/backend.ts';
-import { mem } from './contract.ts';
+import { fillScopedVectors, scopedPrincipals } from './scoped-vectors.ts';
 
-const NS = 'first-search';
-const owner: Principal = { role: 'owner', namespace: NS, id: 'owner' };
-const guest: Principal = { role: 'guest', namespace: NS, id: 'visitor' };
-const otherOwner: Principal = { role: 'owner', namespace: 'elsewhere', id: 'owner' };
+const { owner, guest, otherOwner } = scopedPrincipals('first-search');
 const DIMS = 32;
 const M = 'first-search-model';
 /** Above the bounded scan's threshold (4,096 rows): the loaded copy answers through its 8-bit pass. */
@@ -30,10 +26,6 @@ const ROWS = 5000;
 
 type Store = MemoryStore & { vectors: VectorIndex & { eachVector: (model: string, rowids: number[] | null, visit: (row: VectorRow) => void) => Promise<void> } };
 
-function unit(v: Float32Array): Float32Array {
-  const n = Math.hypot(...v);
-  return v.map((x) => x / n);
-}
 
 /** Counts the handle's full reads of every vector (a streamed search or a copy's load). */
 function countFullReads(s: Store): () => number {
@@ -52,24 +44,7 @@ test(named('the first vector search streams the stored rows and answers exactly 
   const writer = await open();
   const handles: Store[] = [writer];
   try {
-    const r = mulberry32(11);
-    const vec = () => unit(Float32Array.from({ length: DIMS }, () => r() * 2 - 1));
-    // A fifth shared with guests; one in a hundred of those also a 'goal' (a narrow filter for the guest).
-    for (let i = 0; i < ROWS; i += 1000) {
-      const ops = Array.from({ length: 1000 }, (_, j) => {
-        const n = i + j;
-        const m = mem(owner, { text: `memory ${n}`, key: `fs:${n}`, visibility: n % 5 === 0 ? 'shared' : 'owner', type: n % 500 === 0 ? 'goal' : 'fact' });
-        return { kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const, vector: { model: M, vector: vec() } };
-      });
-      await writer.apply(owner, ops);
-    }
-    // Another namespace whose rows would win every query if scope were ignored.
-    const queries = Array.from({ length: 3 }, vec);
-    await writer.apply(
-      otherOwner,
-      queries.map((q, i) => ({ kind: 'insert' as const, memory: mem(otherOwner, { text: `elsewhere ${i}`, key: `else:${i}` }), onExistingSource: 'conflict' as const, vector: { model: M, vector: q } })),
-    );
-    const elsewhere = new Set((await writer.list(otherOwner, {}, { limit: 10, offset: 0 })).map((m) => m.id));
+    const { queries, elsewhere } = await fillScopedVectors(writer, { owner, elsewhere: otherOwner, model: M, dims: DIMS, rows: ROWS, queries: 3, seed: 11, key: 'fs' });
     // The reference: a handle whose copy is loaded.
     await writer.vectors.prepare(owner, { model: M, dimensions: DIMS });
 
