@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BuiltinEmbedder } from '../../src/embedding/builtin/builtin-embedder.ts';
-import { deserializeModel, type LearnedModelState } from '../../src/embedding/builtin/model.ts';
+import { deserializeModel, fingerprintOf, type LearnedModelState } from '../../src/embedding/builtin/model.ts';
+import { canonicalJson, sha256Hex } from '../../src/domain/hash.ts';
 import { dot } from '../../src/embedding/vectors.ts';
 import { MnemosError } from '../../src/domain/errors.ts';
 import { analyze, analyzeText, isNoted } from '../../src/retrieval/text/analyze.ts';
@@ -69,6 +70,22 @@ test('model state round-trips through JSON and is checked on load', () => {
   assert.throws(() => deserializeModel(tampered), (err: unknown) => MnemosError.is(err, 'corrupt'));
   assert.throws(() => deserializeModel({ ...state, analyzer: 'other@1' }), (err: unknown) => MnemosError.is(err, 'conflict'));
   assert.throws(() => deserializeModel({ ...state, version: 2 } as unknown as LearnedModelState), (err: unknown) => MnemosError.is(err, 'validation_failed'));
+});
+
+test('the fingerprint is the SHA-256 of the canonical JSON, however the hash is fed', () => {
+  const o = { rank: 8, maxTerms: 100, adjacentWeight: 1, contextSmoothing: 1, eigenWeight: 0.5, powerIterations: 3, seed: 7 };
+  const reference = (p: object) => sha256Hex(canonicalJson(p)).slice(0, 16);
+  const cases: { name: string; parts: Parameters<typeof fingerprintOf>[0] }[] = [
+    { name: 'base64 tables', parts: { analyzer: 'a@1', o, terms: ['alpha', 'beta'], idf: 'AAAAPw==', vectors: 'AACAPwAAAEA=' } },
+    { name: 'empty tables and vocabulary', parts: { analyzer: 'a@1', o, terms: [], idf: '', vectors: '' } },
+    { name: 'terms that need escaping', parts: { analyzer: 'a"1\\', o, terms: ['naïve', 'qu"ote', 'tab\there', 'emoji 🎻', '\u0001'], idf: 'AA==', vectors: 'AA==' } },
+    { name: 'tables that are not base64 (a damaged state)', parts: { analyzer: 'a@1', o, terms: ['x'], idf: 'not "base64"\n', vectors: 'ü' } },
+    { name: 'a table of the wrong type', parts: { analyzer: 'a@1', o, terms: ['x'], idf: 42 as unknown as string, vectors: { b: 1, a: 2 } as unknown as string } },
+  ];
+  for (const c of cases) assert.equal(fingerprintOf(c.parts), reference(c.parts), c.name);
+  const e = BuiltinEmbedder.train(SESSIONS, { rank: 8 });
+  const st = e.state() as LearnedModelState;
+  assert.equal(st.fingerprint, reference({ analyzer: st.analyzer, o: st.options, terms: st.terms, idf: st.idf, vectors: st.vectors }), 'a trained model');
 });
 
 test('rank 0 trains only the IDF table (subword part alone)', () => {
