@@ -95,7 +95,7 @@ export function fingerprintOf(p: FingerprintParts): string {
   return h.digest('hex').slice(0, 16);
 }
 
-/** Hashes JSON.stringify(s): as is between quotes when nothing in it needs escaping (base64 never does). */
+/** Hashes canonicalJson(s): a string with nothing to escape (base64 never has) goes as it is, between quotes. */
 function updateJsonString(h: Hash, s: unknown): void {
   if (typeof s === 'string' && BASE64_TEXT.test(s)) h.update('"').update(s, 'latin1').update('"');
   else h.update(canonicalJson(s)); // a damaged state's odd value: the digest then fails to match, as it should
