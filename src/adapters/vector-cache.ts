@@ -22,6 +22,13 @@ export interface VectorRows {
    * A row's vector may be a view into the driver's buffer: copy it to keep it.
    */
   eachVector(model: string, rowids: number[] | null, visit: (row: VectorRow) => void): Promise<void>;
+  /**
+   * Every stored vector of `model` for a one-off scan that keeps nothing
+   * (vector-stream.ts), read a page at a time so the client never holds them
+   * all; visits may be separated by waits. Absent where `eachVector` already
+   * streams from a cursor.
+   */
+  scanVectors?(model: string, visit: (row: VectorRow) => void): Promise<void>;
 }
 
 export interface VectorRow {

@@ -1,4 +1,4 @@
-import type { VectorRows } from './vector-cache.ts';
+import type { VectorRow, VectorRows } from './vector-cache.ts';
 import { VectorMatrix } from './vector-matrix.ts';
 import { TopK, bestFirst } from './vector-top-k.ts';
 
@@ -38,7 +38,7 @@ export async function streamedNearest(
     }
     pending = 0;
   };
-  await rows.eachVector(q.model, null, (r) => {
+  const visit = (r: VectorRow) => {
     if (r.namespace !== q.namespace) return;
     inNamespace++;
     if (r.vector.length !== dims || !q.admits(r.rowid)) return;
@@ -46,7 +46,8 @@ export async function streamedNearest(
     ids.push(r.id);
     rowids.push(r.rowid);
     if (pending === CHUNK_ROWS) flush();
-  });
+  };
+  await (rows.scanVectors ? rows.scanVectors(q.model, visit) : rows.eachVector(q.model, null, visit));
   if (pending > 0) flush();
   return { ranked: bestFirst(heap, ids).map((b) => ({ rowid: rowids[b.slot]!, id: ids[b.slot]!, score: b.score })), inNamespace };
 }

@@ -12,6 +12,9 @@ import { VectorScan, vectorToBytes, vectorView } from '../vector-scan.ts';
 import { inTransaction, rows, withRetry, type PgConnection, type Queryable } from './connection.ts';
 import type { PgPlace } from './places.ts';
 
+/** Rows per page of a one-off scan (`scanVectors`): about 5 MB of 192-dimension vectors in the client at a time. */
+const SCAN_PAGE = 5000;
+
 /**
  * Writes (or replaces) vectors by memory row number. Callers hold the audit
  * chain head lock already (the writer's batch, or put below), so the change
@@ -122,6 +125,22 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
     ]);
     // Every row is read before the first visit, so the visits run in one synchronous stretch (the port's promise).
     for (const r of found) visit({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorView(r.vector) });
+  }
+
+  async scanVectors(model: string, visit: (row: VectorRow) => void): Promise<void> {
+    // Pages in row order by the primary key (memory_row, model): a one-off scan of a million vectors
+    // would otherwise hold every row in the client at once, about 1 KB each.
+    for (let after = 0; ; ) {
+      const page = await this.q<{ rowid: number; id: string; namespace: string; vector: Buffer }>([
+        'SELECT v.memory_row AS rowid, m.id, m.namespace, v.vector FROM memory_vectors v JOIN memories m ON m.row_no = v.memory_row WHERE ',
+        sql('v.model = ? AND v.memory_row > ?', model, after),
+        ' ORDER BY v.memory_row ',
+        sql('LIMIT ?', SCAN_PAGE),
+      ]);
+      for (const r of page) visit({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorView(r.vector) });
+      if (page.length < SCAN_PAGE) return;
+      after = page[page.length - 1]!.rowid;
+    }
   }
 
   async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorMatches> {
