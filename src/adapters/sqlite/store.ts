@@ -45,6 +45,7 @@ import { SqliteGraph, graphPlace } from './graph.ts';
 import { SqliteJobs, expiryPlace } from './jobs.ts';
 import { SqliteLedger } from './ledger.ts';
 import { tallyStats, type StatsGroup } from '../sql/stats-rows.ts';
+import { walkIdOrder } from './id-walk.ts';
 
 export interface SqliteStoreOptions {
   path: string;
@@ -332,26 +333,10 @@ export class SqliteStore implements MemoryStore {
 
   async scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]> {
     const w = this.where(p, null);
-    // Walks the id index a chunk at a time and filters each chunk, the chunk's rowids driving the join (CROSS
-    // JOIN pins the order), as `missing` does. Left to itself the planner read the whole namespace through its
-    // index and sorted it for every page: export, audit verify and consolidation, which page through the store,
-    // grew with its square (an export of 100k memories: 5.6 s).
-    const chunk = this.stmt('SELECT rowid, id FROM memories WHERE id > ? ORDER BY id LIMIT ?');
     const admitted = this.stmt(`SELECT m.* FROM json_each(?) c CROSS JOIN memories m ON m.rowid = c.value WHERE ${w.sql} ORDER BY m.id`);
-    const out: Memory[] = [];
-    let after = afterId ?? '';
-    const read = this.db.transaction(() => {
-      while (out.length < limit) {
-        const ids = chunk.all(after, Math.max(limit, SCAN_CHUNK)) as { rowid: number; id: string }[];
-        if (ids.length === 0) return;
-        after = ids[ids.length - 1]!.id;
-        const rows = admitted.all(JSON.stringify(ids.map((r) => r.rowid)), ...w.params) as MemoryRow[];
-        // Admitted rows past the page are read again by the next page, which starts after the last one returned.
-        for (const r of rows.slice(0, limit - out.length)) out.push(rowToMemory(r));
-      }
-    });
-    read.deferred();
-    return out;
+    // One read transaction: a page's chunks see one state of the store.
+    const read = this.db.transaction(() => walkIdOrder(this.statements, afterId, limit, Math.max(limit, SCAN_CHUNK), (rowids) => admitted.all(rowids, ...w.params) as MemoryRow[]));
+    return read.deferred().map(rowToMemory);
   }
 
   async tombstone(p: Principal, id: string): Promise<Tombstone | null> {

@@ -10,6 +10,7 @@ import { VectorScan, vectorToBytes, vectorView } from '../vector-scan.ts';
 import { assertModelDrop, assertPruner } from '../vector-maintenance.ts';
 import type { DerivedPlace } from './places.ts';
 import type { StatementCache } from './statements.ts';
+import { walkIdOrder } from './id-walk.ts';
 
 /**
  * Vectors for SQLite: stored as float32 blobs beside the memory rows (removed
@@ -114,24 +115,10 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
 
   async missing(p: Principal, model: string, limit: number, afterId?: string | null): Promise<{ id: string; text: string }[]> {
     const w = this.where(p, {});
-    // Walks the id index in chunks and filters each chunk, the chunk's rowids driving the join
-    // (CROSS JOIN pins the order). Left to itself the planner read the whole namespace through
-    // its index for every chunk: 60-100 ms per 2,000 at 100k memories, so a walk grew with the
-    // square of the store (1.9 s at 100k, now 0.15-0.3 s).
-    const chunk = this.statements.get('SELECT rowid, id FROM memories WHERE id > ? ORDER BY id LIMIT ?');
     const filter = this.statements.get(
       `SELECT m.id AS id, m.text AS text FROM json_each(?) c CROSS JOIN memories m ON m.rowid = c.value LEFT JOIN memory_vectors v ON v.memory_rowid = m.rowid AND v.model = ? WHERE v.memory_rowid IS NULL AND ${w.sql} ORDER BY m.id`,
     );
-    const out: { id: string; text: string }[] = [];
-    let after = afterId ?? '';
-    while (out.length < limit) {
-      const rows = chunk.all(after, MISSING_CHUNK) as { rowid: number; id: string }[];
-      if (rows.length === 0) break;
-      after = rows[rows.length - 1]!.id;
-      const found = filter.all(JSON.stringify(rows.map((r) => r.rowid)), model, ...w.params) as { id: string; text: string }[];
-      out.push(...found.slice(0, limit - out.length));
-    }
-    return out;
+    return walkIdOrder(this.statements, afterId ?? null, limit, MISSING_CHUNK, (rowids) => filter.all(rowids, model, ...w.params) as { id: string; text: string }[]);
   }
 
   async count(p: Principal, model: string): Promise<number> {
