@@ -15,7 +15,7 @@ export function vectorToBytes(v: Float32Array): Buffer {
 }
 
 /** Copies the bytes, so the array is aligned and owns its memory whatever buffer the driver handed over. */
-export function vectorFromBytes(b: Uint8Array): Float32Array {
+function vectorFromBytes(b: Uint8Array): Float32Array {
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }
 
