@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BACKEND, named, testStores } from '../helpers/backend.ts';
 
@@ -109,6 +109,34 @@ test(named('CLI import of markdown and transcripts is idempotent; --db and MNEMO
     const out = join(dir, 'dump.jsonl');
     assert.equal(json(dir, '', 'export', '--out', out, '--db', db).body.memories, 3);
     assert.equal(readFileSync(out, 'utf8').trim().split('\n').length, 3);
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('CLI import of a directory takes the notes under it, skips hidden folders, and a missing path writes nothing'), async () => {
+  const { dir, store, cleanup } = testStores();
+  try {
+    const vault = join(dir, 'vault');
+    mkdirSync(join(vault, 'projects'), { recursive: true });
+    mkdirSync(join(vault, '.obsidian'));
+    writeFileSync(join(vault, 'daily.md'), '# Monday\n\nCalled the plumber about the leak.\n');
+    writeFileSync(join(vault, 'projects', 'parser.md'), '# Parser\n\nShip the parser on Friday.\n');
+    writeFileSync(join(vault, '.obsidian', 'workspace.md'), '# not a note\n');
+    writeFileSync(join(vault, 'photo.png'), 'not text');
+    const db = store('dir.db');
+    const missing = cli(dir, db, 'import', 'vault', 'nope.md');
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /nope\.md/);
+    assert.equal(json(dir, db, 'status').body.memories.total, 0, 'a missing path is found before anything is written');
+    const first = json(dir, db, 'import', 'vault');
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(first.body.files.map((f: { path: string }) => f.path), [join(vault, 'daily.md'), join(vault, 'projects', 'parser.md')]);
+    assert.equal(first.body.total.created, 2);
+    assert.equal(json(dir, db, 'import', 'vault').body.total.unchanged, 2, 'a second import of the directory adds nothing');
+    const empty = cli(dir, db, 'import', join('vault', '.obsidian'), '--format', 'jsonl');
+    assert.notEqual(empty.code, 0);
+    assert.match(empty.stderr, /no importable files under .*\.jsonl/);
   } finally {
     await cleanup();
   }

@@ -1,6 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { MnemosError } from '../../../domain/errors.ts';
 import { IMPORT_FORMATS, type FileImportResult, type ImportFormat, type ImportProgress } from '../../../services/import/import-file.ts';
+import { expandImportPaths } from '../../../services/import/import-paths.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { str } from './options.ts';
 
@@ -16,19 +17,21 @@ function progressBar(ctx: CommandContext): ((p: ImportProgress) => void) | undef
 
 export const importCmd: Command = {
   name: 'import',
-  usage: 'import <file...> [--format f] [--session id]',
-  summary: 'import Markdown, memory JSONL, conversation transcripts or MeTTa MemoryCluster records (idempotent)',
+  usage: 'import <file|dir...> [--format f] [--session id]',
+  summary: 'import Markdown, memory JSONL, conversation transcripts or MeTTa MemoryCluster records; a directory imports the files under it (idempotent)',
   options: { format: { type: 'string' }, session: { type: 'string' } },
   async run(ctx) {
-    if (ctx.args.length === 0) throw new MnemosError('validation_failed', 'give at least one file to import', { field: 'file' });
+    if (ctx.args.length === 0) throw new MnemosError('validation_failed', 'give at least one file or directory to import', { field: 'file' });
     const format = str(ctx, 'format');
     if (format !== undefined && !(IMPORT_FORMATS as readonly string[]).includes(format)) {
       throw new MnemosError('validation_failed', `--format must be one of ${IMPORT_FORMATS.join(', ')}`, { field: 'format' });
     }
+    // Listed before the store opens, so a typo in a path changes nothing.
+    const paths = expandImportPaths(ctx.args, format as ImportFormat | undefined);
     const m = await ctx.open();
     const files: FileImportResult[] = [];
     const onProgress = progressBar(ctx);
-    for (const file of ctx.args) {
+    for (const file of paths) {
       files.push(await m.import(file, { ...(format ? { format: format as ImportFormat } : {}), ...(str(ctx, 'session') ? { sessionId: str(ctx, 'session')! } : {}), ...(onProgress ? { onProgress } : {}) }));
     }
     const total = { created: 0, unchanged: 0, superseded: 0, retired: 0 };

@@ -1,0 +1,64 @@
+import { readdirSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { MnemosError } from '../../domain/errors.ts';
+import type { ImportFormat } from './import-file.ts';
+
+/** The extensions a directory walk picks up: those the format is read from, or every detectable one. */
+const EXTENSIONS: Record<ImportFormat | 'detect', readonly string[]> = {
+  detect: ['.md', '.markdown', '.json', '.jsonl', '.ndjson', '.metta'],
+  markdown: ['.md', '.markdown', '.txt'],
+  jsonl: ['.jsonl', '.ndjson'],
+  'transcript-jsonl': ['.jsonl', '.ndjson'],
+  transcript: ['.json'],
+  metta: ['.metta'],
+};
+
+/**
+ * Turns the paths given to `import` into files, in order: a file stays as it is
+ * (its format is checked when it is read), a directory becomes the files under
+ * it with an importable extension, sorted by path. Hidden entries (`.git`,
+ * `.obsidian`, the store's own `.mnemos`) and `node_modules` are skipped, and
+ * symbolic links to directories are not followed, so a walk cannot loop.
+ */
+export function expandImportPaths(paths: readonly string[], format?: ImportFormat): string[] {
+  const wanted = new Set(EXTENSIONS[format ?? 'detect']);
+  const out: string[] = [];
+  for (const path of paths) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(path).isDirectory();
+    } catch (err) {
+      throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
+    }
+    if (!isDir) {
+      out.push(path);
+      continue;
+    }
+    const found = walk(path, wanted);
+    if (found.length === 0) {
+      throw new MnemosError('validation_failed', `no importable files under ${path} (looked for ${[...wanted].join(', ')}; hidden folders and node_modules are skipped)`, { path });
+    }
+    out.push(...found);
+  }
+  return out;
+}
+
+function walk(dir: string, wanted: Set<string>): string[] {
+  const out: string[] = [];
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    if (e.name.startsWith('.') || e.name === 'node_modules') continue;
+    const path = join(dir, e.name);
+    if (e.isDirectory()) out.push(...walk(path, wanted));
+    else if (wanted.has(extname(e.name).toLowerCase()) && (e.isFile() || isLinkToFile(path))) out.push(path);
+  }
+  return out;
+}
+
+function isLinkToFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
