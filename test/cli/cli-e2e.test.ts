@@ -114,6 +114,22 @@ test(named('CLI import of markdown and transcripts is idempotent; --db and MNEMO
   }
 });
 
+test(named('a long file imports whole: its lines never pass through the call stack as arguments'), async () => {
+  const { dir, store, cleanup } = testStores();
+  try {
+    // A 100 KB stack makes 15,000 lines do what 130,000 did with the default one: overflow a spread.
+    const lines = Array.from({ length: 15_000 }, (_, i) => JSON.stringify({ text: `line ${i} of the long export`, type: 'fact' }));
+    writeFileSync(join(dir, 'long.jsonl'), lines.join('\n') + '\n');
+    const db = store('long.db');
+    const r = spawnSync(process.execPath, ['--stack-size=100', BIN, 'import', 'long.jsonl', '--json'], { cwd: dir, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: db, MNEMOS_NAMESPACE: '' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).total.created, 15_000);
+    assert.equal(json(dir, db, 'status').body.memories.total, 15_000);
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('CLI import of a directory takes the notes under it, skips hidden folders, and a missing path writes nothing'), async () => {
   const { dir, store, cleanup } = testStores();
   try {

@@ -79,11 +79,13 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
   progress('parsing', 0, 1);
   const now = ctx.now();
-  const ops: WriteOp[] = [];
+  // Lists are concatenated, never spread into push(): a spread passes every element as an
+  // argument, and a file of 400,000 lines overflowed the call stack.
+  let ops: WriteOp[] = [];
   if (format === 'jsonl') {
-    ops.push(...jsonlOps(p, text, path, now));
+    ops = jsonlOps(p, text, path, now);
   } else if (format === 'metta') {
-    ops.push(...mettaOps(p, text, path, now));
+    ops = mettaOps(p, text, path, now);
   } else {
     const inputs: RememberInput[] =
       format === 'markdown'
@@ -93,7 +95,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
       const parsed = parseInput(rememberSchema, input, `${path} item ${i + 1}`);
       ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
     });
-    if (format === 'markdown') ops.push(...(await staleChunkOps(ctx, p, abs, ops)));
+    if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops));
   }
   const withVecs = await withVectors(ctx, p, ops, (done, total) => progress('embedding', done, total));
   progress('writing', 0, ops.length);

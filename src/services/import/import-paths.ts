@@ -38,7 +38,7 @@ export function expandImportPaths(paths: readonly string[], format?: ImportForma
     if (found.length === 0) {
       throw new MnemosError('validation_failed', `no importable files under ${path} (looked for ${[...wanted].join(', ')}; hidden folders and node_modules are skipped)`, { path });
     }
-    out.push(...found);
+    for (const f of found) out.push(f);
   }
   return out;
 }
@@ -49,7 +49,7 @@ function walk(dir: string, wanted: Set<string>): string[] {
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const path = join(dir, e.name);
-    if (e.isDirectory()) out.push(...walk(path, wanted));
+    if (e.isDirectory()) for (const f of walk(path, wanted)) out.push(f);
     else if (wanted.has(extname(e.name).toLowerCase()) && (e.isFile() || isLinkToFile(path))) out.push(path);
   }
   return out;
