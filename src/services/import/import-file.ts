@@ -14,6 +14,7 @@ import { markdownInputs } from './markdown.ts';
 import { mettaOps } from './metta-import.ts';
 import { isMemoryRecord, memoryRecordSchema } from './memory-records.ts';
 import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transcript.ts';
+import { fileLines, textLines, type Line } from './file-lines.ts';
 
 export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -42,13 +43,19 @@ export interface FileImportResult {
   retired: number;
 }
 
-export function detectFormat(path: string, text: string): ImportFormat {
+/** `lines`: the file's lines, or its text; only the first line that is not blank is read, and only for JSONL. */
+export function detectFormat(path: string, lines: string | Iterable<Line>): ImportFormat {
   const ext = extname(path).toLowerCase();
   if (ext === '.md' || ext === '.markdown') return 'markdown';
   if (ext === '.json') return 'transcript';
   if (ext === '.metta') return 'metta';
   if (ext === '.jsonl' || ext === '.ndjson') {
-    const first = text.split(/\r?\n/).find((l) => l.trim() !== '');
+    let first: string | undefined;
+    for (const l of typeof lines === 'string' ? textLines(lines) : lines) {
+      if (l.text.trim() === '') continue;
+      first = l.text;
+      break;
+    }
     if (!first) return 'jsonl';
     try {
       return looksLikeTranscript(JSON.parse(first)) ? 'transcript-jsonl' : 'jsonl';
@@ -68,29 +75,30 @@ export function detectFormat(path: string, text: string): ImportFormat {
  */
 export async function importFile(ctx: ServiceContext, p: Principal, path: string, opts: ImportOptions = {}): Promise<FileImportResult> {
   const abs = resolve(path);
-  let text: string;
   try {
     if (!statSync(abs).isFile()) throw new Error('not a regular file');
-    text = readFileSync(abs, 'utf8');
   } catch (err) {
     throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
   }
-  const format = opts.format ?? detectFormat(abs, text);
+  const format = opts.format ?? detectFormat(abs, readLines(abs, path));
   const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
   progress('parsing', 0, 1);
   const now = ctx.now();
+  const session = opts.sessionId ?? basename(abs).replace(/\.[^.]+$/, '');
   // Lists are concatenated, never spread into push(): a spread passes every element as an
   // argument, and a file of 400,000 lines overflowed the call stack.
   let ops: WriteOp[] = [];
   if (format === 'jsonl') {
-    ops = jsonlOps(p, text, path, now);
+    ops = jsonlOps(p, readLines(abs, path), path, now);
   } else if (format === 'metta') {
-    ops = mettaOps(p, text, path, now);
+    ops = mettaOps(p, readWhole(abs, path), path, now);
   } else {
     const inputs: RememberInput[] =
       format === 'markdown'
-        ? markdownInputs(abs, text)
-        : transcriptInputs(parseTranscript(text, format === 'transcript' ? 'json' : 'jsonl', opts.sessionId ?? basename(abs).replace(/\.[^.]+$/, ''), path), abs);
+        ? markdownInputs(abs, readWhole(abs, path))
+        : format === 'transcript'
+          ? transcriptInputs(parseTranscript(readWhole(abs, path), 'json', session, path), abs)
+          : transcriptInputs(parseTranscript(readLines(abs, path), 'jsonl', session, path), abs);
     inputs.forEach((input, i) => {
       const parsed = parseInput(rememberSchema, input, `${path} item ${i + 1}`);
       ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
@@ -104,20 +112,20 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   return summarise(abs, format, results);
 }
 
-function jsonlOps(p: Principal, text: string, path: string, now: number): WriteOp[] {
+function jsonlOps(p: Principal, lines: Iterable<Line>, path: string, now: number): WriteOp[] {
   const ops: WriteOp[] = [];
-  text.split(/\r?\n/).forEach((line, i) => {
-    if (line.trim() === '') return;
-    const where = `${path}:${i + 1}`;
+  for (const { text, line } of lines) {
+    if (text.trim() === '') continue;
+    const where = `${path}:${line}`;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = JSON.parse(text);
     } catch (err) {
-      throw new MnemosError('validation_failed', `${where}: not valid JSON (${(err as Error).message})`, { line: i + 1 });
+      throw new MnemosError('validation_failed', `${where}: not valid JSON (${(err as Error).message})`, { line });
     }
     if (isMemoryRecord(value)) {
       const record = parseInput(memoryRecordSchema, value, `memory record at ${where}`);
-      if (contentHash(record.text) !== record.contentHash) throw new MnemosError('validation_failed', `${where}: contentHash does not match text`, { line: i + 1, field: 'contentHash' });
+      if (contentHash(record.text) !== record.contentHash) throw new MnemosError('validation_failed', `${where}: contentHash does not match text`, { line, field: 'contentHash' });
       const memory = { ...record, namespace: p.namespace };
       for (const k of ['validFrom', 'recordedAt'] as const) memory[k] = normalizeIso(memory[k]);
       ops.push({ kind: 'insert', memory, onExistingSource: 'conflict' });
@@ -125,8 +133,30 @@ function jsonlOps(p: Principal, text: string, path: string, now: number): WriteO
       const parsed = parseInput(rememberSchema, value, `memory at ${where}`);
       ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'skip_if_same' });
     }
-  });
+  }
   return ops;
+}
+
+/** Line formats (JSONL, transcript JSONL) are read a few MiB at a time, so a file of any size can be imported. */
+function* readLines(abs: string, path: string): Generator<Line> {
+  try {
+    yield* fileLines(abs);
+  } catch (err) {
+    if (MnemosError.is(err)) throw err;
+    throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
+  }
+}
+
+/** Markdown, JSON transcripts and MeTTa are parsed whole; past V8's longest string (512 MiB) the file has to be split. */
+function readWhole(abs: string, path: string): string {
+  try {
+    return readFileSync(abs, 'utf8');
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ERR_STRING_TOO_LONG') {
+      throw new MnemosError('validation_failed', `${path} is too large to read at once (${Math.round(statSync(abs).size / 2 ** 20)} MiB; Markdown, JSON transcripts and MeTTa files are read whole, up to 512 MiB): split it into smaller files, or use JSONL, which is read line by line`, { path });
+    }
+    throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
+  }
 }
 
 async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[]): Promise<WriteOp[]> {

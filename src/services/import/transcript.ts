@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { MnemosError } from '../../domain/errors.ts';
 import type { RememberInput } from '../inputs.ts';
 import { isoTime } from '../validate.ts';
+import { textLines, type Line } from './file-lines.ts';
 
 /**
  * Conversation transcripts: JSON (an array of messages, or {sessionId,
@@ -39,18 +40,21 @@ function parseMessage(value: unknown, where: string): Message {
   return r.data;
 }
 
-export function parseTranscript(source: string, format: 'json' | 'jsonl', fallbackSession: string, file: string): TranscriptTurn[] {
+/** `source`: the file's text, or for JSONL its lines as they are read. */
+export function parseTranscript(source: string | Iterable<Line>, format: 'json' | 'jsonl', fallbackSession: string, file: string): TranscriptTurn[] {
   const raw: { value: unknown; line: number }[] = [];
   let fileSession: string | undefined;
   if (format === 'jsonl') {
-    source.split(/\r?\n/).forEach((text, i) => {
-      if (text.trim() === '') return;
+    for (const { text, line } of typeof source === 'string' ? textLines(source) : source) {
+      if (text.trim() === '') continue;
       try {
-        raw.push({ value: JSON.parse(text), line: i + 1 });
+        raw.push({ value: JSON.parse(text), line });
       } catch (err) {
-        throw new MnemosError('validation_failed', `${file}:${i + 1}: not valid JSON (${(err as Error).message})`, { line: i + 1 });
+        throw new MnemosError('validation_failed', `${file}:${line}: not valid JSON (${(err as Error).message})`, { line });
       }
-    });
+    }
+  } else if (typeof source !== 'string') {
+    throw new MnemosError('internal', 'a JSON transcript is parsed from its whole text');
   } else {
     let doc: unknown;
     try {
