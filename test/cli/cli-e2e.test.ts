@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, truncateSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BACKEND, named, testStores } from '../helpers/backend.ts';
 
@@ -125,6 +125,23 @@ test(named('a long file imports whole: its lines never pass through the call sta
     assert.equal(r.status, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).total.created, 15_000);
     assert.equal(json(dir, db, 'status').body.memories.total, 15_000);
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('a Markdown file past the longest string is refused at once, with what to do instead'), async () => {
+  const { dir, store, cleanup } = testStores();
+  try {
+    // Sparse: 600 MB long, no disk used, and never read.
+    const big = join(dir, 'huge.md');
+    writeFileSync(big, '# start\n');
+    truncateSync(big, 600 * 2 ** 20);
+    const db = store('huge.db');
+    const r = cli(dir, db, 'import', 'huge.md');
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /huge\.md is too large to read at once \(600 MiB.*split it/);
+    assert.equal(json(dir, db, 'status').body.memories.total, 0);
   } finally {
     await cleanup();
   }

@@ -1,3 +1,4 @@
+import { constants } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
@@ -147,16 +148,23 @@ function* readLines(abs: string, path: string): Generator<Line> {
   }
 }
 
+const MAX_STRING_LENGTH = constants.MAX_STRING_LENGTH;
+
 /** Markdown, JSON transcripts and MeTTa are parsed whole; past V8's longest string (512 MiB) the file has to be split. */
 function readWhole(abs: string, path: string): string {
+  let size = 0;
   try {
-    return readFileSync(abs, 'utf8');
+    size = statSync(abs).size;
+    // Checked first: reading a 1.5 GB file only to fail decoding it took 16 s and 2 GB.
+    if (size <= MAX_STRING_LENGTH) return readFileSync(abs, 'utf8');
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_STRING_TOO_LONG') {
-      throw new MnemosError('validation_failed', `${path} is too large to read at once (${Math.round(statSync(abs).size / 2 ** 20)} MiB; Markdown, JSON transcripts and MeTTa files are read whole, up to 512 MiB): split it into smaller files, or use JSONL, which is read line by line`, { path });
-    }
-    throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
+    if ((err as { code?: string }).code !== 'ERR_STRING_TOO_LONG') throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
   }
+  throw new MnemosError(
+    'validation_failed',
+    `${path} is too large to read at once (${Math.round(size / 2 ** 20)} MiB; Markdown, JSON transcripts and MeTTa files are read whole, up to ${Math.floor(MAX_STRING_LENGTH / 2 ** 20)} MiB): split it into smaller files, or use JSONL, which is read line by line`,
+    { path },
+  );
 }
 
 async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[]): Promise<WriteOp[]> {
