@@ -362,6 +362,18 @@ END $$;
 CREATE TRIGGER ledger_facts_versioned AFTER INSERT OR UPDATE OR DELETE ON ledger_facts FOR EACH STATEMENT EXECUTE FUNCTION mnemos_ledger_versioned();
 `,
   },
+  {
+    version: 11,
+    name: 'time orders with their id tie-break in the index',
+    sql: `
+-- As SQLite migration 10: an import gives a whole file one recorded_at, and with time alone in the
+-- index an ordered list sorted every memory of the tie (an incremental sort of one huge group).
+CREATE INDEX IF NOT EXISTS memories_recorded_id ON memories(namespace, recorded_at, id);
+CREATE INDEX IF NOT EXISTS memories_valid_id ON memories(namespace, valid_from, id);
+DROP INDEX IF EXISTS memories_recorded;
+DROP INDEX IF EXISTS memories_valid;
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

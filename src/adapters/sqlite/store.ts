@@ -87,6 +87,21 @@ const ORDER_SQL: Record<ListOrder, string> = {
   salience_desc: 'm.salience DESC, m.valid_from DESC',
 };
 
+/** What a principal may read of memories (alias m), narrowed by a filter: every read query includes it. */
+export function memoryWhere(p: Principal, filter: MemoryFilter | null): SqlPart {
+  const scope = scopeSql(readScope(p));
+  return filter ? andAll(scope, filterSql(filter, jsonArrayAny)) : scope;
+}
+
+/**
+ * A page of memories in a list order. The time orders end in id, and so do
+ * their indexes (migration 10): an import gives a whole file one timestamp,
+ * and a tie that the index does not order is sorted whole.
+ */
+export function listSql(where: string, order: ListOrder): string {
+  return `SELECT * FROM memories m WHERE ${where} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`;
+}
+
 export class SqliteStore implements MemoryStore {
   readonly backend = 'sqlite';
   readonly capabilities: StoreCapabilities;
@@ -216,8 +231,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   private where(p: Principal, filter: MemoryFilter | null): SqlPart {
-    const scope = scopeSql(readScope(p));
-    return filter ? andAll(scope, filterSql(filter, jsonArrayAny)) : scope;
+    return memoryWhere(p, filter);
   }
 
   async get(p: Principal, id: string): Promise<Memory | null> {
@@ -245,7 +259,7 @@ export class SqliteStore implements MemoryStore {
 
   async list(p: Principal, filter: MemoryFilter, page: Page, order: ListOrder = 'recorded_desc'): Promise<Memory[]> {
     const w = this.where(p, filter);
-    const rows = this.stmt(`SELECT * FROM memories m WHERE ${w.sql} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`).all(...w.params, page.limit, page.offset ?? 0) as MemoryRow[];
+    const rows = this.stmt(listSql(w.sql, order)).all(...w.params, page.limit, page.offset ?? 0) as MemoryRow[];
     return rows.map(rowToMemory);
   }
 
