@@ -123,11 +123,18 @@ export class KeywordIndex {
     if (this.cache) await this.catchUp();
   }
 
-  /** Builds the copy now if it is not ready (benchmarks and tests; searches never wait for it). */
+  /**
+   * Builds the copy now if it is not ready (a search thread warming up,
+   * benchmarks, tests; searches never wait for it). Between slices the event
+   * loop gets a turn: a backend that reads synchronously (SQLite) resolves
+   * each slice's promises at once, so without it the build held the thread
+   * until it was done, and a served store of a million memories answered its
+   * first search after the whole build (44 s) instead of from FTS5 meanwhile.
+   */
   async prepare(): Promise<void> {
     if (this.closed) return;
     if (!this.cache && !this.build) await this.start();
-    while (!(await this.step()));
+    while (!(await this.step())) await new Promise<void>((resolve) => setImmediate(resolve));
     if (this.cache) await this.catchUp();
   }
 

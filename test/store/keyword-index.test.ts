@@ -158,7 +158,7 @@ test('a large store builds its keyword copy in the background while FTS5 answers
     index.close();
   }));
 
-test('searches in a tight loop finish a background build themselves; prepare builds at once', () =>
+test('searches in a tight loop finish a background build themselves; prepare builds at once, letting the event loop turn', () =>
   withLargeStore('mnemos-kw-loop-', async (_s, newIndex, w, terms) => {
     // Searches back to back: the build's timers never get a turn, each search reads one slice of 100 rows.
     const loop = newIndex();
@@ -166,8 +166,14 @@ test('searches in a tight loop finish a background build themselves; prepare bui
     for (let i = 0; i < 20 && answered < 0; i++) if (await loop.search(terms, w, 50)) answered = i;
     assert.ok(answered >= 10 && answered <= 14, `answered from the copy at search ${answered} (1,200 rows, 100 per slice)`);
     const prepared = newIndex();
+    // Timers and messages (a search request to a warming search thread) get turns while prepare builds.
+    let done = false;
+    let turnDuringBuild = false;
+    setTimeout(() => (turnDuringBuild = !done), 0);
     await prepared.prepare();
+    done = true;
     assert.ok(prepared.state.ready);
+    assert.ok(turnDuringBuild, 'the event loop turned during the build');
     assert.deepEqual(await prepared.search(terms, w, 50), await loop.search(terms, w, 50));
     loop.close();
     prepared.close();
