@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { extname, join } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
 import type { ImportFormat } from './import-file.ts';
@@ -45,7 +45,13 @@ export function expandImportPaths(paths: readonly string[], format?: ImportForma
 
 function walk(dir: string, wanted: Set<string>): string[] {
   const out: string[] = [];
-  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (err) {
+    throw new MnemosError('not_found', `cannot read the folder ${dir}: ${(err as Error).message}`, { path: dir });
+  }
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const path = join(dir, e.name);
