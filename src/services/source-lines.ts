@@ -82,13 +82,27 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   return result;
 }
 
-/** The line from the file on disk, or null when the file no longer matches the stored chunk. */
+/**
+ * The line from the file on disk, or null when the file no longer matches the
+ * stored chunk: its lines are the text (Markdown), or its one line is a JSONL
+ * record whose `text` is (an imported JSONL line, shown as written).
+ */
 function fromFile(fileLines: string[] | null, m: Memory, line: number): string | null {
   if (!fileLines) return null;
   const start = m.source.lineStart!;
   const end = m.source.lineEnd ?? start;
   const current = fileLines.slice(start - 1, end).join('\n');
-  return current === m.text ? (fileLines[line - 1] ?? null) : null;
+  return current === m.text || (start === end && jsonlText(current) === m.text) ? (fileLines[line - 1] ?? null) : null;
+}
+
+function jsonlText(line: string): string | undefined {
+  if (!line.startsWith('{')) return undefined;
+  try {
+    const v = JSON.parse(line) as { text?: unknown };
+    return typeof v.text === 'string' ? v.text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function storedLine(m: Memory, line: number): string | undefined {

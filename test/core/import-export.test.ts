@@ -115,6 +115,44 @@ test(named('import reports progress: embedding climbs to every new text before t
   }
 });
 
+test(named('JSONL lines without a key are identified by file and line: re-import adds nothing, a changed line is a new version, a vanished one retires'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'notes.jsonl');
+    const write = (...texts: (string | { text: string; key: string })[]) =>
+      writeFileSync(file, texts.map((t) => JSON.stringify(typeof t === 'string' ? { text: t } : t)).join('\n') + '\n');
+    const m = await openMemory({ db });
+    try {
+      write('haha', 'haha', 'the lamp is fixed', { text: 'tea with Dana', key: 'k1' });
+      const first = await m.import(file);
+      assert.deepEqual([first.created, first.unchanged], [4, 0], 'the same text on two lines is two memories');
+      const again = await m.import(file);
+      assert.deepEqual([again.created, again.unchanged, again.superseded, again.retired], [0, 4, 0, 0], 're-importing the file adds nothing');
+
+      write('haha', 'hehe', 'the lamp is fixed', { text: 'tea with Dana', key: 'k1' });
+      const edited = await m.import(file);
+      assert.deepEqual([edited.created, edited.unchanged, edited.superseded, edited.retired], [0, 3, 1, 0]);
+      const hehe = (await m.search('hehe')).hits[0]!.memory;
+      assert.equal((await m.history(hehe.id)).versions.length, 2, 'line 2 keeps its old version');
+      assert.deepEqual(hehe.source, { path: file, lineStart: 2, lineEnd: 2 });
+
+      write('haha', 'hehe', { text: 'tea with Dana', key: 'k1' });
+      const shorter = await m.import(file);
+      assert.deepEqual([shorter.created, shorter.unchanged, shorter.superseded, shorter.retired], [0, 3, 0, 1], 'line 3 is gone: its memory retires');
+      assert.equal((await m.search('lamp fixed')).hits.length, 0);
+
+      // The exact source line reads back as written.
+      const lines = await m.sourceLines({ path: file, from: 2, lines: 1 });
+      assert.deepEqual(lines.lines, [{ line: 2, text: JSON.stringify({ text: 'hehe' }) }]);
+      assert.equal(lines.note, undefined);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('a bad line stops the import with its line number and writes nothing from the file'), async () => {
   const { dir, db, cleanup } = testStores();
   try {

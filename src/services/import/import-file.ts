@@ -90,7 +90,9 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   // argument, and a file of 400,000 lines overflowed the call stack.
   let ops: WriteOp[] = [];
   if (format === 'jsonl') {
-    ops = jsonlOps(p, readLines(abs, path), path, now);
+    ops = jsonlOps(p, readLines(abs, path), abs, path, now);
+    // Lines without a key of their own are keyed by file and line, as Markdown chunks are by their lines.
+    if (ops.some((o) => o.kind === 'insert' && o.memory.sourceKey?.startsWith(`file:${abs}#`))) ops = ops.concat(await staleChunkOps(ctx, p, abs, ops));
   } else if (format === 'metta') {
     ops = mettaOps(p, readWhole(abs, path), path, now);
   } else {
@@ -113,7 +115,13 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   return summarise(abs, format, results);
 }
 
-function jsonlOps(p: Principal, lines: Iterable<Line>, path: string, now: number): WriteOp[] {
+/**
+ * A line with a memory record restores that exact version (idempotent by id).
+ * A line with a plain memory is identified by its `key`, or else by the file
+ * and line it sits on: re-importing the file adds nothing, a changed line
+ * becomes a new version, and a line that vanished is retired, as for Markdown.
+ */
+function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string, now: number): WriteOp[] {
   const ops: WriteOp[] = [];
   for (const { text, line } of lines) {
     if (text.trim() === '') continue;
@@ -132,7 +140,12 @@ function jsonlOps(p: Principal, lines: Iterable<Line>, path: string, now: number
       ops.push({ kind: 'insert', memory, onExistingSource: 'conflict' });
     } else {
       const parsed = parseInput(rememberSchema, value, `memory at ${where}`);
-      ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'skip_if_same' });
+      if (parsed.key !== undefined) {
+        ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'skip_if_same' });
+      } else {
+        const source = Object.keys(parsed.source).length > 0 ? parsed.source : { path: abs, lineStart: line, lineEnd: line };
+        ops.push({ kind: 'insert', memory: buildMemory(p, { ...parsed, key: `file:${abs}#L${line}`, source }, now), onExistingSource: 'supersede' });
+      }
     }
   }
   return ops;
