@@ -153,6 +153,29 @@ test(named('JSONL lines without a key are identified by file and line: re-import
   }
 });
 
+test(named('lines that vanish from a long JSONL file retire, however far down they were'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'long.jsonl');
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ text: `entry ${i}` })).join('\n') + '\n';
+    const m = await openMemory({ db });
+    try {
+      // Past one page of the stale check (10,000): the vanished lines are the last ones listed.
+      writeFileSync(file, lines(10_030));
+      assert.equal((await m.import(file)).created, 10_030);
+      writeFileSync(file, lines(10_000));
+      const r = await m.import(file);
+      assert.deepEqual([r.created, r.unchanged, r.retired], [0, 10_000, 30]);
+      assert.equal((await m.status()).memories.byLifecycle.archived ?? 0, 0);
+      assert.equal((await m.search('entry 10029')).hits.some((h) => h.memory.text === 'entry 10029'), false);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('a bad line stops the import with its line number and writes nothing from the file'), async () => {
   const { dir, db, cleanup } = testStores();
   try {

@@ -5,7 +5,7 @@ import { MnemosError } from '../../domain/errors.ts';
 import { contentHash } from '../../domain/hash.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { normalizeIso } from '../../domain/time.ts';
-import type { WriteOp, WriteResult } from '../../ports/store.ts';
+import type { MemoryFilter, WriteOp, WriteResult } from '../../ports/store.ts';
 import { buildMemory } from '../build-memory.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
@@ -180,11 +180,23 @@ function readWhole(abs: string, path: string): string {
   );
 }
 
+const STALE_PAGE = 10_000;
+
+/**
+ * Retirements for the memories this file had and no longer has. Paged through
+ * all of them: a single list of at most 100,000 missed the rest of a longer
+ * JSONL file. The order (time, then id, from an index) is total, so pages
+ * neither skip nor repeat.
+ */
 async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[]): Promise<WriteOp[]> {
-  const prefix = `file:${abs}#`;
+  const filter: MemoryFilter = { sourceKeyPrefix: `file:${abs}#`, lifecycles: ['generated', 'activated', 'consolidated', 'archived', 'frozen'] };
   const fresh = new Set(ops.map((o) => (o.kind === 'insert' ? o.memory.sourceKey : null)));
-  const existing = await ctx.store.list(p, { sourceKeyPrefix: prefix, lifecycles: ['generated', 'activated', 'consolidated', 'archived', 'frozen'] }, { limit: 100_000 });
-  return existing.filter((m) => m.ownerId === p.id && !fresh.has(m.sourceKey)).map((m) => ({ kind: 'retire', id: m.id, reason: 'no longer in the source file' }) as WriteOp);
+  const out: WriteOp[] = [];
+  for (let offset = 0; ; offset += STALE_PAGE) {
+    const page = await ctx.store.list(p, filter, { limit: STALE_PAGE, offset }, 'recorded_asc');
+    for (const m of page) if (m.ownerId === p.id && !fresh.has(m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
+    if (page.length < STALE_PAGE) return out;
+  }
 }
 
 function summarise(path: string, format: ImportFormat, results: WriteResult[]): FileImportResult {
