@@ -50,6 +50,8 @@ export interface MemoryFilter {
   sessionId?: string;
   agentId?: string;
   minSalience?: number;
+  /** Only memories after this one in the `recorded_asc` order: pages of any depth then cost the same, where an offset re-reads every earlier page. */
+  recordedAfter?: { recordedAt: string; id: string };
   /** Only memories whose sourceKey starts with this prefix (e.g. one file or transcript). */
   sourceKeyPrefix?: string;
 }

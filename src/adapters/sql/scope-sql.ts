@@ -57,6 +57,8 @@ export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = '
   if (f.agentId) add(`${alias}.agent_id = ?`, f.agentId);
   if (f.minSalience !== undefined) add(`${alias}.salience >= ?`, f.minSalience);
   if (f.sourceKeyPrefix) add(`substr(${alias}.source_key, 1, ?) = ?`, f.sourceKeyPrefix.length, f.sourceKeyPrefix);
+  // A row value, which both SQLite and PostgreSQL seek in the (namespace, recorded_at, id) index.
+  if (f.recordedAfter) add(`(${alias}.recorded_at, ${alias}.id) > (?, ?)`, toMs(f.recordedAfter.recordedAt), f.recordedAfter.id);
   if (f.tags && f.tags.length > 0) {
     const p = jsonArrayAny(`${alias}.tags`, f.tags);
     add(p.sql, ...p.params);

@@ -184,18 +184,20 @@ const STALE_PAGE = 10_000;
 
 /**
  * Retirements for the memories this file had and no longer has. Paged through
- * all of them: a single list of at most 100,000 missed the rest of a longer
- * JSONL file. The order (time, then id, from an index) is total, so pages
- * neither skip nor repeat.
+ * all of them, each page after the last row seen: a single list of at most
+ * 100,000 missed the rest of a longer JSONL file, and offsets would re-read
+ * every earlier page for each new one.
  */
 async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[]): Promise<WriteOp[]> {
   const filter: MemoryFilter = { sourceKeyPrefix: `file:${abs}#`, lifecycles: ['generated', 'activated', 'consolidated', 'archived', 'frozen'] };
   const fresh = new Set(ops.map((o) => (o.kind === 'insert' ? o.memory.sourceKey : null)));
   const out: WriteOp[] = [];
-  for (let offset = 0; ; offset += STALE_PAGE) {
-    const page = await ctx.store.list(p, filter, { limit: STALE_PAGE, offset }, 'recorded_asc');
+  for (let after: MemoryFilter['recordedAfter']; ; ) {
+    const page = await ctx.store.list(p, after ? { ...filter, recordedAfter: after } : filter, { limit: STALE_PAGE }, 'recorded_asc');
     for (const m of page) if (m.ownerId === p.id && !fresh.has(m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
     if (page.length < STALE_PAGE) return out;
+    const last = page[page.length - 1]!;
+    after = { recordedAt: last.recordedAt, id: last.id };
   }
 }
 
