@@ -145,6 +145,12 @@ test(named('JSONL lines without a key are identified by file and line: re-import
       const lines = await m.sourceLines({ path: file, from: 2, lines: 1 });
       assert.deepEqual(lines.lines, [{ line: 2, text: JSON.stringify({ text: 'hehe' }) }]);
       assert.equal(lines.note, undefined);
+
+      // Emptied: every line-keyed memory retires; the keyed one stays (its identity is its key, not the file).
+      writeFileSync(file, '');
+      const emptied = await m.import(file);
+      assert.deepEqual([emptied.created, emptied.retired], [0, 2]);
+      assert.equal((await m.search('tea Dana')).hits.length, 1);
     } finally {
       await m.close();
     }

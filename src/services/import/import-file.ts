@@ -70,9 +70,9 @@ export function detectFormat(path: string, lines: string | Iterable<Line>): Impo
 /**
  * Imports one file: parses and validates all of it first (a bad line stops
  * with its line number and nothing from the file is written), then writes it
- * in one transaction. Idempotent through source keys: unchanged chunks and
- * turns are skipped, changed ones become new versions, and Markdown chunks
- * that vanished from the file are retired.
+ * in one transaction. Idempotent through source keys: unchanged chunks,
+ * lines and turns are skipped, changed ones become new versions, and
+ * Markdown chunks and JSONL lines that vanished from the file are retired.
  */
 export async function importFile(ctx: ServiceContext, p: Principal, path: string, opts: ImportOptions = {}): Promise<FileImportResult> {
   const abs = resolve(path);
@@ -90,9 +90,10 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   // argument, and a file of 400,000 lines overflowed the call stack.
   let ops: WriteOp[] = [];
   if (format === 'jsonl') {
+    // Lines without a key of their own are keyed by file and line, as Markdown chunks are by their lines;
+    // checked even when none is left, so emptying the file retires them all.
     ops = jsonlOps(p, readLines(abs, path), abs, path, now);
-    // Lines without a key of their own are keyed by file and line, as Markdown chunks are by their lines.
-    if (ops.some((o) => o.kind === 'insert' && o.memory.sourceKey?.startsWith(`file:${abs}#`))) ops = ops.concat(await staleChunkOps(ctx, p, abs, ops));
+    ops = ops.concat(await staleChunkOps(ctx, p, abs, ops));
   } else if (format === 'metta') {
     ops = mettaOps(p, readWhole(abs, path), path, now);
   } else {
