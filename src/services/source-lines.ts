@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
@@ -6,6 +5,8 @@ import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { parseInput } from './validate.ts';
+import { eachFileMemory } from './file-memories.ts';
+import { fileLines } from './import/file-lines.ts';
 
 export const MAX_SOURCE_LINES = 2_000;
 const MAX_SOURCE_CHARS = 60_000;
@@ -41,26 +42,25 @@ export interface SourceLines {
 export async function readSourceLines(ctx: ServiceContext, p: Principal, input: SourceLinesInput): Promise<SourceLines> {
   const q = parseInput(sourceLinesSchema, input, 'memory_get request');
   const abs = resolve(q.path);
-  const chunks = (await ctx.store.list(p, { sourceKeyPrefix: `file:${abs}#` }, { limit: 10_000 }, 'recorded_asc')).filter(
-    (m) => m.source.path === abs && m.source.lineStart !== undefined,
-  );
-  if (chunks.length === 0) {
+  const to = q.from + q.lines - 1;
+  // Every memory of the file is looked at (a JSONL file can have a million lines), only those
+  // overlapping the asked lines are kept.
+  let cited = false;
+  const chunks: Memory[] = [];
+  await eachFileMemory(ctx, p, abs, undefined, (m) => {
+    if (m.source.path !== abs || m.source.lineStart === undefined) return;
+    cited = true;
+    if (m.source.lineStart <= to && (m.source.lineEnd ?? m.source.lineStart) >= q.from) chunks.push(m);
+  });
+  if (!cited) {
     throw new MnemosError('not_found', `${q.path} is not the recorded source of any memory visible to you; memory_get reads only cited sources (use a path from a search result)`, {
       field: 'path',
     });
   }
-  const to = q.from + q.lines - 1;
   const allowed = (line: number) => chunks.find((m) => line >= m.source.lineStart! && line <= (m.source.lineEnd ?? m.source.lineStart!));
   // Only owners read the file on disk. A guest could forge a memory claiming any path as its
   // source; serving them stored text only means the disk can never confirm their guesses.
-  let fileLines: string[] | null = null;
-  if (p.role === 'owner') {
-    try {
-      fileLines = readFileSync(abs, 'utf8').split(/\r?\n/);
-    } catch {
-      fileLines = null;
-    }
-  }
+  const onDisk = p.role === 'owner' && chunks.length > 0 ? readLineRange(abs, Math.min(...chunks.map((m) => m.source.lineStart!)), Math.max(...chunks.map((m) => m.source.lineEnd ?? m.source.lineStart!))) : null;
   const out: SourceLines['lines'] = [];
   const ids = new Set<string>();
   let chars = 0;
@@ -68,9 +68,9 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   for (let line = q.from; line <= to && chars < MAX_SOURCE_CHARS; line++) {
     const m = allowed(line);
     if (!m) continue;
-    const text = fromFile(fileLines, m, line) ?? storedLine(m, line);
+    const text = fromFile(onDisk, m, line) ?? storedLine(m, line);
     if (text === undefined) continue;
-    if (fileLines && fromFile(fileLines, m, line) === null) stale = true;
+    if (onDisk && fromFile(onDisk, m, line) === null) stale = true;
     out.push({ line, text });
     ids.add(m.id);
     chars += text.length + 1;
@@ -78,8 +78,25 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   const result: SourceLines = { path: abs, from: q.from, to, lines: out, memoryIds: [...ids] };
   if (out.length === 0) result.note = `no lines of ${abs} between ${q.from} and ${to} belong to a memory visible to you`;
   else if (p.role !== 'owner') result.note = 'these lines are the stored text of the memories visible to you';
-  else if (!fileLines || stale) result.note = 'the file is missing or changed since it was imported; these lines are the stored text';
+  else if (!onDisk || stale) result.note = 'the file is missing or changed since it was imported; these lines are the stored text';
   return result;
+}
+
+/**
+ * Lines `from`..`to` of the file (index = line - 1; the rest of the array is
+ * empty), read only as far as `to`; null when the file cannot be read.
+ */
+function readLineRange(abs: string, from: number, to: number): string[] | null {
+  const out: string[] = [];
+  try {
+    for (const l of fileLines(abs)) {
+      if (l.line >= from) out[l.line - 1] = l.text;
+      if (l.line >= to) break;
+    }
+  } catch {
+    return null;
+  }
+  return out;
 }
 
 /**
@@ -87,12 +104,12 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
  * stored chunk: its lines are the text (Markdown), or its one line is a JSONL
  * record whose `text` is (an imported JSONL line, shown as written).
  */
-function fromFile(fileLines: string[] | null, m: Memory, line: number): string | null {
-  if (!fileLines) return null;
+function fromFile(onDisk: string[] | null, m: Memory, line: number): string | null {
+  if (!onDisk) return null;
   const start = m.source.lineStart!;
   const end = m.source.lineEnd ?? start;
-  const current = fileLines.slice(start - 1, end).join('\n');
-  return current === m.text || (start === end && jsonlText(current) === m.text) ? (fileLines[line - 1] ?? null) : null;
+  const current = onDisk.slice(start - 1, end).join('\n');
+  return current === m.text || (start === end && jsonlText(current) === m.text) ? (onDisk[line - 1] ?? null) : null;
 }
 
 function jsonlText(line: string): string | undefined {

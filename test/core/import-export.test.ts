@@ -159,7 +159,7 @@ test(named('JSONL lines without a key are identified by file and line: re-import
   }
 });
 
-test(named('lines that vanish from a long JSONL file retire, however far down they were'), async () => {
+test(named('a long JSONL file: its lines read back and retire when they vanish, however far down they are'), async () => {
   const { dir, db, cleanup } = testStores();
   try {
     const file = join(dir, 'long.jsonl');
@@ -169,6 +169,9 @@ test(named('lines that vanish from a long JSONL file retire, however far down th
       // Past one page of the stale check (10,000): the vanished lines are the last ones listed.
       writeFileSync(file, lines(10_030));
       assert.equal((await m.import(file)).created, 10_030);
+      // memory_get {path} finds a line past the first page of the file's memories too.
+      const deep = await m.sourceLines({ path: file, from: 10_025, lines: 2 });
+      assert.deepEqual(deep.lines, [10_024, 10_025].map((i) => ({ line: i + 1, text: JSON.stringify({ text: `entry ${i}` }) })));
       writeFileSync(file, lines(10_000));
       const r = await m.import(file);
       assert.deepEqual([r.created, r.unchanged, r.retired], [0, 10_000, 30]);

@@ -5,8 +5,9 @@ import { MnemosError } from '../../domain/errors.ts';
 import { contentHash } from '../../domain/hash.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { normalizeIso } from '../../domain/time.ts';
-import type { MemoryFilter, WriteOp, WriteResult } from '../../ports/store.ts';
+import type { WriteOp, WriteResult } from '../../ports/store.ts';
 import { buildMemory } from '../build-memory.ts';
+import { eachFileMemory } from '../file-memories.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
 import { parseInput } from '../validate.ts';
@@ -181,25 +182,14 @@ function readWhole(abs: string, path: string): string {
   );
 }
 
-const STALE_PAGE = 10_000;
-
-/**
- * Retirements for the memories this file had and no longer has. Paged through
- * all of them, each page after the last row seen: a single list of at most
- * 100,000 missed the rest of a longer JSONL file, and offsets would re-read
- * every earlier page for each new one.
- */
+/** Retirements for the memories this file had and no longer has (all of them: eachFileMemory pages through a file of any length). */
 async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[]): Promise<WriteOp[]> {
-  const filter: MemoryFilter = { sourceKeyPrefix: `file:${abs}#`, lifecycles: ['generated', 'activated', 'consolidated', 'archived', 'frozen'] };
   const fresh = new Set(ops.map((o) => (o.kind === 'insert' ? o.memory.sourceKey : null)));
   const out: WriteOp[] = [];
-  for (let after: MemoryFilter['recordedAfter']; ; ) {
-    const page = await ctx.store.list(p, after ? { ...filter, recordedAfter: after } : filter, { limit: STALE_PAGE }, 'recorded_asc');
-    for (const m of page) if (m.ownerId === p.id && !fresh.has(m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
-    if (page.length < STALE_PAGE) return out;
-    const last = page[page.length - 1]!;
-    after = { recordedAt: last.recordedAt, id: last.id };
-  }
+  await eachFileMemory(ctx, p, abs, ['generated', 'activated', 'consolidated', 'archived', 'frozen'], (m) => {
+    if (m.ownerId === p.id && !fresh.has(m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
+  });
+  return out;
 }
 
 function summarise(path: string, format: ImportFormat, results: WriteResult[]): FileImportResult {

@@ -1,0 +1,24 @@
+import type { Lifecycle, Memory } from '../domain/memory.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { MemoryFilter } from '../ports/store.ts';
+import type { ServiceContext } from './context.ts';
+
+const PAGE = 10_000;
+
+/**
+ * Every current memory the caller sees whose source key names this file (its
+ * Markdown chunks, its JSONL lines), a page at a time, each page continuing
+ * after the last row seen: a JSONL file can have a million lines, and one list
+ * capped at some size missed the rest, while offsets would re-read every
+ * earlier page for each new one.
+ */
+export async function eachFileMemory(ctx: ServiceContext, p: Principal, abs: string, lifecycles: Lifecycle[] | undefined, visit: (m: Memory) => void): Promise<void> {
+  const filter: MemoryFilter = { sourceKeyPrefix: `file:${abs}#`, ...(lifecycles ? { lifecycles } : {}) };
+  for (let after: MemoryFilter['recordedAfter']; ; ) {
+    const page = await ctx.store.list(p, after ? { ...filter, recordedAfter: after } : filter, { limit: PAGE }, 'recorded_asc');
+    for (const m of page) visit(m);
+    if (page.length < PAGE) return;
+    const last = page[page.length - 1]!;
+    after = { recordedAt: last.recordedAt, id: last.id };
+  }
+}
