@@ -68,9 +68,10 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   for (let line = q.from; line <= to && chars < MAX_SOURCE_CHARS; line++) {
     const m = allowed(line);
     if (!m) continue;
-    const text = fromFile(onDisk, m, line) ?? storedLine(m, line);
+    const current = fromFile(onDisk, m, line);
+    const text = current ?? storedLine(m, line);
     if (text === undefined) continue;
-    if (onDisk && fromFile(onDisk, m, line) === null) stale = true;
+    if (onDisk && current === null) stale = true;
     out.push({ line, text });
     ids.add(m.id);
     chars += text.length + 1;

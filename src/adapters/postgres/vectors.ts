@@ -118,11 +118,7 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
   }
 
   async eachVector(model: string, rowids: number[] | null, visit: (row: VectorRow) => void): Promise<void> {
-    const found = await this.q<{ rowid: number; id: string; namespace: string; vector: Buffer }>([
-      'SELECT v.memory_row AS rowid, m.id, m.namespace, v.vector FROM memory_vectors v JOIN memories m ON m.row_no = v.memory_row WHERE ',
-      sql('v.model = ?', model),
-      ...(rowids === null ? [] : [' AND ', sql('v.memory_row = ANY(?::bigint[])', rowids)]),
-    ]);
+    const found = await this.vectorRows(model, rowids === null ? [] : [' AND ', sql('v.memory_row = ANY(?::bigint[])', rowids)]);
     // Every row is read before the first visit, so the visits run in one synchronous stretch (the port's promise).
     for (const r of found) visit({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorView(r.vector) });
   }
@@ -131,16 +127,20 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
     // Pages in row order by the primary key (memory_row, model): a one-off scan of a million vectors
     // would otherwise hold every row in the client at once, about 1 KB each.
     for (let after = 0; ; ) {
-      const page = await this.q<{ rowid: number; id: string; namespace: string; vector: Buffer }>([
-        'SELECT v.memory_row AS rowid, m.id, m.namespace, v.vector FROM memory_vectors v JOIN memories m ON m.row_no = v.memory_row WHERE ',
-        sql('v.model = ? AND v.memory_row > ?', model, after),
-        ' ORDER BY v.memory_row ',
-        sql('LIMIT ?', SCAN_PAGE),
-      ]);
+      const page = await this.vectorRows(model, [sql(' AND v.memory_row > ?', after), ' ORDER BY v.memory_row ', sql('LIMIT ?', SCAN_PAGE)]);
       for (const r of page) visit({ rowid: r.rowid, id: r.id, namespace: r.namespace, vector: vectorView(r.vector) });
       if (page.length < SCAN_PAGE) return;
       after = page[page.length - 1]!.rowid;
     }
+  }
+
+  /** Stored vectors of a model with their memory's id and namespace; `rest` narrows, orders or pages them. */
+  private vectorRows(model: string, rest: (string | SqlPart)[]) {
+    return this.q<{ rowid: number; id: string; namespace: string; vector: Buffer }>([
+      'SELECT v.memory_row AS rowid, m.id, m.namespace, v.vector FROM memory_vectors v JOIN memories m ON m.row_no = v.memory_row WHERE ',
+      sql('v.model = ?', model),
+      ...rest,
+    ]);
   }
 
   async nearest(p: Principal, q: { model: string; vector: Float32Array; filter: MemoryFilter; limit: number }): Promise<VectorMatches> {

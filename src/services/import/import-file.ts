@@ -45,13 +45,25 @@ export interface FileImportResult {
   retired: number;
 }
 
+/**
+ * The format each extension is read as when none is given; JSONL (memories)
+ * turns out to be transcript JSONL when its first record is a message. A
+ * directory walk (import-paths.ts) picks up these extensions.
+ */
+export const FORMAT_OF_EXTENSION: Readonly<Record<string, ImportFormat>> = {
+  '.md': 'markdown',
+  '.markdown': 'markdown',
+  '.json': 'transcript',
+  '.metta': 'metta',
+  '.jsonl': 'jsonl',
+  '.ndjson': 'jsonl',
+};
+
 /** `lines`: the file's lines, or its text; only the first line that is not blank is read, and only for JSONL. */
 export function detectFormat(path: string, lines: string | Iterable<Line>): ImportFormat {
-  const ext = extname(path).toLowerCase();
-  if (ext === '.md' || ext === '.markdown') return 'markdown';
-  if (ext === '.json') return 'transcript';
-  if (ext === '.metta') return 'metta';
-  if (ext === '.jsonl' || ext === '.ndjson') {
+  const format = FORMAT_OF_EXTENSION[extname(path).toLowerCase()];
+  if (format && format !== 'jsonl') return format;
+  if (format === 'jsonl') {
     let first: string | undefined;
     for (const l of typeof lines === 'string' ? textLines(lines) : lines) {
       if (l.text.trim() === '') continue;
@@ -158,7 +170,6 @@ function* readLines(abs: string, path: string): Generator<Line> {
   try {
     yield* fileLines(abs);
   } catch (err) {
-    if (MnemosError.is(err)) throw err;
     throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
   }
 }

@@ -1,17 +1,14 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { extname, join } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
-import type { ImportFormat } from './import-file.ts';
+import { FORMAT_OF_EXTENSION, type ImportFormat } from './import-file.ts';
 
-/** The extensions a directory walk picks up: those the format is read from, or every detectable one. */
-const EXTENSIONS: Record<ImportFormat | 'detect', readonly string[]> = {
-  detect: ['.md', '.markdown', '.json', '.jsonl', '.ndjson', '.metta'],
-  markdown: ['.md', '.markdown', '.txt'],
-  jsonl: ['.jsonl', '.ndjson'],
-  'transcript-jsonl': ['.jsonl', '.ndjson'],
-  transcript: ['.json'],
-  metta: ['.metta'],
-};
+/** The extensions a directory walk picks up for a format given with --format: those detection reads as it, and .txt as Markdown. */
+function extensionsOf(format: ImportFormat): string[] {
+  // JSONL files are read as memories or as transcripts depending on their first record.
+  const family = format === 'transcript-jsonl' ? 'jsonl' : format;
+  return [...Object.keys(FORMAT_OF_EXTENSION).filter((ext) => FORMAT_OF_EXTENSION[ext] === family), ...(format === 'markdown' ? ['.txt'] : [])];
+}
 
 /**
  * Turns the paths given to `import` into files, in order: a file stays as it is
@@ -21,7 +18,7 @@ const EXTENSIONS: Record<ImportFormat | 'detect', readonly string[]> = {
  * symbolic links to directories are not followed, so a walk cannot loop.
  */
 export function expandImportPaths(paths: readonly string[], format?: ImportFormat): string[] {
-  const wanted = new Set(EXTENSIONS[format ?? 'detect']);
+  const wanted = new Set(format ? extensionsOf(format) : Object.keys(FORMAT_OF_EXTENSION));
   const out: string[] = [];
   for (const path of paths) {
     let isDir: boolean;
