@@ -240,21 +240,32 @@ export async function trainingSequences(ctx: ServiceContext, p: Principal): Prom
   return { sequences: [...groups.values()], total };
 }
 
-/** Attaches write-time vectors to the insert and update operations of a batch (same transaction as the rows). */
-export async function withVectors<T extends WriteOp>(ctx: ServiceContext, p: Principal, ops: T[], onProgress?: (done: number, total: number) => void): Promise<T[]> {
+/**
+ * Attaches write-time vectors to the insert and update operations of a batch
+ * (same transaction as the rows). `alreadyStored` names inserts the caller
+ * knows the store will find unchanged: they get no vector, since the store
+ * keeps the one it has. Should such an insert turn out to write after all (a
+ * concurrent change), its vector is missing, as after a provider failure, and
+ * the backfill adds it.
+ */
+export async function withVectors<T extends WriteOp>(
+  ctx: ServiceContext,
+  p: Principal,
+  ops: T[],
+  onProgress?: (done: number, total: number) => void,
+  alreadyStored?: (op: Extract<WriteOp, { kind: 'insert' }>) => boolean,
+): Promise<T[]> {
+  const wants = (op: WriteOp): string | null =>
+    op.kind === 'insert' ? (op.memory.supersededAt === null && !alreadyStored?.(op) ? op.memory.text : null) : op.kind === 'update' ? op.next.text : null;
   const texts: string[] = [];
   for (const op of ops) {
-    if (op.kind === 'insert' && op.memory.supersededAt === null) texts.push(op.memory.text);
-    else if (op.kind === 'update') texts.push(op.next.text);
+    const text = wants(op);
+    if (text !== null) texts.push(text);
   }
   const emb = await embedForWrite(ctx, p, texts, onProgress);
   if (!emb) return ops;
   let i = 0;
-  return ops.map((op) => {
-    if (op.kind === 'insert' && op.memory.supersededAt === null) return { ...op, vector: { model: emb.model, vector: emb.vectors[i++]! } };
-    if (op.kind === 'update') return { ...op, vector: { model: emb.model, vector: emb.vectors[i++]! } };
-    return op;
-  });
+  return ops.map((op) => (wants(op) === null ? op : { ...op, vector: { model: emb.model, vector: emb.vectors[i++]! } }));
 }
 
 /**

@@ -7,6 +7,7 @@ import type { ServiceContext } from './context.ts';
 import { listSchema, rememberSchema, type ListInput, type RememberInput } from './inputs.ts';
 import { parseInput } from './validate.ts';
 import { withVectors } from './embeddings.ts';
+import { StoredContent } from './stored-content.ts';
 
 export interface RememberResult {
   id: string;
@@ -25,7 +26,10 @@ export async function remember(ctx: ServiceContext, p: Principal, inputs: Rememb
   const now = ctx.now();
   const parsed = inputs.map((input, i) => parseInput(rememberSchema, input, inputs.length > 1 ? `memory #${i + 1}` : 'memory'));
   const ops: WriteOp[] = parsed.map((input) => ({ kind: 'insert', memory: buildMemory(p, input, now), onExistingSource: policy }));
-  return toRememberResults(await ctx.store.apply(p, await withVectors(ctx, p, ops)));
+  // A client resending a batch under its keys (a retry) has nothing embedded again.
+  const stored = new StoredContent(p.id);
+  await stored.lookUp(ctx, p, ops);
+  return toRememberResults(await ctx.store.apply(p, await withVectors(ctx, p, ops, undefined, (op) => stored.holds(op.memory))));
 }
 
 export function toRememberResults(results: WriteResult[]): RememberResult[] {

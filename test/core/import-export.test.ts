@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
 import { chunkMarkdown } from '../../src/services/import/markdown.ts';
+import { embeddingsFor } from '../../src/services/embeddings.ts';
 import { named, testStores } from '../helpers/backend.ts';
 
 const MD = `# Project Atlas
@@ -151,6 +152,88 @@ test(named('JSONL lines without a key are identified by file and line: re-import
       const emptied = await m.import(file);
       assert.deepEqual([emptied.created, emptied.retired], [0, 2]);
       assert.equal((await m.search('tea Dana')).hits.length, 1);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('re-import embeds only what changed: unchanged lines, chunks and exported records keep their vectors'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const jsonl = join(dir, 'notes.jsonl');
+    const md = join(dir, 'notes.md');
+    const writeJsonl = (...texts: string[]) => writeFileSync(jsonl, texts.map((t, i) => JSON.stringify(i === 0 ? { text: t, key: 'own-key' } : { text: t })).join('\n') + '\n');
+    writeJsonl('tea with Dana', 'the lamp is fixed', 'haha', 'haha');
+    writeFileSync(md, MD);
+    const m = await openMemory({ db });
+    try {
+      // What the embedder is asked for: each import's embedding phase announces its total.
+      const embedded = async (file: string) => {
+        let total = 0;
+        const r = await m.import(file, { onProgress: (p) => void (p.phase === 'embedding' && (total = p.total)) });
+        return { ...r, total };
+      };
+      const first = [await embedded(jsonl), await embedded(md)];
+      assert.deepEqual(first.map((r) => r.total), first.map((r) => r.created), 'a first import embeds every new text');
+      const all = (await m.status()).embeddings.vectors;
+      assert.equal(all, first[0]!.created + first[1]!.created);
+
+      const again = [await embedded(jsonl), await embedded(md)];
+      assert.deepEqual(again.map((r) => [r.total, r.created, r.superseded]), [[0, 0, 0], [0, 0, 0]], 'nothing new, nothing embedded');
+      assert.equal((await m.status()).embeddings.vectors, all, 'the unchanged memories kept their vectors');
+
+      writeJsonl('tea with Dana', 'the lamp is broken', 'haha', 'haha');
+      writeFileSync(md, MD.replace('Omar reviews', 'Priya reviews'));
+      const edited = [await embedded(jsonl), await embedded(md)];
+      assert.deepEqual(edited.map((r) => [r.total, r.superseded]), [[1, 1], [1, 1]], 'only the changed line and the changed chunk');
+      assert.equal((await m.status()).embeddings.vectors, all);
+      assert.equal((await m.search('lamp broken')).hits[0]!.memory.text, 'the lamp is broken');
+
+      // Conversation turns, identified by session and turn.
+      const chat = join(dir, 'chat.jsonl');
+      writeFileSync(chat, ['hello there', 'general kenobi'].map((content, i) => JSON.stringify({ role: i ? 'assistant' : 'user', content, sessionId: 'c1' })).join('\n'));
+      assert.deepEqual([(await embedded(chat)).total, (await embedded(chat)).total], [2, 0]);
+
+      // An export imported back into the same store: every record is already there.
+      const lines: string[] = [];
+      await m.export((l) => void lines.push(l));
+      const exported = join(dir, 'export.jsonl');
+      writeFileSync(exported, lines.join(''));
+      const back = await embedded(exported);
+      assert.deepEqual([back.total, back.created], [0, 0]);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('a client resending a keyed batch has nothing embedded again; a changed text is'), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db });
+    try {
+      const svc = (await embeddingsFor((m as unknown as { ctx: Parameters<typeof embeddingsFor>[0] }).ctx, m.principal))!;
+      const asked: string[] = [];
+      const embed = svc.embed.bind(svc);
+      svc.embed = (texts, opts) => (asked.push(...texts), embed(texts, opts));
+      const batch = [
+        { text: 'the boiler was serviced', key: 'client-1' },
+        { text: 'the boiler was serviced', key: 'client-2' },
+      ];
+      await m.rememberMany(batch, 'supersede');
+      assert.equal(asked.length, 2);
+      const retry = await m.rememberMany(batch, 'supersede');
+      assert.deepEqual(retry.map((r) => r.status), ['unchanged', 'unchanged']);
+      assert.equal(asked.length, 2, 'the retry embedded nothing');
+      const changed = await m.rememberMany([batch[0]!, { text: 'the boiler failed again', key: 'client-2' }], 'supersede');
+      assert.deepEqual(changed.map((r) => r.status), ['unchanged', 'superseded']);
+      assert.deepEqual(asked.slice(2), ['the boiler failed again']);
+      assert.equal((await m.status()).embeddings.vectors, 2);
     } finally {
       await m.close();
     }

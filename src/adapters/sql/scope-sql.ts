@@ -57,6 +57,10 @@ export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = '
   if (f.agentId) add(`${alias}.agent_id = ?`, f.agentId);
   if (f.minSalience !== undefined) add(`${alias}.salience >= ?`, f.minSalience);
   if (f.sourceKeyPrefix) add(`substr(${alias}.source_key, 1, ?) = ?`, f.sourceKeyPrefix.length, f.sourceKeyPrefix);
+  if (f.sourceKeys) {
+    if (f.sourceKeys.keys.length === 0) add('1 = 0');
+    else add(`${alias}.owner_id = ? AND ${alias}.source_key IN (${f.sourceKeys.keys.map(() => '?').join(', ')})`, f.sourceKeys.ownerId, ...f.sourceKeys.keys);
+  }
   // A row value, which both SQLite and PostgreSQL seek in the (namespace, recorded_at, id) index.
   if (f.recordedAfter) add(`(${alias}.recorded_at, ${alias}.id) > (?, ?)`, toMs(f.recordedAfter.recordedAt), f.recordedAfter.id);
   if (f.tags && f.tags.length > 0) {

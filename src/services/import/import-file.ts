@@ -8,6 +8,7 @@ import { normalizeIso } from '../../domain/time.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
 import { buildMemory } from '../build-memory.ts';
 import { eachFileMemory } from '../file-memories.ts';
+import { StoredContent } from '../stored-content.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
 import { parseInput } from '../validate.ts';
@@ -102,11 +103,12 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   // Lists are concatenated, never spread into push(): a spread passes every element as an
   // argument, and a file of 400,000 lines overflowed the call stack.
   let ops: WriteOp[] = [];
+  const stored = new StoredContent(p.id);
   if (format === 'jsonl') {
     // Lines without a key of their own are keyed by file and line, as Markdown chunks are by their lines;
     // checked even when none is left, so emptying the file retires them all.
     ops = jsonlOps(p, readLines(abs, path), abs, path, now);
-    ops = ops.concat(await staleChunkOps(ctx, p, abs, ops));
+    ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
   } else if (format === 'metta') {
     ops = mettaOps(p, readWhole(abs, path), path, now);
   } else {
@@ -120,9 +122,17 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
       const parsed = parseInput(rememberSchema, input, `${path} item ${i + 1}`);
       ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
     });
-    if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops));
+    if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
   }
-  const withVecs = await withVectors(ctx, p, ops, (done, total) => progress('embedding', done, total));
+  // Unchanged chunks, lines, turns and records are not embedded again: re-importing a million unchanged lines spent most of its time there.
+  await stored.lookUp(ctx, p, ops, { ids: format === 'jsonl' });
+  const withVecs = await withVectors(
+    ctx,
+    p,
+    ops,
+    (done, total) => progress('embedding', done, total),
+    (op) => stored.holds(op.memory),
+  );
   progress('writing', 0, ops.length);
   const results = ops.length ? await ctx.store.apply(p, withVecs) : [];
   progress('done', ops.length, ops.length);
@@ -193,12 +203,18 @@ function readWhole(abs: string, path: string): string {
   );
 }
 
-/** Retirements for the memories this file had and no longer has (all of them: eachFileMemory pages through a file of any length). */
-async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[]): Promise<WriteOp[]> {
+/**
+ * Retirements for the memories this file had and no longer has (all of them:
+ * eachFileMemory pages through a file of any length). The same pass notes
+ * what each of the file's keys holds now.
+ */
+async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[], stored: StoredContent): Promise<WriteOp[]> {
   const fresh = new Set(ops.map((o) => (o.kind === 'insert' ? o.memory.sourceKey : null)));
   const out: WriteOp[] = [];
   await eachFileMemory(ctx, p, abs, ['generated', 'activated', 'consolidated', 'archived', 'frozen'], (m) => {
-    if (m.ownerId === p.id && !fresh.has(m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
+    if (m.ownerId !== p.id) return;
+    stored.note(m);
+    if (!fresh.has(m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
   });
   return out;
 }

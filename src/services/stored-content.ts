@@ -1,0 +1,57 @@
+import type { Memory } from '../domain/memory.ts';
+import { LIFECYCLES } from '../domain/memory.ts';
+import type { Principal } from '../domain/principal.ts';
+import type { WriteOp } from '../ports/store.ts';
+import type { ServiceContext } from './context.ts';
+
+const PAGE = 500;
+
+/**
+ * The content hashes the store holds for a batch's source keys and ids, read
+ * before the batch writes, so that inserts the store will find unchanged are
+ * not embedded again. The store's own check in the transaction still decides;
+ * should a concurrent writer change a key in between, the insert writes
+ * without a vector and the backfill adds it, as after a provider failure.
+ */
+export class StoredContent {
+  /** Only the caller's own current memories: the write path looks a source key up under the memory's owner. */
+  private readonly bySource = new Map<string, string>();
+  private readonly byId = new Map<string, string>();
+
+  constructor(private readonly ownerId: string) {}
+
+  /** A current memory the caller already read (an import's pass over its file). */
+  note(m: Memory): void {
+    if (m.ownerId === this.ownerId && m.sourceKey !== null && m.supersededAt === null) this.bySource.set(m.sourceKey, m.contentHash);
+  }
+
+  /**
+   * Reads what the batch's source keys hold now, a page at a time, skipping
+   * keys already noted; with `ids`, also what its ids hold (memory records,
+   * restored by id; fresh memories have fresh ids, so a plain write skips that read).
+   */
+  async lookUp(ctx: ServiceContext, p: Principal, ops: readonly WriteOp[], { ids: byId = false } = {}): Promise<void> {
+    const keys: string[] = [];
+    const ids: string[] = [];
+    for (const op of ops) {
+      if (op.kind !== 'insert' || op.memory.supersededAt !== null) continue;
+      const m = op.memory;
+      if (m.sourceKey !== null && m.ownerId === this.ownerId && !this.bySource.has(m.sourceKey)) keys.push(m.sourceKey);
+      if (byId) ids.push(m.id);
+    }
+    for (let i = 0; i < keys.length; i += PAGE) {
+      const page = keys.slice(i, i + PAGE);
+      const found = await ctx.store.list(p, { sourceKeys: { ownerId: this.ownerId, keys: page }, lifecycles: [...LIFECYCLES] }, { limit: page.length }, 'recorded_asc');
+      for (const m of found) this.note(m);
+    }
+    for (let i = 0; i < ids.length; i += PAGE) {
+      for (const m of await ctx.store.getMany(p, ids.slice(i, i + PAGE))) this.byId.set(m.id, m.contentHash);
+    }
+  }
+
+  /** True when the store will find this insert unchanged and keep the vector it has. */
+  holds(m: Memory): boolean {
+    if (this.byId.get(m.id) === m.contentHash) return true;
+    return m.sourceKey !== null && m.ownerId === this.ownerId && this.bySource.get(m.sourceKey) === m.contentHash;
+  }
+}
