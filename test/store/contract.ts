@@ -163,6 +163,45 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.deepEqual(await s.audit.head(), before);
     });
 
+    test(named('one batch of keyed inserts sees its own earlier writes: unchanged, superseded twice, created then unchanged, a retire between'), async () => {
+      const kept = mem(owner, { text: 'batch kept', key: 'bk:1' });
+      const moved = mem(owner, { text: 'batch moved v1', key: 'bk:2' });
+      const gone = mem(owner, { text: 'batch gone', key: 'bk:4' });
+      await s.apply(owner, [insert(kept), insert(moved), insert(gone)]);
+      const v2 = mem(owner, { text: 'batch moved v2', key: 'bk:2' });
+      const v3 = mem(owner, { text: 'batch moved v3', key: 'bk:2' });
+      const fresh = mem(owner, { text: 'batch fresh', key: 'bk:3' });
+      const freshAgain = mem(owner, { text: 'batch fresh', key: 'bk:3' });
+      const goneAgain = mem(owner, { text: 'batch gone', key: 'bk:4' });
+      const results = await s.apply(owner, [
+        insert(mem(owner, { text: 'batch kept', key: 'bk:1' }), 'supersede'),
+        insert(v2, 'supersede'),
+        insert(v3, 'supersede'),
+        insert(fresh, 'supersede'),
+        insert(freshAgain, 'supersede'),
+        insert({ ...kept }, 'conflict'),
+        { kind: 'retire', id: gone.id, reason: 'test' },
+        insert(goneAgain, 'supersede'),
+      ]);
+      assert.deepEqual(results, [
+        { kind: 'insert', id: kept.id, status: 'unchanged' },
+        { kind: 'insert', id: v2.id, status: 'superseded', previousId: moved.id },
+        { kind: 'insert', id: v3.id, status: 'superseded', previousId: v2.id },
+        { kind: 'insert', id: fresh.id, status: 'created' },
+        { kind: 'insert', id: fresh.id, status: 'unchanged' },
+        { kind: 'insert', id: kept.id, status: 'unchanged' },
+        { kind: 'retire', id: gone.id },
+        { kind: 'insert', id: goneAgain.id, status: 'created' },
+      ]);
+      assert.deepEqual((await s.lineage(owner, moved.id)).map((m) => [m.version, m.text]), [[1, 'batch moved v1'], [2, 'batch moved v2'], [3, 'batch moved v3']]);
+      assert.deepEqual((await s.list(owner, { sourceKeyPrefix: 'bk:' }, { limit: 10 }, 'recorded_asc')).map((m) => m.text).sort(), ['batch fresh', 'batch gone', 'batch kept', 'batch moved v3']);
+      // The source-key filter: the owner's current memories under exactly these keys.
+      const byKeys = await s.list(owner, { sourceKeys: { ownerId: owner.id, keys: ['bk:2', 'bk:3', 'bk:9'] } }, { limit: 10 }, 'recorded_asc');
+      assert.deepEqual(byKeys.map((m) => m.text).sort(), ['batch fresh', 'batch moved v3']);
+      assert.deepEqual(await s.list(owner, { sourceKeys: { ownerId: agent.id, keys: ['bk:2'] } }, { limit: 10 }), []);
+      assert.deepEqual(await s.list(owner, { sourceKeys: { ownerId: owner.id, keys: [] } }, { limit: 10 }), []);
+    });
+
     test(named('update keeps the old version (bi-temporal); knownAt returns it'), async () => {
       const t0 = Date.now() - 10_000;
       const v1 = mem(owner, { text: 'bitemporal original', key: 'bt:1' }, t0);

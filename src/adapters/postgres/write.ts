@@ -11,6 +11,7 @@ import { addToTermStats, termStatsSql } from './fts.ts';
 import type { PgPlace } from './places.ts';
 import { importanceMoved, sourceHeldByOther } from '../sql/write-errors.ts';
 import { packVectors, writeVectors } from './vectors.ts';
+import { KnownRows } from './known-rows.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'] as const;
 const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING row_no`;
@@ -38,6 +39,8 @@ interface BatchContext {
   head: { seq: number; hash: string } | null;
   /** Rows written by this batch; their terms join the BM25 statistics at the end. */
   written: string[];
+  /** The inserts' look-ups, read at once (see KnownRows); null when each op looks up its own. */
+  known: KnownRows | null;
 }
 
 /** Each column's SQL type, for the array parameters of the bulk insert. */
@@ -100,13 +103,20 @@ export class PgWriter {
    * callers work it out before they open the transaction.
    */
   async applyAll(c: pg.PoolClient, p: Principal, ops: WriteOp[], now: number, plan: BulkPlan | null = this.planBulk(p, ops)): Promise<WriteResult[]> {
-    const ctx: BatchContext = { c, p, now, at: toIso(now), head: null, written: [] };
+    const ctx: BatchContext = { c, p, now, at: toIso(now), head: null, written: [], known: null };
     const logged = ops.some((op) => op.kind !== 'touch');
     if (logged) ctx.head = await lockHead(c);
     // The bulk statement writes the chain head itself; the general path saves it at the end.
     const bulk = plan ? await this.bulkInsert(ctx, plan) : null;
     const out = bulk ?? [];
-    if (!bulk) for (const op of ops) out.push(await this.applyOne(ctx, op));
+    if (!bulk) {
+      if (ops.filter((op) => op.kind === 'insert').length > 1) ctx.known = await KnownRows.read(c, ops);
+      for (const op of ops) {
+        // Other kinds of op change rows in ways the known set does not follow: from here on, each insert looks up its own.
+        if (op.kind !== 'insert') ctx.known = null;
+        out.push(await this.applyOne(ctx, op));
+      }
+    }
     await addToTermStats(c, ctx.written);
     if (logged && !bulk) await saveHead(c, ctx.head);
     return out;
@@ -189,7 +199,7 @@ export class PgWriter {
 
   /** For other parts of the adapter (tokens) that mutate and must log in the same chain. */
   async appendAudit(c: pg.PoolClient, p: Principal, draft: AuditDraft, now: number): Promise<void> {
-    const ctx: BatchContext = { c, p, now, at: toIso(now), head: await lockHead(c), written: [] };
+    const ctx: BatchContext = { c, p, now, at: toIso(now), head: await lockHead(c), written: [], known: null };
     await this.audit(ctx, draft);
     await saveHead(c, ctx.head);
   }
@@ -221,15 +231,18 @@ export class PgWriter {
   private async insert(ctx: BatchContext, op: InsertOp): Promise<WriteResult> {
     const m = op.memory;
     this.assertWritable(ctx.p, m);
-    const sameId = await this.byId(ctx.c, m.id);
+    const knownId = ctx.known?.id(m.id);
+    const sameId = knownId !== undefined ? knownId : await this.byId(ctx.c, m.id);
     if (sameId) {
       if (sameId.content_hash === m.contentHash && sameId.namespace === m.namespace) return { kind: 'insert', id: m.id, status: 'unchanged' };
       throw new MnemosError('conflict', `a memory with id ${m.id} already exists with different content`, { id: m.id });
     }
     if (m.sourceKey !== null && m.supersededAt === null) {
-      const existing = (
-        await rows<MemoryRow>(ctx.c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE namespace = $1 AND owner_id = $2 AND source_key = $3 AND superseded_at IS NULL`, [m.namespace, m.ownerId, m.sourceKey])
-      )[0];
+      const known = ctx.known?.current(m.namespace, m.ownerId, m.sourceKey);
+      const existing =
+        known !== undefined
+          ? (known ?? undefined)
+          : (await rows<MemoryRow>(ctx.c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE namespace = $1 AND owner_id = $2 AND source_key = $3 AND superseded_at IS NULL`, [m.namespace, m.ownerId, m.sourceKey]))[0];
       if (!existing && ctx.p.role !== 'owner') {
         const other = await rows(ctx.c, 'SELECT 1 FROM memories WHERE namespace = $1 AND source_key = $2 AND superseded_at IS NULL AND owner_id <> $3 LIMIT 1', [m.namespace, m.sourceKey, m.ownerId]);
         if (other.length > 0) throw sourceHeldByOther(m.sourceKey);
@@ -346,6 +359,7 @@ export class PgWriter {
     const terms = this.analyze(m.text);
     const [row] = await rows<{ row_no: number }>(ctx.c, INSERT_SQL, [...memoryToRow(m, terms.length), terms.join(' ')]);
     ctx.written.push(m.id);
+    ctx.known?.wrote(m.id, { content_hash: m.contentHash, namespace: m.namespace }, m.namespace, m.ownerId, m.sourceKey);
     if (vector) await writeVectors(ctx.c, [{ row: row!.row_no, ...vector }]);
   }
 
