@@ -5,6 +5,11 @@ import type { ServiceContext } from './context.ts';
 
 const PAGE = 10_000;
 
+/** The start of every source key an import gives a file's chunks and lines (`file:<path>#L3`, `file:<path>#L3-L9`). */
+export function fileKeyPrefix(abs: string): string {
+  return `file:${abs}#`;
+}
+
 /**
  * Every current memory the caller sees whose source key names this file (its
  * Markdown chunks, its JSONL lines), a page at a time, each page continuing
@@ -13,7 +18,7 @@ const PAGE = 10_000;
  * earlier page for each new one.
  */
 export async function eachFileMemory(ctx: ServiceContext, p: Principal, abs: string, lifecycles: Lifecycle[] | undefined, visit: (m: Memory) => void): Promise<void> {
-  const filter: MemoryFilter = { sourceKeyPrefix: `file:${abs}#`, ...(lifecycles ? { lifecycles } : {}) };
+  const filter: MemoryFilter = { sourceKeyPrefix: fileKeyPrefix(abs), ...(lifecycles ? { lifecycles } : {}) };
   for (let after: MemoryFilter['recordedAfter']; ; ) {
     const page = await ctx.store.list(p, after ? { ...filter, recordedAfter: after } : filter, { limit: PAGE }, 'recorded_asc');
     for (const m of page) visit(m);

@@ -17,8 +17,15 @@ export class StoredContent {
   /** Only the caller's own current memories: the write path looks a source key up under the memory's owner. */
   private readonly bySource = new Map<string, string>();
   private readonly byId = new Map<string, string>();
+  /** Source-key prefixes whose current memories were all noted: a key under one that was not noted has none to look up. */
+  private readonly complete: string[] = [];
 
   constructor(private readonly ownerId: string) {}
+
+  /** Every current memory under `prefix` was (or is being) noted: a first import of a million lines would otherwise look each of its keys up for nothing. */
+  noteAllUnder(prefix: string): void {
+    this.complete.push(prefix);
+  }
 
   /** A current memory the caller already read (an import's pass over its file). */
   note(m: Memory): void {
@@ -36,7 +43,8 @@ export class StoredContent {
     for (const op of ops) {
       if (op.kind !== 'insert' || op.memory.supersededAt !== null) continue;
       const m = op.memory;
-      if (m.sourceKey !== null && m.ownerId === this.ownerId && !this.bySource.has(m.sourceKey)) keys.push(m.sourceKey);
+      const key = m.sourceKey;
+      if (key !== null && m.ownerId === this.ownerId && !this.bySource.has(key) && !this.complete.some((prefix) => key.startsWith(prefix))) keys.push(key);
       if (byId) ids.push(m.id);
     }
     for (let i = 0; i < keys.length; i += PAGE) {

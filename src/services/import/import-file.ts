@@ -7,7 +7,7 @@ import type { Principal } from '../../domain/principal.ts';
 import { normalizeIso } from '../../domain/time.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
 import { buildMemory } from '../build-memory.ts';
-import { eachFileMemory } from '../file-memories.ts';
+import { eachFileMemory, fileKeyPrefix } from '../file-memories.ts';
 import { StoredContent } from '../stored-content.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
@@ -168,7 +168,7 @@ function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string
         ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'skip_if_same' });
       } else {
         const source = Object.keys(parsed.source).length > 0 ? parsed.source : { path: abs, lineStart: line, lineEnd: line };
-        ops.push({ kind: 'insert', memory: buildMemory(p, { ...parsed, key: `file:${abs}#L${line}`, source }, now), onExistingSource: 'supersede' });
+        ops.push({ kind: 'insert', memory: buildMemory(p, { ...parsed, key: `${fileKeyPrefix(abs)}L${line}`, source }, now), onExistingSource: 'supersede' });
       }
     }
   }
@@ -211,6 +211,7 @@ function readWhole(abs: string, path: string): string {
 async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[], stored: StoredContent): Promise<WriteOp[]> {
   const fresh = new Set(ops.map((o) => (o.kind === 'insert' ? o.memory.sourceKey : null)));
   const out: WriteOp[] = [];
+  stored.noteAllUnder(fileKeyPrefix(abs));
   await eachFileMemory(ctx, p, abs, ['generated', 'activated', 'consolidated', 'archived', 'frozen'], (m) => {
     if (m.ownerId !== p.id) return;
     stored.note(m);

@@ -1,4 +1,5 @@
 import type { RememberInput } from '../inputs.ts';
+import { fileKeyPrefix } from '../file-memories.ts';
 import { OWNER_MARKED_LABEL } from '../../lifecycle/merge-plan.ts';
 import { overlapsOwnerMarked, ownerMarkedRanges } from '../../lifecycle/owner-marked.ts';
 
@@ -74,7 +75,7 @@ export function markdownInputs(absPath: string, source: string): RememberInput[]
     type: 'general',
     origin: 'file',
     source: { path: absPath, lineStart: c.lineStart, lineEnd: c.lineEnd },
-    key: `file:${absPath}#L${c.lineStart}-L${c.lineEnd}`,
+    key: `${fileKeyPrefix(absPath)}L${c.lineStart}-L${c.lineEnd}`,
     metadata: c.headings.length ? { headings: c.headings } : {},
   }));
 }
