@@ -54,8 +54,8 @@ export interface MemoryFilter {
   recordedAfter?: { recordedAt: string; id: string };
   /** Only memories whose sourceKey starts with this prefix (e.g. one file or transcript). */
   sourceKeyPrefix?: string;
-  /** Only this owner's memories under these source keys: the (namespace, owner, source key) index finds each directly. */
-  sourceKeys?: { ownerId: string; keys: string[] };
+  /** Only memories under these source keys (and of this owner, when given); an index on current source keys finds each directly. */
+  sourceKeys?: { ownerId?: string; keys: string[] };
 }
 
 export interface Page {

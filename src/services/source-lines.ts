@@ -5,7 +5,7 @@ import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { parseInput } from './validate.ts';
-import { eachFileMemory } from './file-memories.ts';
+import { eachFileMemory, fileKeyPrefix } from './file-memories.ts';
 import { fileLines } from './import/file-lines.ts';
 
 export const MAX_SOURCE_LINES = 2_000;
@@ -43,24 +43,15 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   const q = parseInput(sourceLinesSchema, input, 'memory_get request');
   const abs = resolve(q.path);
   const to = q.from + q.lines - 1;
-  // Every memory of the file is looked at (a JSONL file can have a million lines), only those
-  // overlapping the asked lines are kept.
-  let cited = false;
-  const chunks: Memory[] = [];
-  await eachFileMemory(ctx, p, abs, undefined, (m) => {
-    if (m.source.path !== abs || m.source.lineStart === undefined) return;
-    cited = true;
-    if (m.source.lineStart <= to && (m.source.lineEnd ?? m.source.lineStart) >= q.from) chunks.push(m);
-  });
-  if (!cited) {
+  const found = (await byLineKey(ctx, p, abs, q.from, to)) ?? (await byWalk(ctx, p, abs, q.from, to));
+  if (!found) {
     throw new MnemosError('not_found', `${q.path} is not the recorded source of any memory visible to you; memory_get reads only cited sources (use a path from a search result)`, {
       field: 'path',
     });
   }
+  const chunks = found.chunks;
   const allowed = (line: number) => chunks.find((m) => line >= m.source.lineStart! && line <= (m.source.lineEnd ?? m.source.lineStart!));
-  // Only owners read the file on disk. A guest could forge a memory claiming any path as its
-  // source; serving them stored text only means the disk can never confirm their guesses.
-  const onDisk = p.role === 'owner' && chunks.length > 0 ? readLineRange(abs, Math.min(...chunks.map((m) => m.source.lineStart!)), Math.max(...chunks.map((m) => m.source.lineEnd ?? m.source.lineStart!))) : null;
+  const onDisk = found.onDisk !== undefined ? found.onDisk : ownerReadsDisk(p, chunks) ? readLineRange(abs, Math.min(...chunks.map((m) => m.source.lineStart!)), Math.max(...chunks.map((m) => m.source.lineEnd ?? m.source.lineStart!))) : null;
   const out: SourceLines['lines'] = [];
   const ids = new Set<string>();
   let chars = 0;
@@ -81,6 +72,60 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   else if (p.role !== 'owner') result.note = 'these lines are the stored text of the memories visible to you';
   else if (!onDisk || stale) result.note = 'the file is missing or changed since it was imported; these lines are the stored text';
   return result;
+}
+
+interface Found {
+  /** The visible memories of the file that overlap the asked lines. */
+  chunks: Memory[];
+  /** The file's lines as far as needed, when already read (null: unreadable); undefined when not read yet. */
+  onDisk?: string[] | null;
+}
+
+const cites = (m: Memory, abs: string) => m.source.path === abs && m.source.lineStart !== undefined;
+const overlaps = (m: Memory, from: number, to: number) => m.source.lineStart! <= to && (m.source.lineEnd ?? m.source.lineStart!) >= from;
+
+/**
+ * Only owners read the file on disk. A guest could forge a memory claiming
+ * any path as its source; serving them stored text only means the disk can
+ * never confirm their guesses.
+ */
+function ownerReadsDisk(p: Principal, chunks: Memory[]): boolean {
+  return p.role === 'owner' && chunks.length > 0;
+}
+
+/**
+ * The asked lines of a JSONL file by their keys (an imported line is keyed
+ * file:<path>#L<n>): a few index look-ups, where walking every memory of a
+ * million-line file took 25 s. It answers only when every asked line has its
+ * memory, or (for an owner, who reads the file) is blank or past the file's
+ * end; otherwise null, and the walk decides (Markdown chunks, other cases).
+ */
+async function byLineKey(ctx: ServiceContext, p: Principal, abs: string, from: number, to: number): Promise<Found | null> {
+  const keys: string[] = [];
+  for (let line = from; line <= to; line++) keys.push(`${fileKeyPrefix(abs)}L${line}`);
+  const listed = await ctx.store.list(p, { sourceKeys: { keys } }, { limit: keys.length }, 'recorded_asc');
+  const chunks = listed.filter((m) => cites(m, abs) && overlaps(m, from, to));
+  if (chunks.length === 0) return null;
+  const covered = new Set<number>();
+  for (const m of chunks) for (let line = Math.max(from, m.source.lineStart!); line <= Math.min(to, m.source.lineEnd ?? m.source.lineStart!); line++) covered.add(line);
+  if (covered.size === to - from + 1) return { chunks };
+  if (!ownerReadsDisk(p, chunks)) return null;
+  const onDisk = readLineRange(abs, from, to);
+  if (!onDisk) return null;
+  for (let line = from; line <= to; line++) if (!covered.has(line) && (onDisk[line - 1] ?? '').trim() !== '') return null;
+  return { chunks, onDisk };
+}
+
+/** Every memory of the file is looked at (a JSONL file can have a million lines); only those overlapping the asked lines are kept. Null when none cites the file. */
+async function byWalk(ctx: ServiceContext, p: Principal, abs: string, from: number, to: number): Promise<Found | null> {
+  let cited = false;
+  const chunks: Memory[] = [];
+  await eachFileMemory(ctx, p, abs, undefined, (m) => {
+    if (!cites(m, abs)) return;
+    cited = true;
+    if (overlaps(m, from, to)) chunks.push(m);
+  });
+  return cited ? { chunks } : null;
 }
 
 /**

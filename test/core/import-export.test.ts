@@ -252,15 +252,34 @@ test(named('a long JSONL file: its lines read back and retire when they vanish, 
   const { dir, db, cleanup } = testStores();
   try {
     const file = join(dir, 'long.jsonl');
-    const lines = (n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ text: `entry ${i}` })).join('\n') + '\n';
+    const line = (i: number) => JSON.stringify({ text: `entry ${i}`, visibility: 'shared' });
+    const lines = (n: number) => Array.from({ length: n }, (_, i) => line(i)).join('\n') + '\n';
     const m = await openMemory({ db });
     try {
       // Past one page of the stale check (10,000): the vanished lines are the last ones listed.
       writeFileSync(file, lines(10_030));
       assert.equal((await m.import(file)).created, 10_030);
-      // memory_get {path} finds a line past the first page of the file's memories too.
+      // How memory_get {path} finds the memories: by the asked lines' keys, or by walking the file's memories.
+      const how: string[] = [];
+      const list = m.store.list.bind(m.store);
+      m.store.list = (p, filter, ...rest) => (how.push(filter.sourceKeys ? 'keys' : filter.sourceKeyPrefix ? 'walk' : 'other'), list(p, filter, ...rest));
       const deep = await m.sourceLines({ path: file, from: 10_025, lines: 2 });
-      assert.deepEqual(deep.lines, [10_024, 10_025].map((i) => ({ line: i + 1, text: JSON.stringify({ text: `entry ${i}` }) })));
+      assert.deepEqual(deep.lines, [10_024, 10_025].map((i) => ({ line: i + 1, text: line(i) })));
+      assert.deepEqual(how.splice(0), ['keys'], 'every asked line has its key');
+      // The owner reads the file: lines past its end need no memory.
+      const end = await m.sourceLines({ path: file, from: 10_029, lines: 10 });
+      assert.deepEqual(end.lines.map((l) => l.line), [10_029, 10_030]);
+      assert.deepEqual(how.splice(0), ['keys']);
+      // A guest does not read the file, so lines past the end send it to the walk, which finds a line past the
+      // first page of the file's memories too (the stored text is what a guest gets).
+      const asGuest = m.as({ role: 'guest', namespace: 'default', id: 'g1' });
+      const guest = await asGuest.sourceLines({ path: file, from: 10_029, lines: 10 });
+      assert.deepEqual(guest.lines, [{ line: 10_029, text: 'entry 10028' }, { line: 10_030, text: 'entry 10029' }]);
+      assert.deepEqual(how.splice(0), ['keys', 'walk', 'walk']);
+      // Inside the file, the keys find the owner's shared lines for the guest.
+      assert.deepEqual((await asGuest.sourceLines({ path: file, from: 5, lines: 1 })).lines, [{ line: 5, text: 'entry 4' }]);
+      assert.deepEqual(how.splice(0), ['keys']);
+      m.store.list = list;
       writeFileSync(file, lines(10_000));
       const r = await m.import(file);
       assert.deepEqual([r.created, r.unchanged, r.retired], [0, 10_000, 30]);

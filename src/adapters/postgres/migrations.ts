@@ -374,6 +374,15 @@ DROP INDEX IF EXISTS memories_recorded;
 DROP INDEX IF EXISTS memories_valid;
 `,
   },
+  {
+    version: 12,
+    name: 'current memories by source key, whoever owns them',
+    sql: `
+-- As SQLite migration 11: memory_get {path} finds a file's asked lines by their keys among every
+-- memory the caller sees, where it had walked all the file's memories.
+CREATE INDEX IF NOT EXISTS memories_source_key ON memories(namespace, source_key) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

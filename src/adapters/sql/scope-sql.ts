@@ -59,7 +59,10 @@ export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = '
   if (f.sourceKeyPrefix) add(`substr(${alias}.source_key, 1, ?) = ?`, f.sourceKeyPrefix.length, f.sourceKeyPrefix);
   if (f.sourceKeys) {
     if (f.sourceKeys.keys.length === 0) add('1 = 0');
-    else add(`${alias}.owner_id = ? AND ${alias}.source_key IN (${f.sourceKeys.keys.map(() => '?').join(', ')})`, f.sourceKeys.ownerId, ...f.sourceKeys.keys);
+    else {
+      if (f.sourceKeys.ownerId !== undefined) add(`${alias}.owner_id = ?`, f.sourceKeys.ownerId);
+      add(`${alias}.source_key IN (${f.sourceKeys.keys.map(() => '?').join(', ')})`, ...f.sourceKeys.keys);
+    }
   }
   // A row value, which both SQLite and PostgreSQL seek in the (namespace, recorded_at, id) index.
   if (f.recordedAfter) add(`(${alias}.recorded_at, ${alias}.id) > (?, ?)`, toMs(f.recordedAfter.recordedAt), f.recordedAfter.id);
