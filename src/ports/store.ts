@@ -52,8 +52,10 @@ export interface MemoryFilter {
   minSalience?: number;
   /** Only memories after this one in the `recorded_asc` order: pages of any depth then cost the same, where an offset re-reads every earlier page. */
   recordedAfter?: { recordedAt: string; id: string };
-  /** Only memories whose sourceKey starts with this prefix (e.g. one file or transcript). */
+  /** Only memories whose sourceKey starts with this prefix (e.g. one file or transcript): a range of the source-key index. */
   sourceKeyPrefix?: string;
+  /** Only memories after this one in the `source_key_asc` order (pages of a file's memories, each continuing where the last ended). */
+  sourceKeyAfter?: { sourceKey: string; id: string };
   /** Only memories under these source keys (and of this owner, when given); an index on current source keys finds each directly. */
   sourceKeys?: { ownerId?: string; keys: string[] };
 }
@@ -63,7 +65,8 @@ export interface Page {
   offset?: number;
 }
 
-export type ListOrder = 'recorded_desc' | 'recorded_asc' | 'valid_desc' | 'valid_asc' | 'salience_desc';
+/** `source_key_asc` walks the index of current keyed memories: for lists that filter on current source keys (the default, no knownAt). */
+export type ListOrder = 'recorded_desc' | 'recorded_asc' | 'valid_desc' | 'valid_asc' | 'salience_desc' | 'source_key_asc';
 
 export interface KeywordQuery {
   /** Terms already normalised by the domain's text analysis (lower-case, stemmed, stop words removed). */

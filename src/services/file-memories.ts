@@ -12,18 +12,19 @@ export function fileKeyPrefix(abs: string): string {
 
 /**
  * Every current memory the caller sees whose source key names this file (its
- * Markdown chunks, its JSONL lines), a page at a time, each page continuing
- * after the last row seen: a JSONL file can have a million lines, and one list
- * capped at some size missed the rest, while offsets would re-read every
- * earlier page for each new one.
+ * Markdown chunks, its JSONL lines), in key order, a page at a time, each page
+ * continuing after the last row seen in the source-key index: a JSONL file can
+ * have a million lines, and one list capped at some size missed the rest,
+ * while offsets would re-read every earlier page for each new one. A file
+ * costs what it holds, not what the store holds.
  */
 export async function eachFileMemory(ctx: ServiceContext, p: Principal, abs: string, lifecycles: Lifecycle[] | undefined, visit: (m: Memory) => void): Promise<void> {
   const filter: MemoryFilter = { sourceKeyPrefix: fileKeyPrefix(abs), ...(lifecycles ? { lifecycles } : {}) };
-  for (let after: MemoryFilter['recordedAfter']; ; ) {
-    const page = await ctx.store.list(p, after ? { ...filter, recordedAfter: after } : filter, { limit: PAGE }, 'recorded_asc');
+  for (let after: MemoryFilter['sourceKeyAfter']; ; ) {
+    const page = await ctx.store.list(p, after ? { ...filter, sourceKeyAfter: after } : filter, { limit: PAGE }, 'source_key_asc');
     for (const m of page) visit(m);
     if (page.length < PAGE) return;
     const last = page[page.length - 1]!;
-    after = { recordedAt: last.recordedAt, id: last.id };
+    after = { sourceKey: last.sourceKey!, id: last.id };
   }
 }

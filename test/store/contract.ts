@@ -116,6 +116,27 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.equal(await s.get(otherNs, a.id), null, 'another namespace sees nothing');
     });
 
+    test(named('a source-key prefix matches exactly the keys that start with it, next to keys that sort beside it; pages in key order'), async () => {
+      const keys = ['pk:/a#L1', 'pk:/a#', 'pk:/a#\u{1F600}', 'pk:/a#\uffff', 'pk:/a#L10', 'pk:/a#L2', 'pk:/a$', 'pk:/a"', 'pk:/a', 'pk:/a#b#c', 'pk:/ab#L1'];
+      const written = keys.map((key, i) => mem(owner, { text: `prefix case ${i}`, key }));
+      await s.apply(owner, written.map((m) => insert(m)));
+      const want = keys.filter((k) => k.startsWith('pk:/a#'));
+      const found = await s.list(owner, { sourceKeyPrefix: 'pk:/a#' }, { limit: 50 }, 'source_key_asc');
+      assert.deepEqual(new Set(found.map((m) => m.sourceKey)), new Set(want));
+      // Key order is byte (code point) order on both backends; pages continue after the last key and id seen.
+      const paged: string[] = [];
+      for (let after: { sourceKey: string; id: string } | undefined; ; ) {
+        const page = await s.list(owner, { sourceKeyPrefix: 'pk:/a#', ...(after ? { sourceKeyAfter: after } : {}) }, { limit: 2 }, 'source_key_asc');
+        paged.push(...page.map((m) => m.sourceKey!));
+        if (page.length < 2) break;
+        after = { sourceKey: page[1]!.sourceKey!, id: page[1]!.id };
+      }
+      const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+      assert.deepEqual(paged, [...want].sort(byCodePoint));
+      // A prefix whose last character has no successor still matches exactly.
+      assert.deepEqual((await s.list(owner, { sourceKeyPrefix: 'pk:/a#\uffff' }, { limit: 50 })).map((m) => m.sourceKey), ['pk:/a#\uffff']);
+    });
+
     test(named('scope: guests never see owner-only memories; agents see their own and shared'), async () => {
       const priv = mem(owner, { text: 'owner secret scope', visibility: 'owner', key: 'scope:1' });
       const shared = mem(owner, { text: 'shared for everyone scope', visibility: 'shared', key: 'scope:2' });

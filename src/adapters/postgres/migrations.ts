@@ -376,11 +376,12 @@ DROP INDEX IF EXISTS memories_valid;
   },
   {
     version: 12,
-    name: 'current memories by source key, whoever owns them',
+    name: 'current memories by source key, whoever owns them; the memories of a file in key order',
     sql: `
 -- As SQLite migration 11: memory_get {path} finds a file's asked lines by their keys among every
 -- memory the caller sees, where it had walked all the file's memories.
-CREATE INDEX IF NOT EXISTS memories_source_key ON memories(namespace, source_key) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
+-- Ending in id, it also orders the walk over one file's memories, as there.
+CREATE INDEX IF NOT EXISTS memories_source_key ON memories(namespace, source_key, id) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
 `,
   },
 ];

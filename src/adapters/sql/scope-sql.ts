@@ -56,7 +56,16 @@ export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = '
   if (f.sessionId) add(`${alias}.session_id = ?`, f.sessionId);
   if (f.agentId) add(`${alias}.agent_id = ?`, f.agentId);
   if (f.minSalience !== undefined) add(`${alias}.salience >= ?`, f.minSalience);
+  // Plain bounds let both backends seek the source-key index (bytewise order: SQLite's BINARY, PostgreSQL's
+  // COLLATE "C" column); the exact tests below stay. Without them, listing one file's memories read every
+  // memory of the namespace (0.6 s a file in a store of a million), and each page of a long file read the
+  // file's keys again from the first.
+  const lower = [f.sourceKeyPrefix, f.sourceKeyAfter?.sourceKey].filter((k) => k !== undefined).sort().pop();
+  if (lower !== undefined) add(`${alias}.source_key >= ?`, lower);
+  const upper = f.sourceKeyPrefix ? prefixUpperBound(f.sourceKeyPrefix) : null;
+  if (upper !== null) add(`${alias}.source_key < ?`, upper);
   if (f.sourceKeyPrefix) add(`substr(${alias}.source_key, 1, ?) = ?`, f.sourceKeyPrefix.length, f.sourceKeyPrefix);
+  if (f.sourceKeyAfter) add(`(${alias}.source_key, ${alias}.id) > (?, ?)`, f.sourceKeyAfter.sourceKey, f.sourceKeyAfter.id);
   if (f.sourceKeys) {
     if (f.sourceKeys.keys.length === 0) add('1 = 0');
     else {
@@ -75,6 +84,20 @@ export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = '
     add(p.sql, ...p.params);
   }
   return { sql: parts.join(' AND '), params };
+}
+
+/**
+ * The least string above every string that starts with `prefix`, in code
+ * point order (which is UTF-8 byte order): the prefix with its last
+ * character raised by one. Null when that character has no successor in
+ * the same form (a surrogate pair's half, U+D7FF, U+FFFF).
+ */
+export function prefixUpperBound(prefix: string): string | null {
+  if (prefix.length === 0) return null;
+  const last = prefix.charCodeAt(prefix.length - 1);
+  if (last >= 0xd7ff && last <= 0xdfff) return null;
+  if (last === 0xffff) return null;
+  return prefix.slice(0, -1) + String.fromCharCode(last + 1);
 }
 
 export function andAll(...parts: SqlPart[]): SqlPart {

@@ -220,12 +220,15 @@ DROP INDEX IF EXISTS memories_valid;
   },
   {
     version: 11,
-    name: 'current memories by source key, whoever owns them',
+    name: 'current memories by source key, whoever owns them; the memories of a file in key order',
     sql: `
 -- memory_get {path} finds the memories of a file's asked lines by their keys (file:<path>#L<n>),
 -- among every memory the caller sees, not only its own: without this it walked all the file's
 -- memories, 25 s for five lines of a million-line file. Memories without a key are not in it.
-CREATE INDEX IF NOT EXISTS memories_source_key ON memories(namespace, source_key) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
+-- Ending in id, it also orders the walk over one file's memories (the prefix as a range, then the
+-- key and id of the last row seen): filtering the time index by prefix read every memory of the
+-- namespace for each file, 0.6 s a file at a million.
+CREATE INDEX IF NOT EXISTS memories_source_key ON memories(namespace, source_key, id) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
 `,
   },
 ];

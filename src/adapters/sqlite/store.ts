@@ -85,6 +85,7 @@ const ORDER_SQL: Record<ListOrder, string> = {
   valid_desc: 'm.valid_from DESC, m.id DESC',
   valid_asc: 'm.valid_from ASC, m.id ASC',
   salience_desc: 'm.salience DESC, m.valid_from DESC',
+  source_key_asc: 'm.source_key ASC, m.id ASC',
 };
 
 /** What a principal may read of memories (alias m), narrowed by a filter: every read query includes it. */
