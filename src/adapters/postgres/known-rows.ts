@@ -1,12 +1,13 @@
 import type pg from 'pg';
 import type { WriteOp } from '../../ports/store.ts';
-import { MEMORY_COLUMNS, type MemoryRow } from '../sql/rows.ts';
 import { rows } from './connection.ts';
 
 /** Rows per look-up statement: a few megabytes of parameters and results. */
 const CHUNK = 2000;
 
 type IdRow = { content_hash: string; namespace: string };
+/** What an insert compares under a source key; the rare change reads the whole row by its id. */
+type KeyRow = { id: string; content_hash: string };
 
 /**
  * What a batch's inserts would each look up one round trip at a time (a row
@@ -21,7 +22,7 @@ type IdRow = { content_hash: string; namespace: string };
  */
 export class KnownRows {
   private readonly ids = new Map<string, IdRow | null>();
-  private readonly keys = new Map<string, MemoryRow | null>();
+  private readonly keys = new Map<string, KeyRow | null>();
 
   static async read(c: pg.PoolClient, ops: readonly WriteOp[]): Promise<KnownRows> {
     const known = new KnownRows();
@@ -36,13 +37,13 @@ export class KnownRows {
       if (keyed.length === 0) continue;
       for (const m of keyed) known.keys.set(keyOf(m.namespace, m.ownerId, m.sourceKey!), null);
       // The partial unique index on current source keys answers each triple.
-      const found = await rows<MemoryRow>(
+      const found = await rows<KeyRow & { namespace: string; owner_id: string; source_key: string }>(
         c,
-        `SELECT ${MEMORY_COLUMNS.map((col) => `m.${col}`).join(', ')} FROM memories m JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(ns, ow, sk)
+        `SELECT m.id, m.content_hash, m.namespace, m.owner_id, m.source_key FROM memories m JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(ns, ow, sk)
            ON m.namespace = k.ns AND m.owner_id = k.ow AND m.source_key = k.sk WHERE m.source_key IS NOT NULL AND m.superseded_at IS NULL`,
         [keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey)],
       );
-      for (const r of found) known.keys.set(keyOf(r.namespace as string, r.owner_id as string, r.source_key as string), r);
+      for (const r of found) known.keys.set(keyOf(r.namespace, r.owner_id, r.source_key), { id: r.id, content_hash: r.content_hash });
     }
     return known;
   }
@@ -53,7 +54,7 @@ export class KnownRows {
   }
 
   /** The current row under this source key (null: none), or undefined when not known. */
-  current(namespace: string, ownerId: string, sourceKey: string): MemoryRow | null | undefined {
+  current(namespace: string, ownerId: string, sourceKey: string): KeyRow | null | undefined {
     return this.keys.get(keyOf(namespace, ownerId, sourceKey));
   }
 

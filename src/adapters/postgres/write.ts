@@ -256,7 +256,10 @@ export class PgWriter {
           });
         }
         if (op.onExistingSource === 'supersede') {
-          const prev = rowToMemory(existing);
+          // A known row carries only its id and hash (a re-imported million lines would hold every row); read it whole.
+          const whole = 'text' in existing ? existing : await this.byId(ctx.c, existing.id);
+          if (!whole) throw new MnemosError('internal', `memory ${existing.id} vanished under the writer lock`);
+          const prev = rowToMemory(whole);
           const next: Memory = { ...m, lineageId: prev.lineageId, version: prev.version + 1 };
           await this.update(ctx, prev.id, next, 'supersede', 'source changed', op.vector);
           return { kind: 'insert', id: next.id, status: 'superseded', previousId: prev.id };
