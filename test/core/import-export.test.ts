@@ -64,6 +64,26 @@ test(named('markdown import is idempotent, updates changed chunks and retires va
   }
 });
 
+test(named('a file whose name has a character outside the BMP imports, reads back and retires like any other'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'ideas \u{1F4A1}.md');
+    writeFileSync(file, '# Ideas\n\nA lamp that dims itself.\n\n## Later\n\nA kettle with a timer.\n');
+    const m = await openMemory({ db });
+    try {
+      assert.equal((await m.import(file)).created, 2);
+      assert.deepEqual((await m.sourceLines({ path: file, from: 3, lines: 1 })).lines, [{ line: 3, text: 'A lamp that dims itself.' }]);
+      writeFileSync(file, '# Ideas\n\nA lamp that dims itself.\n');
+      const again = await m.import(file);
+      assert.deepEqual([again.created, again.unchanged, again.retired], [0, 1, 1], 'the vanished chunk retires');
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('transcripts: one episode per turn, idempotent by session + turn, same text in two sessions kept twice'), async () => {
   const { dir, db, cleanup } = testStores();
   try {

@@ -133,8 +133,13 @@ export function runStoreContract(factory: StoreFactory): void {
       }
       const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
       assert.deepEqual(paged, [...want].sort(byCodePoint));
-      // A prefix whose last character has no successor still matches exactly.
+      // A prefix whose last character has no successor still matches exactly, and so does one with a character
+      // outside the BMP (a file name with an emoji).
       assert.deepEqual((await s.list(owner, { sourceKeyPrefix: 'pk:/a#\uffff' }, { limit: 50 })).map((m) => m.sourceKey), ['pk:/a#\uffff']);
+      assert.deepEqual((await s.list(owner, { sourceKeyPrefix: 'pk:/a#\u{1F600}' }, { limit: 50 })).map((m) => m.sourceKey), ['pk:/a#\u{1F600}']);
+      const emoji = mem(owner, { text: 'a note from a file with an emoji in its name', key: 'pk:/\u{1F600}.md#L1' });
+      await s.apply(owner, [insert(emoji)]);
+      assert.deepEqual((await s.list(owner, { sourceKeyPrefix: 'pk:/\u{1F600}.md#' }, { limit: 50 })).map((m) => m.id), [emoji.id]);
     });
 
     test(named('scope: guests never see owner-only memories; agents see their own and shared'), async () => {

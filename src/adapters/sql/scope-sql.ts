@@ -64,7 +64,9 @@ export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = '
   if (lower !== undefined) add(`${alias}.source_key >= ?`, lower);
   const upper = f.sourceKeyPrefix ? prefixUpperBound(f.sourceKeyPrefix) : null;
   if (upper !== null) add(`${alias}.source_key < ?`, upper);
-  if (f.sourceKeyPrefix) add(`substr(${alias}.source_key, 1, ?) = ?`, f.sourceKeyPrefix.length, f.sourceKeyPrefix);
+  // substr() counts characters (code points) on both backends, where a JS length counts UTF-16 units: a path
+  // with an emoji in it matched nothing.
+  if (f.sourceKeyPrefix) add(`substr(${alias}.source_key, 1, ?) = ?`, [...f.sourceKeyPrefix].length, f.sourceKeyPrefix);
   if (f.sourceKeyAfter) add(`(${alias}.source_key, ${alias}.id) > (?, ?)`, f.sourceKeyAfter.sourceKey, f.sourceKeyAfter.id);
   if (f.sourceKeys) {
     if (f.sourceKeys.keys.length === 0) add('1 = 0');
