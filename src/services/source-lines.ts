@@ -103,7 +103,9 @@ function ownerReadsDisk(p: Principal, chunks: Memory[]): boolean {
 async function byLineKey(ctx: ServiceContext, p: Principal, abs: string, from: number, to: number): Promise<Found | null> {
   const keys: string[] = [];
   for (let line = from; line <= to; line++) keys.push(`${fileKeyPrefix(abs)}L${line}`);
-  const listed = await ctx.store.list(p, { sourceKeys: { keys } }, { limit: keys.length }, 'recorded_asc');
+  const listed = await ctx.store.list(p, { sourceKeys: { keys } }, { limit: keys.length + 1 }, 'recorded_asc');
+  // More memories than keys: several principals imported this file; the walk finds them all.
+  if (listed.length > keys.length) return null;
   const chunks = listed.filter((m) => cites(m, abs) && overlaps(m, from, to));
   if (chunks.length === 0) return null;
   const covered = new Set<number>();

@@ -34,10 +34,11 @@ export class StoredContent {
 
   /**
    * Reads what the batch's source keys hold now, a page at a time, skipping
-   * keys already noted; with `ids`, also what its ids hold (memory records,
-   * restored by id; fresh memories have fresh ids, so a plain write skips that read).
+   * keys already noted; and what the ids of the inserts `byId` names hold
+   * (memory records, restored by id: fresh memories have fresh ids, and
+   * looking those up would cost a query per 500 for nothing).
    */
-  async lookUp(ctx: ServiceContext, p: Principal, ops: readonly WriteOp[], { ids: byId = false } = {}): Promise<void> {
+  async lookUp(ctx: ServiceContext, p: Principal, ops: readonly WriteOp[], byId: (op: Extract<WriteOp, { kind: 'insert' }>) => boolean = () => false): Promise<void> {
     const keys: string[] = [];
     const ids: string[] = [];
     for (const op of ops) {
@@ -45,7 +46,7 @@ export class StoredContent {
       const m = op.memory;
       const key = m.sourceKey;
       if (key !== null && m.ownerId === this.ownerId && !this.bySource.has(key) && !this.complete.some((prefix) => key.startsWith(prefix))) keys.push(key);
-      if (byId) ids.push(m.id);
+      if (byId(op)) ids.push(m.id);
     }
     for (let i = 0; i < keys.length; i += PAGE) {
       const page = keys.slice(i, i + PAGE);

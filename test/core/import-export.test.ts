@@ -201,9 +201,14 @@ test(named('re-import embeds only what changed: unchanged lines, chunks and expo
       const lookups: string[][] = [];
       const list = m.store.list.bind(m.store);
       m.store.list = (p, filter, ...rest) => (filter.sourceKeys && lookups.push(filter.sourceKeys.keys), list(p, filter, ...rest));
+      // Ids are looked up only for memory records (export lines): plain lines get fresh ids.
+      const idLookups: string[][] = [];
+      const getMany = m.store.getMany.bind(m.store);
+      m.store.getMany = (p, ids) => (idLookups.push(ids), getMany(p, ids));
       const first = [await embedded(jsonl), await embedded(md)];
       assert.deepEqual(first.map((r) => r.total), first.map((r) => r.created), 'a first import embeds every new text');
       assert.deepEqual(lookups, [['own-key']]);
+      assert.deepEqual(idLookups, []);
       const all = (await m.status()).embeddings.vectors;
       assert.equal(all, first[0]!.created + first[1]!.created);
 
@@ -228,8 +233,10 @@ test(named('re-import embeds only what changed: unchanged lines, chunks and expo
       await m.export((l) => void lines.push(l));
       const exported = join(dir, 'export.jsonl');
       writeFileSync(exported, lines.join(''));
+      idLookups.length = 0; // searches above read their hits by id too
       const back = await embedded(exported);
       assert.deepEqual([back.total, back.created], [0, 0]);
+      assert.equal(idLookups.flat().length, lines.filter((l) => JSON.parse(l).supersededAt === null).length, 'the current records of the export were looked up by id');
     } finally {
       await m.close();
     }

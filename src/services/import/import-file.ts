@@ -125,7 +125,8 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
   }
   // Unchanged chunks, lines, turns and records are not embedded again: re-importing a million unchanged lines spent most of its time there.
-  await stored.lookUp(ctx, p, ops, { ids: format === 'jsonl' });
+  // Only memory records (export lines, restored by id; jsonlOps gives them the 'conflict' policy) can name an id the store holds.
+  await stored.lookUp(ctx, p, ops, (op) => format === 'jsonl' && op.onExistingSource === 'conflict');
   const withVecs = await withVectors(
     ctx,
     p,
