@@ -38,7 +38,8 @@ export class SqliteWriter {
     this.insertFts = db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)');
     this.logRows = db.prepare('INSERT INTO memory_log (memory_rowid) SELECT value FROM json_each(?)');
     this.byId = db.prepare('SELECT rowid, * FROM memories WHERE id = ?');
-    this.currentBySource = db.prepare('SELECT rowid, * FROM memories WHERE namespace = ? AND owner_id = ? AND source_key = ? AND superseded_at IS NULL');
+    // The id and hash decide; the whole row (text, metadata...) is read only for a change. A re-import compares every line.
+    this.currentBySource = db.prepare('SELECT id, content_hash FROM memories WHERE namespace = ? AND owner_id = ? AND source_key = ? AND superseded_at IS NULL');
     this.insertVector = db.prepare('INSERT OR REPLACE INTO memory_vectors (memory_rowid, model, vector) VALUES (?, ?, ?)');
     this.heldByOther = db.prepare('SELECT 1 FROM memories WHERE namespace = ? AND source_key = ? AND superseded_at IS NULL AND owner_id <> ? LIMIT 1');
     this.insertAudit = db.prepare(
@@ -103,23 +104,23 @@ export class SqliteWriter {
       throw new MnemosError('conflict', `a memory with id ${m.id} already exists with different content`, { id: m.id });
     }
     if (m.sourceKey !== null && m.supersededAt === null) {
-      const existing = this.currentBySource.get(m.namespace, m.ownerId, m.sourceKey) as MemoryRow | undefined;
+      const existing = this.currentBySource.get(m.namespace, m.ownerId, m.sourceKey) as { id: string; content_hash: string } | undefined;
       if (!existing && ctx.p.role !== 'owner' && this.heldByOther.get(m.namespace, m.sourceKey, m.ownerId)) throw sourceHeldByOther(m.sourceKey);
       if (existing) {
-        if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
+        if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id, status: 'unchanged' };
         if (op.onExistingSource === 'conflict') {
-          throw new MnemosError('conflict', `source key "${m.sourceKey}" was already used with different content; use a new key or update memory ${existing.id as string}`, {
+          throw new MnemosError('conflict', `source key "${m.sourceKey}" was already used with different content; use a new key or update memory ${existing.id}`, {
             sourceKey: m.sourceKey,
             existingId: existing.id,
           });
         }
         if (op.onExistingSource === 'supersede') {
-          const prev = rowToMemory(existing);
+          const prev = rowToMemory(this.byId.get(existing.id) as MemoryRow);
           const next: Memory = { ...m, lineageId: prev.lineageId, version: prev.version + 1 };
           this.update(ctx, prev.id, next, 'supersede', 'source changed', op.vector);
           return { kind: 'insert', id: next.id, status: 'superseded', previousId: prev.id };
         }
-        return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
+        return { kind: 'insert', id: existing.id, status: 'unchanged' };
       }
     }
     this.writeRow(m, op.vector);
