@@ -137,7 +137,7 @@ async function byWalk(ctx: ServiceContext, p: Principal, abs: string, from: numb
 function readLineRange(abs: string, from: number, to: number): string[] | null {
   const out: string[] = [];
   try {
-    for (const l of fileLines(abs)) {
+    for (const l of fileLines(abs, undefined, from)) {
       if (l.line >= from) out[l.line - 1] = l.text;
       if (l.line >= to) break;
     }

@@ -24,6 +24,10 @@ test('a file read in chunks gives the lines the whole text splits into, wherever
       const want = [...textLines(text)];
       for (const chunk of [1, 2, 3, 5, 7, 64, 4096]) {
         assert.deepEqual([...fileLines(path, chunk)], want, `${name}, chunks of ${chunk} bytes`);
+        // From a later line: the earlier ones are passed over undecoded, the rest are the same.
+        for (let from = 2; from <= want.length + 2; from++) {
+          assert.deepEqual([...fileLines(path, chunk, from)], want.filter((l) => l.line >= from), `${name}, chunks of ${chunk} bytes, from line ${from}`);
+        }
       }
     }
   } finally {
