@@ -60,6 +60,8 @@ export interface MemoryFilter {
   sourceKeys?: { ownerId?: string; keys: string[] };
 }
 
+export type MemoryKey = Pick<Memory, 'id' | 'ownerId' | 'sourceKey' | 'contentHash'>;
+
 export interface Page {
   limit: number;
   offset?: number;
@@ -184,6 +186,8 @@ export interface MemoryStore {
   /** The caller's own current version under a source key (source keys are idempotency keys of one writer). */
   findBySourceKey(p: Principal, sourceKey: string): Promise<Memory | null>;
   list(p: Principal, filter: MemoryFilter, page: Page, order?: ListOrder): Promise<Memory[]>;
+  /** As `list`, with only what identifies each memory and its content: an import compares a whole file's keys without reading their texts. */
+  listKeys(p: Principal, filter: MemoryFilter, page: Page, order?: ListOrder): Promise<MemoryKey[]>;
   /**
    * Memories the principal can see that the filter admits. With `atMost`,
    * counting stops there (the answer is then `atMost`): a whole count reads

@@ -1,6 +1,6 @@
 import type { Lifecycle, Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
-import type { MemoryFilter } from '../ports/store.ts';
+import type { MemoryFilter, MemoryKey } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 
 const PAGE = 10_000;
@@ -18,10 +18,22 @@ export function fileKeyPrefix(abs: string): string {
  * while offsets would re-read every earlier page for each new one. A file
  * costs what it holds, not what the store holds.
  */
-export async function eachFileMemory(ctx: ServiceContext, p: Principal, abs: string, lifecycles: Lifecycle[] | undefined, visit: (m: Memory) => void): Promise<void> {
-  const filter: MemoryFilter = { sourceKeyPrefix: fileKeyPrefix(abs), ...(lifecycles ? { lifecycles } : {}) };
+export function eachFileMemory(ctx: ServiceContext, p: Principal, abs: string, lifecycles: Lifecycle[] | undefined, visit: (m: Memory) => void): Promise<void> {
+  return byKeyPages((f) => ctx.store.list(p, f, { limit: PAGE }, 'source_key_asc'), fileFilter(abs, lifecycles), visit);
+}
+
+/** The same walk with only each memory's id, owner, key and content hash: what an import compares the file with, without reading a million texts. */
+export function eachFileKey(ctx: ServiceContext, p: Principal, abs: string, lifecycles: Lifecycle[] | undefined, visit: (m: MemoryKey) => void): Promise<void> {
+  return byKeyPages((f) => ctx.store.listKeys(p, f, { limit: PAGE }, 'source_key_asc'), fileFilter(abs, lifecycles), visit);
+}
+
+function fileFilter(abs: string, lifecycles: Lifecycle[] | undefined): MemoryFilter {
+  return { sourceKeyPrefix: fileKeyPrefix(abs), ...(lifecycles ? { lifecycles } : {}) };
+}
+
+async function byKeyPages<T extends MemoryKey>(read: (filter: MemoryFilter) => Promise<T[]>, filter: MemoryFilter, visit: (m: T) => void): Promise<void> {
   for (let after: MemoryFilter['sourceKeyAfter']; ; ) {
-    const page = await ctx.store.list(p, after ? { ...filter, sourceKeyAfter: after } : filter, { limit: PAGE }, 'source_key_asc');
+    const page = await read(after ? { ...filter, sourceKeyAfter: after } : filter);
     for (const m of page) visit(m);
     if (page.length < PAGE) return;
     const last = page[page.length - 1]!;

@@ -1,7 +1,7 @@
 import type { Memory } from '../domain/memory.ts';
 import { LIFECYCLES } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
-import type { WriteOp } from '../ports/store.ts';
+import type { MemoryKey, WriteOp } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 
 const PAGE = 500;
@@ -28,8 +28,8 @@ export class StoredContent {
   }
 
   /** A current memory the caller already read (an import's pass over its file). */
-  note(m: Memory): void {
-    if (m.ownerId === this.ownerId && m.sourceKey !== null && m.supersededAt === null) this.bySource.set(m.sourceKey, m.contentHash);
+  note(m: MemoryKey): void {
+    if (m.ownerId === this.ownerId && m.sourceKey !== null) this.bySource.set(m.sourceKey, m.contentHash);
   }
 
   /**
@@ -50,7 +50,7 @@ export class StoredContent {
     }
     for (let i = 0; i < keys.length; i += PAGE) {
       const page = keys.slice(i, i + PAGE);
-      const found = await ctx.store.list(p, { sourceKeys: { ownerId: this.ownerId, keys: page }, lifecycles: [...LIFECYCLES] }, { limit: page.length }, 'recorded_asc');
+      const found = await ctx.store.listKeys(p, { sourceKeys: { ownerId: this.ownerId, keys: page }, lifecycles: [...LIFECYCLES] }, { limit: page.length }, 'recorded_asc');
       for (const m of found) this.note(m);
     }
     for (let i = 0; i < ids.length; i += PAGE) {

@@ -199,8 +199,8 @@ test(named('re-import embeds only what changed: unchanged lines, chunks and expo
       // Keys are looked up one page of keys at a time, except under the file's own prefix, whose memories the
       // vanished-line check lists anyway: a first import of a big file looks up nothing.
       const lookups: string[][] = [];
-      const list = m.store.list.bind(m.store);
-      m.store.list = (p, filter, ...rest) => (filter.sourceKeys && lookups.push(filter.sourceKeys.keys), list(p, filter, ...rest));
+      const listKeys = m.store.listKeys.bind(m.store);
+      m.store.listKeys = (p, filter, ...rest) => (filter.sourceKeys && lookups.push(filter.sourceKeys.keys), listKeys(p, filter, ...rest));
       // Ids are looked up only for memory records (export lines): plain lines get fresh ids.
       const idLookups: string[][] = [];
       const getMany = m.store.getMany.bind(m.store);

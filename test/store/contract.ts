@@ -133,6 +133,11 @@ export function runStoreContract(factory: StoreFactory): void {
       }
       const byCodePoint = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
       assert.deepEqual(paged, [...want].sort(byCodePoint));
+      // listKeys: the same rows in the same order, with only their identity and content hash.
+      const keyRows = await s.listKeys(owner, { sourceKeyPrefix: 'pk:/a#' }, { limit: 50 }, 'source_key_asc');
+      const full = await s.list(owner, { sourceKeyPrefix: 'pk:/a#' }, { limit: 50 }, 'source_key_asc');
+      assert.deepEqual(keyRows, full.map((m) => ({ id: m.id, ownerId: m.ownerId, sourceKey: m.sourceKey, contentHash: m.contentHash })));
+      assert.deepEqual(await s.listKeys(guest, { sourceKeyPrefix: 'pk:/a#' }, { limit: 50 }), [], 'scoped like list: owner-only rows stay hidden');
       // A prefix whose last character has no successor still matches exactly, and so does one with a character
       // outside the BMP (a file name with an emoji).
       assert.deepEqual((await s.list(owner, { sourceKeyPrefix: 'pk:/a#\uffff' }, { limit: 50 })).map((m) => m.sourceKey), ['pk:/a#\uffff']);

@@ -10,6 +10,7 @@ import type {
   KeywordHit,
   KeywordQuery,
   ListOrder,
+  MemoryKey,
   MemoryFilter,
   MemoryStore,
   Page,
@@ -286,6 +287,15 @@ export class PgStore implements MemoryStore {
   async list(p: Principal, filter: MemoryFilter, page: Page, order: ListOrder = 'recorded_desc'): Promise<Memory[]> {
     const found = await this.q<MemoryRow>([`SELECT ${COLS} FROM memories m WHERE `, this.where(p, filter), ` ORDER BY ${ORDER_SQL[order]} `, sql('LIMIT ? OFFSET ?', page.limit, page.offset ?? 0)]);
     return found.map(rowToMemory);
+  }
+
+  async listKeys(p: Principal, filter: MemoryFilter, page: Page, order: ListOrder = 'recorded_desc'): Promise<MemoryKey[]> {
+    return this.q<MemoryKey>([
+      `SELECT m.id AS "id", m.owner_id AS "ownerId", m.source_key AS "sourceKey", m.content_hash AS "contentHash" FROM memories m WHERE `,
+      this.where(p, filter),
+      ` ORDER BY ${ORDER_SQL[order]} `,
+      sql('LIMIT ? OFFSET ?', page.limit, page.offset ?? 0),
+    ]);
   }
 
   async count(p: Principal, filter: MemoryFilter, atMost?: number): Promise<number> {

@@ -12,6 +12,7 @@ import type {
   KeywordHit,
   KeywordQuery,
   ListOrder,
+  MemoryKey,
   MemoryFilter,
   MemoryStore,
   Page,
@@ -262,6 +263,12 @@ export class SqliteStore implements MemoryStore {
     const w = this.where(p, filter);
     const rows = this.stmt(listSql(w.sql, order)).all(...w.params, page.limit, page.offset ?? 0) as MemoryRow[];
     return rows.map(rowToMemory);
+  }
+
+  async listKeys(p: Principal, filter: MemoryFilter, page: Page, order: ListOrder = 'recorded_desc'): Promise<MemoryKey[]> {
+    const w = this.where(p, filter);
+    const sql = `SELECT m.id AS id, m.owner_id AS ownerId, m.source_key AS sourceKey, m.content_hash AS contentHash FROM memories m WHERE ${w.sql} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`;
+    return this.stmt(sql).all(...w.params, page.limit, page.offset ?? 0) as MemoryKey[];
   }
 
   async count(p: Principal, filter: MemoryFilter, atMost?: number): Promise<number> {

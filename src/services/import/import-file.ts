@@ -7,7 +7,7 @@ import type { Principal } from '../../domain/principal.ts';
 import { normalizeIso } from '../../domain/time.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
 import { buildMemory } from '../build-memory.ts';
-import { eachFileMemory, fileKeyPrefix } from '../file-memories.ts';
+import { eachFileKey, fileKeyPrefix } from '../file-memories.ts';
 import { StoredContent } from '../stored-content.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
@@ -206,14 +206,14 @@ function readWhole(abs: string, path: string): string {
 
 /**
  * Retirements for the memories this file had and no longer has (all of them:
- * eachFileMemory pages through a file of any length). The same pass notes
+ * eachFileKey pages through a file of any length). The same pass notes
  * what each of the file's keys holds now.
  */
 async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops: WriteOp[], stored: StoredContent): Promise<WriteOp[]> {
   const fresh = new Set(ops.map((o) => (o.kind === 'insert' ? o.memory.sourceKey : null)));
   const out: WriteOp[] = [];
   stored.noteAllUnder(fileKeyPrefix(abs));
-  await eachFileMemory(ctx, p, abs, ['generated', 'activated', 'consolidated', 'archived', 'frozen'], (m) => {
+  await eachFileKey(ctx, p, abs, ['generated', 'activated', 'consolidated', 'archived', 'frozen'], (m) => {
     if (m.ownerId !== p.id) return;
     stored.note(m);
     if (!fresh.has(m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
