@@ -6,6 +6,7 @@ import { benchBeirCmd, benchLatencyCmd, benchLocomoCmd } from './bench-retrieval
 import { benchServeCmd } from './bench-serve-command.ts';
 import { benchConsolidateCmd } from './bench-consolidate-command.ts';
 import { benchJournalCmd } from './bench-journal-command.ts';
+import { benchImportCmd } from './bench-import-command.ts';
 import { num, str } from './options.ts';
 
 export const BENCH_FILE = 'docs/BENCHMARKS.md';
@@ -59,7 +60,7 @@ export const bench: Command = {
   name: 'bench',
   usage: 'bench <ingest|...>',
   summary: 'benchmarks: print figures and update docs/BENCHMARKS.md',
-  subcommands: [ingest, benchServeCmd, benchCycleCmd, benchConsolidateCmd, benchLocomoCmd, benchBeirCmd, benchLatencyCmd, benchJournalCmd],
+  subcommands: [ingest, benchImportCmd, benchServeCmd, benchCycleCmd, benchConsolidateCmd, benchLocomoCmd, benchBeirCmd, benchLatencyCmd, benchJournalCmd],
   async run() {
     return undefined;
   },
