@@ -7,7 +7,7 @@ import { SyntheticText } from './synthetic.ts';
 export interface ImportBenchOptions {
   /** Lines of the synthetic JSONL file. */
   n: number;
-  /** Store location; a fresh temporary SQLite file when absent (a PostgreSQL database must be empty). */
+  /** Store location; a fresh temporary SQLite file when absent. Any store works (the file is new to it); an empty one gives figures that compare. */
   db?: string;
   onProgress?: (phase: string) => void;
 }

@@ -27,7 +27,7 @@ export class StoredContent {
     this.complete.push(prefix);
   }
 
-  /** A current memory the caller already read (an import's pass over its file). */
+  /** A current (not superseded) memory the caller already read: an import's pass over its file. */
   note(m: MemoryKey): void {
     if (m.ownerId === this.ownerId && m.sourceKey !== null) this.bySource.set(m.sourceKey, m.contentHash);
   }
