@@ -51,7 +51,12 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   }
   const chunks = found.chunks;
   const allowed = (line: number) => chunks.find((m) => line >= m.source.lineStart! && line <= (m.source.lineEnd ?? m.source.lineStart!));
-  const onDisk = found.onDisk !== undefined ? found.onDisk : ownerReadsDisk(p, chunks) ? readLineRange(abs, Math.min(...chunks.map((m) => m.source.lineStart!)), Math.max(...chunks.map((m) => m.source.lineEnd ?? m.source.lineStart!))) : null;
+  // Only owners read the file on disk. A guest could forge a memory claiming any path as its
+  // source; serving them stored text only means the disk can never confirm their guesses.
+  const onDisk =
+    p.role === 'owner' && chunks.length > 0
+      ? readLineRange(abs, Math.min(...chunks.map((m) => m.source.lineStart!)), Math.max(...chunks.map((m) => m.source.lineEnd ?? m.source.lineStart!)))
+      : null;
   const out: SourceLines['lines'] = [];
   const ids = new Set<string>();
   let chars = 0;
@@ -77,45 +82,30 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
 interface Found {
   /** The visible memories of the file that overlap the asked lines. */
   chunks: Memory[];
-  /** The file's lines as far as needed, when already read (null: unreadable); undefined when not read yet. */
-  onDisk?: string[] | null;
 }
 
 const cites = (m: Memory, abs: string) => m.source.path === abs && m.source.lineStart !== undefined;
 const overlaps = (m: Memory, from: number, to: number) => m.source.lineStart! <= to && (m.source.lineEnd ?? m.source.lineStart!) >= from;
 
 /**
- * Only owners read the file on disk. A guest could forge a memory claiming
- * any path as its source; serving them stored text only means the disk can
- * never confirm their guesses.
- */
-function ownerReadsDisk(p: Principal, chunks: Memory[]): boolean {
-  return p.role === 'owner' && chunks.length > 0;
-}
-
-/**
  * The asked lines of a JSONL file by their keys (an imported line is keyed
  * file:<path>#L<n>): a few index look-ups, where walking every memory of a
- * million-line file took 25 s. It answers only when every asked line has its
- * memory, or (for an owner, who reads the file) is blank or past the file's
- * end; otherwise null, and the walk decides (Markdown chunks, other cases).
+ * million-line file took 25 s. When any asked line has its memory, these are
+ * the answer: each import retires the keys its file no longer yields, so the
+ * memories one principal holds of a file all come from one format, and a
+ * JSONL file's other lines (blank, past the end, forgotten) have none. Null
+ * sends the walk to decide: Markdown chunks (keyed by line ranges), or lines
+ * several principals imported.
  */
 async function byLineKey(ctx: ServiceContext, p: Principal, abs: string, from: number, to: number): Promise<Found | null> {
   const keys: string[] = [];
   for (let line = from; line <= to; line++) keys.push(`${fileKeyPrefix(abs)}L${line}`);
   const listed = await ctx.store.list(p, { sourceKeys: { keys } }, { limit: keys.length + 1 }, 'recorded_asc');
-  // More memories than keys: several principals imported this file; the walk finds them all.
+  // More memories than keys: several principals imported this file, and the page may have cut some off; the walk finds them all.
   if (listed.length > keys.length) return null;
   const chunks = listed.filter((m) => cites(m, abs) && overlaps(m, from, to));
   if (chunks.length === 0) return null;
-  const covered = new Set<number>();
-  for (const m of chunks) for (let line = Math.max(from, m.source.lineStart!); line <= Math.min(to, m.source.lineEnd ?? m.source.lineStart!); line++) covered.add(line);
-  if (covered.size === to - from + 1) return { chunks };
-  if (!ownerReadsDisk(p, chunks)) return null;
-  const onDisk = readLineRange(abs, from, to);
-  if (!onDisk) return null;
-  for (let line = from; line <= to; line++) if (!covered.has(line) && (onDisk[line - 1] ?? '').trim() !== '') return null;
-  return { chunks, onDisk };
+  return { chunks };
 }
 
 /** Every memory of the file is looked at (a JSONL file can have a million lines); only those overlapping the asked lines are kept. Null when none cites the file. */
