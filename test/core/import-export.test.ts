@@ -319,6 +319,36 @@ test(named('a long JSONL file: its lines read back and retire when they vanish, 
   }
 });
 
+test(named('a file too large to hold in memory stops early with what to do, and writes nothing'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const jsonl = join(dir, 'big.jsonl');
+    writeFileSync(jsonl, Array.from({ length: 200 }, (_, i) => JSON.stringify({ text: `line ${i} of a file too large` })).join('\n'));
+    const md = join(dir, 'big.md');
+    writeFileSync(md, Array.from({ length: 200 }, (_, i) => `## Part ${i}\n\nParagraph ${i}.\n`).join('\n'));
+    const m = await openMemory({ db });
+    try {
+      // A budget of about 100 memories: the default is 60% of V8's heap, which a test cannot fill.
+      const budget = 100 * 1_300;
+      for (const file of [jsonl, md]) {
+        await assert.rejects(m.import(file, { memoryBudgetBytes: budget }), (err: Error & { code?: string }) => {
+          assert.equal(err.code, 'limit_exceeded');
+          assert.match(err.message, /too large to import as one file: at (line|item) \d+ .*Nothing was written\. Split it into smaller files.*max-old-space-size/);
+          return true;
+        });
+      }
+      assert.equal((await m.status()).memories.total, 0);
+      // Within the budget the same files import.
+      assert.equal((await m.import(jsonl, { memoryBudgetBytes: 1_000 * 1_300 })).created, 200);
+      assert.ok((await m.import(md)).created > 100);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('a bad line stops the import with its line number and writes nothing from the file'), async () => {
   const { dir, db, cleanup } = testStores();
   try {

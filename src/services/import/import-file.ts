@@ -18,6 +18,7 @@ import { mettaOps } from './metta-import.ts';
 import { isMemoryRecord, memoryRecordSchema } from './memory-records.ts';
 import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transcript.ts';
 import { fileLines, textLines, type Line } from './file-lines.ts';
+import { MemoryBudget } from './memory-budget.ts';
 
 export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -35,6 +36,8 @@ export interface ImportOptions {
   /** Session id for transcripts whose messages carry none (default: the file name). */
   sessionId?: string;
   onProgress?: (p: ImportProgress) => void;
+  /** The most a file's memories may hold in memory before it is written (default: 60% of this process's V8 heap); past it the import stops with limit_exceeded, writing nothing. */
+  memoryBudgetBytes?: number;
 }
 
 export interface FileImportResult {
@@ -104,10 +107,11 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   // argument, and a file of 400,000 lines overflowed the call stack.
   let ops: WriteOp[] = [];
   const stored = new StoredContent(p.id);
+  const budget = new MemoryBudget(path, opts.memoryBudgetBytes);
   if (format === 'jsonl') {
     // Lines without a key of their own are keyed by file and line, as Markdown chunks are by their lines;
     // checked even when none is left, so emptying the file retires them all.
-    ops = jsonlOps(p, readLines(abs, path), abs, path, now);
+    ops = jsonlOps(p, readLines(abs, path), abs, path, now, budget);
     ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
   } else if (format === 'metta') {
     ops = mettaOps(p, readWhole(abs, path), path, now);
@@ -120,6 +124,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
           : transcriptInputs(parseTranscript(readLines(abs, path), 'jsonl', session, path), abs);
     inputs.forEach((input, i) => {
       const parsed = parseInput(rememberSchema, input, `${path} item ${i + 1}`);
+      budget.add(parsed.text, `item ${i + 1}`);
       ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
     });
     if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
@@ -146,10 +151,11 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
  * and line it sits on: re-importing the file adds nothing, a changed line
  * becomes a new version, and a line that vanished is retired, as for Markdown.
  */
-function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string, now: number): WriteOp[] {
+function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string, now: number, budget: MemoryBudget): WriteOp[] {
   const ops: WriteOp[] = [];
   for (const { text, line } of lines) {
     if (text.trim() === '') continue;
+    budget.add(text, `line ${line}`);
     const where = `${path}:${line}`;
     let value: unknown;
     try {
