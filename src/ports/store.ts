@@ -50,8 +50,6 @@ export interface MemoryFilter {
   sessionId?: string;
   agentId?: string;
   minSalience?: number;
-  /** Only memories after this one in the `recorded_asc` order: pages of any depth then cost the same, where an offset re-reads every earlier page. */
-  recordedAfter?: { recordedAt: string; id: string };
   /** Only memories whose sourceKey starts with this prefix (e.g. one file or transcript): a range of the source-key index. */
   sourceKeyPrefix?: string;
   /** Only memories after this one in the `source_key_asc` order (pages of a file's memories, each continuing where the last ended). */

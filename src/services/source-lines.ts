@@ -43,13 +43,12 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   const q = parseInput(sourceLinesSchema, input, 'memory_get request');
   const abs = resolve(q.path);
   const to = q.from + q.lines - 1;
-  const found = (await byLineKey(ctx, p, abs, q.from, to)) ?? (await byWalk(ctx, p, abs, q.from, to));
-  if (!found) {
+  const chunks = (await byLineKey(ctx, p, abs, q.from, to)) ?? (await byWalk(ctx, p, abs, q.from, to));
+  if (!chunks) {
     throw new MnemosError('not_found', `${q.path} is not the recorded source of any memory visible to you; memory_get reads only cited sources (use a path from a search result)`, {
       field: 'path',
     });
   }
-  const chunks = found.chunks;
   const allowed = (line: number) => chunks.find((m) => line >= m.source.lineStart! && line <= (m.source.lineEnd ?? m.source.lineStart!));
   // Only owners read the file on disk. A guest could forge a memory claiming any path as its
   // source; serving them stored text only means the disk can never confirm their guesses.
@@ -79,11 +78,6 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   return result;
 }
 
-interface Found {
-  /** The visible memories of the file that overlap the asked lines. */
-  chunks: Memory[];
-}
-
 const cites = (m: Memory, abs: string) => m.source.path === abs && m.source.lineStart !== undefined;
 const overlaps = (m: Memory, from: number, to: number) => m.source.lineStart! <= to && (m.source.lineEnd ?? m.source.lineStart!) >= from;
 
@@ -97,19 +91,18 @@ const overlaps = (m: Memory, from: number, to: number) => m.source.lineStart! <=
  * sends the walk to decide: Markdown chunks (keyed by line ranges), or lines
  * several principals imported.
  */
-async function byLineKey(ctx: ServiceContext, p: Principal, abs: string, from: number, to: number): Promise<Found | null> {
+async function byLineKey(ctx: ServiceContext, p: Principal, abs: string, from: number, to: number): Promise<Memory[] | null> {
   const keys: string[] = [];
   for (let line = from; line <= to; line++) keys.push(`${fileKeyPrefix(abs)}L${line}`);
   const listed = await ctx.store.list(p, { sourceKeys: { keys } }, { limit: keys.length + 1 }, 'recorded_asc');
   // More memories than keys: several principals imported this file, and the page may have cut some off; the walk finds them all.
   if (listed.length > keys.length) return null;
   const chunks = listed.filter((m) => cites(m, abs) && overlaps(m, from, to));
-  if (chunks.length === 0) return null;
-  return { chunks };
+  return chunks.length > 0 ? chunks : null;
 }
 
 /** Every memory of the file is looked at (a JSONL file can have a million lines); only those overlapping the asked lines are kept. Null when none cites the file. */
-async function byWalk(ctx: ServiceContext, p: Principal, abs: string, from: number, to: number): Promise<Found | null> {
+async function byWalk(ctx: ServiceContext, p: Principal, abs: string, from: number, to: number): Promise<Memory[] | null> {
   let cited = false;
   const chunks: Memory[] = [];
   await eachFileMemory(ctx, p, abs, undefined, (m) => {
@@ -117,7 +110,7 @@ async function byWalk(ctx: ServiceContext, p: Principal, abs: string, from: numb
     cited = true;
     if (overlaps(m, from, to)) chunks.push(m);
   });
-  return cited ? { chunks } : null;
+  return cited ? chunks : null;
 }
 
 /**
@@ -128,7 +121,7 @@ function readLineRange(abs: string, from: number, to: number): string[] | null {
   const out: string[] = [];
   try {
     for (const l of fileLines(abs, undefined, from)) {
-      if (l.line >= from) out[l.line - 1] = l.text;
+      out[l.line - 1] = l.text;
       if (l.line >= to) break;
     }
   } catch {

@@ -75,8 +75,6 @@ export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = '
       add(`${alias}.source_key IN (${f.sourceKeys.keys.map(() => '?').join(', ')})`, ...f.sourceKeys.keys);
     }
   }
-  // A row value, which both SQLite and PostgreSQL seek in the (namespace, recorded_at, id) index.
-  if (f.recordedAfter) add(`(${alias}.recorded_at, ${alias}.id) > (?, ?)`, toMs(f.recordedAfter.recordedAt), f.recordedAfter.id);
   if (f.tags && f.tags.length > 0) {
     const p = jsonArrayAny(`${alias}.tags`, f.tags);
     add(p.sql, ...p.params);
