@@ -11,7 +11,9 @@ import { createRequire } from 'node:module';
 export interface HnswIndex {
   add(keys: BigUint64Array, vectors: Float32Array, threads?: number): void;
   search(vector: Float32Array, k: number, threads: number): { keys: BigUint64Array; distances: Float32Array };
-  remove(keys: bigint): number | number[];
+  remove(keys: bigint | BigUint64Array): number | number[];
+  save(path: string): void;
+  load(path: string): void;
   size(): number;
 }
 
@@ -75,6 +77,12 @@ export function loadUsearch(): { module: UsearchModule } | { error: string } {
   return loaded;
 }
 
+const HNSW_METRIC = 'ip';
+const HNSW_QUANTIZATION = 'f16';
+
+/** How every graph here stores its vectors, for a saved graph's description (graph-snapshots.ts): a graph made otherwise is not reused. */
+export const HNSW_STORAGE = `usearch ${USEARCH_VERSION}, ${HNSW_METRIC}, ${HNSW_QUANTIZATION}`;
+
 /**
  * A new in-memory HNSW graph over inner products (the vectors are unit
  * length, so the same order as cosine). Its copy of each vector is kept in
@@ -86,8 +94,8 @@ export function loadUsearch(): { module: UsearchModule } | { error: string } {
 export function newHnswIndex(module: UsearchModule, o: HnswOptions): HnswIndex {
   return new module.Index({
     dimensions: o.dimensions,
-    metric: 'ip',
-    quantization: 'f16',
+    metric: HNSW_METRIC,
+    quantization: HNSW_QUANTIZATION,
     connectivity: o.connectivity,
     expansion_add: o.expansionAdd,
     expansion_search: o.expansionSearch,

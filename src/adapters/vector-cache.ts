@@ -1,5 +1,6 @@
 import type { VectorHit } from '../ports/vectors.ts';
 import { VectorMatrix } from './vector-matrix.ts';
+import { vectorHash } from './graph-snapshots.ts';
 import { TopK, bestFirst } from './vector-top-k.ts';
 
 /**
@@ -103,6 +104,12 @@ export class VectorCache {
     if (slot === undefined) return false;
     out.set(this.matrix.row(slot), offset);
     return true;
+  }
+
+  /** A hash of a row's vector (vectorHash), or undefined when the row is gone: a saved graph's rows are checked with it. */
+  vectorHashOf(rowid: number): number | undefined {
+    const slot = this.slots.get(rowid);
+    return slot === undefined ? undefined : vectorHash(this.matrix.row(slot));
   }
 
   private inFlight: Promise<void> | null = null;

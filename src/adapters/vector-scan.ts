@@ -3,6 +3,7 @@ import type { Principal } from '../domain/principal.ts';
 import type { MemoryFilter } from '../ports/store.ts';
 import { DEFAULT_VECTOR_INDEX, type VectorHit, type VectorIndexConfig, type VectorIndexUse, type VectorMatches } from '../ports/vectors.ts';
 import type { SqlPart } from './sql/scope-sql.ts';
+import type { GraphSnapshots } from './graph-snapshots.ts';
 import { loadUsearch, usearchInstalled, USEARCH_VERSION } from './usearch.ts';
 import { ApproximateIndex, PENDING_MAX } from './vector-ann.ts';
 import { candidatesNeeded, firstCandidates } from './candidate-sizes.ts';
@@ -102,7 +103,32 @@ export class VectorScan {
     private readonly rows: VectorRows,
     private readonly source: AdmittedRowsSource,
     readonly config: VectorIndexConfig = DEFAULT_VECTOR_INDEX,
+    /** Where approximate indexes are saved and loaded from (graph-snapshots.ts); null: built by every process. */
+    private readonly snapshots: GraphSnapshots | null = null,
   ) {}
+
+  /**
+   * Memories of a namespace were forgotten: its saved graphs go, since
+   * usearch's files keep a removed row's vector. Called by the store after
+   * the forget commits; a process killed in between leaves files that the
+   * next loader finds out of date and deletes.
+   */
+  forgotten(namespace: string): void {
+    this.discard(namespace);
+  }
+
+  /** A namespace's vectors of every model but `current` were dropped: their saved graphs go too. */
+  modelsReplaced(namespace: string, current: string): void {
+    this.discard(namespace, current);
+  }
+
+  private discard(namespace: string, keepModel?: string): void {
+    try {
+      this.snapshots?.discard(namespace, keepModel);
+    } catch {
+      // The files are a cache; a loader checks every row against the store before trusting one.
+    }
+  }
 
   /** Whether this scan may use an approximate index (the configuration allows one and its package is installed): the store's capability. */
   get approximateAvailable(): boolean {
@@ -113,13 +139,14 @@ export class VectorScan {
   describe(): string {
     const exact = 'exact in-process scan over stored float32 arrays (every admitted row is scored; scope and filters apply before ranking)';
     const ann = 'an approximate HNSW index (usearch) per namespace and model proposes candidates, checked against scope and filters and scored exactly';
+    const saved = this.snapshots ? `; a built graph is saved under ${this.snapshots.dir} and loaded by the next process` : '; graphs are not saved (each process builds its own)';
     switch (this.config.mode) {
       case 'exact':
         return `vectors: ${exact}; the approximate index is turned off`;
       case 'approximate':
-        return `vectors: ${ann}, whatever the namespace's size; while it builds, the ${exact} answers`;
+        return `vectors: ${ann}, whatever the namespace's size; while it builds, the ${exact} answers${saved}`;
       case 'auto':
-        return `vectors: ${exact} up to ${this.config.threshold.toLocaleString('en')} vectors of a model in a namespace; above, ${ann}${usearchInstalled() ? '' : ' (usearch is not installed, so the exact scan answers at any size)'}`;
+        return `vectors: ${exact} up to ${this.config.threshold.toLocaleString('en')} vectors of a model in a namespace; above, ${ann}${usearchInstalled() ? saved : ' (usearch is not installed, so the exact scan answers at any size)'}`;
     }
   }
 
@@ -180,7 +207,7 @@ export class VectorScan {
     this.plan(m, p.namespace, vectors);
     await m.approximate.get(p.namespace)?.whenBuilt();
     const plan = this.plan(m, p.namespace, vectors);
-    return { kind: plan.index ? 'approximate' : 'exact', vectors, reason: plan.reason };
+    return { kind: plan.index ? 'approximate' : 'exact', vectors, reason: plan.reason, ...(plan.index ? { graph: graphOrigin(plan.index) } : {}) };
   }
 
   /** Stops background builds and drops every in-process index (the store is closing). */
@@ -234,7 +261,7 @@ export class VectorScan {
         if (mode === 'approximate') throw new MnemosError('unavailable', `the vector index mode "approximate" needs usearch: ${lib.error}`);
         return { reason: `${lib.error}, so the exact scan answers` };
       }
-      index = new ApproximateIndex(m.cache, namespace, lib.module);
+      index = new ApproximateIndex(m.cache, namespace, lib.module, this.snapshots);
       m.approximate.set(namespace, index);
     }
     if (index.failure) return { reason: index.failure };
@@ -280,7 +307,7 @@ export class VectorScan {
     q: { vector: Float32Array; filter: MemoryFilter; limit: number },
     vectors: number,
   ): Promise<VectorMatches> {
-    const use: VectorIndexUse = { kind: 'approximate', vectors, reason: why, candidates: 0, admitted: 0 };
+    const use: VectorIndexUse = { kind: 'approximate', vectors, reason: why, candidates: 0, admitted: 0, graph: graphOrigin(index) };
     if (q.limit <= 0) return { hits: [], index: { ...use, reason: 'no results asked for' } };
     const maxK = MAX_OVERFETCH * q.limit;
     const w = this.source.where(p, q.filter);
@@ -422,4 +449,10 @@ export class VectorScan {
     this.admitted.set(key, { version, rows });
     return rows;
   }
+}
+
+/** Where an approximate index's graph came from, for explain. */
+function graphOrigin(index: ApproximateIndex): NonNullable<VectorIndexUse['graph']> {
+  const o = index.origin;
+  return { fromSaved: o.fromSaved, built: o.built, ...(o.note ? { note: o.note } : {}) };
 }

@@ -17,8 +17,9 @@ export interface VectorHit {
  * Which index answers nearest-neighbour queries. `auto`: an exact scan while
  * a namespace has at most `threshold` vectors of a model, an approximate
  * (HNSW) index above; `exact`: always the scan; `approximate`: the index
- * whatever the size. The index is derived in-process data: the database
- * stays the source of truth, so a crash or restart loses nothing.
+ * whatever the size. The index is derived data: the database stays the
+ * source of truth, so a crash or restart loses nothing; a saved graph only
+ * spares the next process its build.
  */
 export type VectorIndexMode = 'auto' | 'exact' | 'approximate';
 
@@ -26,6 +27,12 @@ export interface VectorIndexConfig {
   mode: VectorIndexMode;
   /** Vectors of one model in one namespace above which `auto` uses the approximate index. */
   threshold: number;
+  /**
+   * Where approximate-index graphs are saved for the next process to load:
+   * a directory, or null to build them in every process. Unset: beside a
+   * SQLite file (`<file>-graphs`), or under ./.mnemos for PostgreSQL.
+   */
+  graphDir?: string | null;
 }
 
 export const DEFAULT_VECTOR_INDEX: VectorIndexConfig = { mode: 'auto', threshold: 200_000 };
@@ -41,6 +48,12 @@ export interface VectorIndexUse {
   admitted?: number;
   /** Approximate path: too few candidates were in scope, so the exact scan of the admitted rows answered. */
   fallback?: boolean;
+  /**
+   * Approximate path: rows of the graph loaded from its saved copy and rows
+   * inserted by this process since the graph was started; `note` says why a
+   * saved graph was not (fully) used, or why saving failed.
+   */
+  graph?: { fromSaved: number; built: number; note?: string };
 }
 
 export interface VectorMatches {

@@ -9,8 +9,11 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { openStore } from '../../src/adapters/open-store.ts';
+import { isPostgresLocation, openStore } from '../../src/adapters/open-store.ts';
+import { graphSnapshotsFor } from '../../src/adapters/graph-snapshots.ts';
 import { checkVectorIndexConfig } from '../../src/adapters/vector-scan.ts';
 import type { Memory } from '../../src/domain/memory.ts';
 import type { Principal } from '../../src/domain/principal.ts';
@@ -47,7 +50,8 @@ function clustered(count: number, dims: number, seed: number): Float32Array[] {
 }
 
 async function open(location: string, vectorIndex: VectorIndexConfig): Promise<MemoryStore & { vectors: VectorIndex }> {
-  const s = await openStore(location, { analyze, vectorIndex });
+  // PostgreSQL's default graph directory is under the working directory (the project here): tests that do not name one save none.
+  const s = await openStore(location, { analyze, vectorIndex: { ...(isPostgresLocation(location) ? { graphDir: null } : {}), ...vectorIndex } });
   assert.ok(s.vectors);
   return s as MemoryStore & { vectors: VectorIndex };
 }
@@ -253,7 +257,8 @@ test(named('approximate index: the store capability, its notes and search explai
       }
     }
     // Through the engine: the built-in embedder, a threshold of 500 vectors, 1,200 memories.
-    const m = await openMemory({ db: st.store('engine.db'), config: { vectorIndex: { mode: 'auto', threshold: 500 } } });
+    const engineDb = st.store('engine.db');
+    const m = await openMemory({ db: engineDb, config: { vectorIndex: { mode: 'auto', threshold: 500, graphDir: join(st.dir, 'engine-graphs') } } });
     try {
       const words = ['harbour', 'lantern', 'orchard', 'violin', 'glacier', 'saffron', 'compass', 'meadow', 'quartz', 'falcon', 'ember', 'tide'];
       const r = random(5);
@@ -268,8 +273,17 @@ test(named('approximate index: the store capability, its notes and search explai
       assert.ok(found.hits.length > 0);
       const state = selfState(m.context);
       assert.match(state.parts.find((x) => x.part === 'vector_search')!.why, /up to 500 vectors per namespace and model, an approximate HNSW index \(usearch\) above/);
+      assert.equal(found.explain.vectorIndex?.graph?.built, 1200);
     } finally {
       await m.close();
+    }
+    // The engine's next handle loads the graph the first one saved.
+    const again = await openMemory({ db: engineDb, config: { vectorIndex: { mode: 'auto', threshold: 500, graphDir: join(st.dir, 'engine-graphs') } } });
+    try {
+      const ready = await again.prepareVectorIndex();
+      assert.deepEqual(ready?.graph, { fromSaved: 1200, built: 0 });
+    } finally {
+      await again.close();
     }
   } finally {
     await st.cleanup();
@@ -334,12 +348,147 @@ test(named('approximate index: the build goes on while the process waits on noth
   }
 });
 
+test(named('approximate index: a built graph is saved, and the next process loads it and inserts only the rows written since'), async (t) => {
+  const st = testStores('mnemos-ann-saved-');
+  const graphDir = join(st.dir, 'graphs');
+  const cfg: VectorIndexConfig = { mode: 'auto', threshold: 1000, graphDir };
+  // An exact-mode handle builds no graph; it writes and forgets as a CLI command would, sharing the directory.
+  const writer = await open(st.db, { mode: 'exact', threshold: 0, graphDir });
+  const M = 'ann-saved';
+  const prepare = async (s: MemoryStore & { vectors: VectorIndex }) => {
+    const use = await s.vectors.prepare(owner, { model: M, dimensions: DIMS });
+    assert.equal(use.kind, 'approximate', use.reason);
+    return use.graph;
+  };
+  const graphFiles = () => (existsSync(graphDir) ? readdirSync(graphDir).filter((f) => f.endsWith('.graph')) : []);
+  /** Recall@10 against the exact scan, over queries near stored vectors; and a row's own vector finds it first. */
+  const check = async (s: MemoryStore & { vectors: VectorIndex }, own: { m: Memory; v: Float32Array }) => {
+    let found = 0;
+    const queries = clustered(30, DIMS, 5);
+    for (const q of queries) {
+      const a = await s.vectors.nearest(owner, { model: M, vector: q, filter: {}, limit: 10 });
+      assert.equal(a.index.kind, 'approximate');
+      const truth = new Set(ids((await writer.vectors.nearest(owner, { model: M, vector: q, filter: {}, limit: 10 })).hits));
+      found += ids(a.hits).filter((id) => truth.has(id)).length;
+    }
+    assert.ok(found / 300 >= 0.95, `recall@10 ${found / 300}`);
+    assert.equal((await s.vectors.nearest(owner, { model: M, vector: own.v, filter: {}, limit: 1 })).hits[0]!.id, own.m.id);
+    // Scope still comes first: every memory here is the owner's own.
+    assert.deepEqual((await s.vectors.nearest(guest, { model: M, vector: own.v, filter: {}, limit: 5 })).hits, []);
+  };
+  try {
+    const data = clustered(3000, DIMS, 21);
+    const ms = await insertAll(writer, owner, M, data);
+    const first = await open(st.db, cfg);
+    assert.deepEqual(await prepare(first), { fromSaved: 0, built: 3000, note: 'no saved graph' });
+    assert.equal(graphFiles().length, 1, 'the finished build was saved');
+    await check(first, { m: ms[10]!, v: data[10]! });
+    await first.close();
+
+    // Rows written while no process held the graph enter it at the next load; only they are inserted.
+    const moreData = clustered(200, DIMS, 22);
+    const more = await insertAll(writer, owner, M, moreData);
+    const second = await open(st.db, cfg);
+    assert.deepEqual(await prepare(second), { fromSaved: 3000, built: 200 });
+    await check(second, { m: more[5]!, v: moreData[5]! });
+    await second.close(); // saves what it added
+
+    const third = await open(st.db, cfg);
+    assert.deepEqual(await prepare(third), { fromSaved: 3200, built: 0 });
+    await check(third, { m: more[6]!, v: moreData[6]! });
+
+    // A forget deletes the namespace's saved graphs: usearch keeps a removed row's vector in its file.
+    const kept = join(st.dir, 'kept');
+    mkdirSync(kept);
+    for (const f of readdirSync(graphDir)) copyFileSync(join(graphDir, f), join(kept, f));
+    await writer.apply(owner, [{ kind: 'forget', lineageId: ms[10]!.id, reason: 'asked' }]);
+    assert.deepEqual(readdirSync(graphDir), [], 'no saved graph outlives the forget');
+    // The process holding the graph follows the change log, and saves nothing while its graph holds the removed row.
+    const r = await third.vectors.nearest(owner, { model: M, vector: data[10]!, filter: {}, limit: 10 });
+    assert.ok(!ids(r.hits).includes(ms[10]!.id));
+    await insertAll(writer, owner, M, clustered(5, DIMS, 23));
+    await prepare(third);
+    await third.close();
+    assert.deepEqual(readdirSync(graphDir), []);
+
+    // Files that escaped the forget (a process killed between its commit and the deletion): the loader
+    // finds the row gone, deletes the files, and the row never comes back.
+    for (const f of readdirSync(kept)) copyFileSync(join(kept, f), join(graphDir, f));
+    const fourth = await open(st.db, cfg);
+    const stale = await prepare(fourth);
+    assert.deepEqual([stale?.fromSaved, stale?.built], [3199, 5]);
+    assert.match(stale?.note ?? '', /rows of the saved graph gone or changed since it was saved: 1; its files were deleted/);
+    assert.deepEqual(readdirSync(graphDir), []);
+    assert.ok(!ids((await fourth.vectors.nearest(owner, { model: M, vector: data[10]!, filter: {}, limit: 10 })).hits).includes(ms[10]!.id));
+    await fourth.close();
+
+    // Next: nothing saved, so a full build, saved again.
+    const fifth = await open(st.db, cfg);
+    assert.deepEqual(await prepare(fifth), { fromSaved: 0, built: 3204, note: 'no saved graph' });
+    await fifth.close();
+    assert.equal(graphFiles().length, 1);
+
+    // A damaged graph file never reaches the native loader: it is deleted and the graph built again.
+    const file = join(graphDir, graphFiles()[0]!);
+    const bytes = readFileSync(file);
+    bytes[bytes.length >> 1] ^= 0xff;
+    writeFileSync(file, bytes);
+    const sixth = await open(st.db, cfg);
+    assert.deepEqual(await prepare(sixth), { fromSaved: 0, built: 3204, note: 'the saved graph file is damaged (its checksum differs)' });
+    await check(sixth, { m: more[7]!, v: moreData[7]! });
+    await sixth.close();
+    t.diagnostic(`saved graph files: ${readdirSync(graphDir).join(', ')}`);
+    assert.equal(graphFiles().length, 1, 'saved again after the rebuild, the damaged generation gone');
+
+    // A vector replaced while no process held the graph: found by its hash, it leaves the graph and enters again where it now is.
+    assert.equal(await writer.vectors.put(owner, [{ id: ms[20]!.id, model: M, vector: data[900]! }]), 1);
+    const seventh = await open(st.db, cfg);
+    const replaced = await prepare(seventh);
+    assert.deepEqual([replaced?.fromSaved, replaced?.built], [3203, 1]);
+    assert.match(replaced?.note ?? '', /rows of the saved graph gone or changed since it was saved: 1;/);
+    const there = await seventh.vectors.nearest(owner, { model: M, vector: data[900]!, filter: {}, limit: 2 });
+    assert.deepEqual(new Set(ids(there.hits)), new Set([ms[20]!.id, ms[900]!.id]));
+    await seventh.close();
+    assert.deepEqual(graphFiles(), [], 'a graph that removed a row is not saved');
+
+    // A forget by a process that cannot see this directory (another machine, another setting): the process
+    // holding a saved graph deletes its files once it follows the removal.
+    const eighth = await open(st.db, cfg);
+    assert.deepEqual(await prepare(eighth), { fromSaved: 0, built: 3204, note: 'no saved graph' });
+    assert.equal(graphFiles().length, 1);
+    const elsewhere = await open(st.db, { mode: 'exact', threshold: 0, graphDir: null });
+    await elsewhere.apply(owner, [{ kind: 'forget', lineageId: ms[30]!.id, reason: 'asked elsewhere' }]);
+    await elsewhere.close();
+    assert.equal(graphFiles().length, 1, 'the forgetting process saw no saved graph');
+    assert.ok(!ids((await eighth.vectors.nearest(owner, { model: M, vector: data[30]!, filter: {}, limit: 10 })).hits).includes(ms[30]!.id));
+    assert.deepEqual(readdirSync(graphDir), [], 'deleted by the process that held it');
+    await eighth.close();
+    assert.deepEqual(readdirSync(graphDir), []);
+  } finally {
+    await writer.close();
+    await st.cleanup();
+  }
+});
+
+test('saved graphs: where they live by default, and how to turn them off', () => {
+  assert.equal(graphSnapshotsFor(undefined, { file: '/data/memory.db' })?.dir, '/data/memory.db-graphs');
+  assert.equal(graphSnapshotsFor(undefined, { file: ':memory:' }), null);
+  assert.equal(graphSnapshotsFor(null, { file: '/data/memory.db' }), null);
+  assert.equal(graphSnapshotsFor('/var/cache/mnemos', { file: '/data/memory.db' })?.dir, '/var/cache/mnemos');
+  const a = graphSnapshotsFor(undefined, { server: 'postgres://u@db:5432/one' })!.dir;
+  const b = graphSnapshotsFor(undefined, { server: 'postgres://u@db:5432/two' })!.dir;
+  assert.match(a, /\.mnemos\/graphs-[0-9a-f]{16}$/);
+  assert.notEqual(a, b, 'two databases never share a directory');
+});
+
 test('vector index configuration: environment and checks', () => {
   const cases: { env: Record<string, string>; want?: VectorIndexConfig; error?: RegExp }[] = [
     { env: {}, want: { mode: 'auto', threshold: 200_000 } },
     { env: { MNEMOS_VECTOR_INDEX: 'exact' }, want: { mode: 'exact', threshold: 200_000 } },
     { env: { MNEMOS_VECTOR_INDEX: 'Approximate', MNEMOS_VECTOR_INDEX_THRESHOLD: '0' }, want: { mode: 'approximate', threshold: 0 } },
     { env: { MNEMOS_VECTOR_INDEX_THRESHOLD: '50_000' }, want: { mode: 'auto', threshold: 50_000 } },
+    { env: { MNEMOS_VECTOR_GRAPH_DIR: '/srv/graphs' }, want: { mode: 'auto', threshold: 200_000, graphDir: '/srv/graphs' } },
+    { env: { MNEMOS_VECTOR_GRAPH_DIR: 'off' }, want: { mode: 'auto', threshold: 200_000, graphDir: null } },
     { env: { MNEMOS_VECTOR_INDEX: 'hnsw' }, error: /MNEMOS_VECTOR_INDEX must be auto, exact or approximate/ },
     { env: { MNEMOS_VECTOR_INDEX_THRESHOLD: 'lots' }, error: /MNEMOS_VECTOR_INDEX_THRESHOLD must be a whole number/ },
     { env: { MNEMOS_VECTOR_INDEX_THRESHOLD: '-1' }, error: /MNEMOS_VECTOR_INDEX_THRESHOLD must be a whole number/ },

@@ -203,7 +203,10 @@ export class PgStore implements MemoryStore {
     // New rows (not idempotent repeats) count toward the next background ANALYZE, once committed.
     this.analyzer.wrote(results.filter((r) => (r.kind === 'insert' && r.status !== 'unchanged') || r.kind === 'update').length);
     // The forgotten words leave this process's copy of the keyword index now, not at its next search.
-    if (results.some((r) => r.kind === 'forget')) await this.keywords.refresh();
+    if (results.some((r) => r.kind === 'forget')) {
+      await this.keywords.refresh();
+      this.vectors.scan.forgotten(p.namespace);
+    }
     return results;
   }
 

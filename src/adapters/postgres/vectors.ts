@@ -8,6 +8,7 @@ import { pgQuery, sql } from '../sql/placeholders.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
 import { assertModelDrop, assertPruner } from '../vector-maintenance.ts';
+import { graphSnapshotsFor } from '../graph-snapshots.ts';
 import { VectorScan, vectorToBytes, vectorView } from '../vector-scan.ts';
 import { inTransaction, rows, withRetry, type PgConnection, type Queryable } from './connection.ts';
 import type { PgPlace } from './places.ts';
@@ -77,6 +78,7 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
         dataVersion: async () => String((await this.q<{ seq: number }>(['SELECT seq FROM audit_head WHERE one']))[0]?.seq ?? 0),
       },
       config,
+      graphSnapshotsFor(config?.graphDir, { server: conn.location }),
     );
   }
 
@@ -102,7 +104,7 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
 
   async dropReplacedModels(p: Principal, family: string, current: string): Promise<number> {
     assertModelDrop(p, family, current);
-    return inTransaction(this.conn, async (c) => {
+    const dropped = await inTransaction(this.conn, async (c) => {
       // The same lock order as a write batch (chain head, then rows): a forget cascading into these rows cannot deadlock with it.
       await c.query('SELECT 1 FROM audit_head WHERE one FOR UPDATE');
       const r = await c.query(
@@ -111,6 +113,8 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
       );
       return r.rowCount ?? 0;
     });
+    this.scan.modelsReplaced(p.namespace, current);
+    return dropped;
   }
 
   async changedSince(seq: number): Promise<{ seq: number; rowid: number }[]> {

@@ -148,6 +148,7 @@ export class SqliteStore implements MemoryStore {
       () => `${this.db.pragma('data_version', { simple: true }) as number}:${this.writes}`,
       () => this.checkpointer?.afterCommit(),
       vectorIndex,
+      location,
     );
     this.capabilities = { multiProcess: true, keywordSearch: true, vectors: true, approximateVectorIndex: this.vectors.scan.approximateAvailable, jobLeases: true };
     this.keywords = new KeywordIndex(sqliteKeywordRows(this.statements), analyze);
@@ -210,6 +211,7 @@ export class SqliteStore implements MemoryStore {
       // The scrub's TRUNCATE checkpoint must not meet the worker's checkpoint half-way.
       await this.checkpointer?.settled();
       this.scrubAfterForget();
+      this.vectors.scan.forgotten(p.namespace);
     }
     return results;
   }

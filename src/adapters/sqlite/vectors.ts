@@ -6,6 +6,7 @@ import type { MemoryFilter } from '../../ports/store.ts';
 import type { VectorIndex, VectorIndexConfig, VectorIndexUse, VectorMatches } from '../../ports/vectors.ts';
 import type { SqlPart } from '../sql/scope-sql.ts';
 import type { VectorRow, VectorRows } from '../vector-cache.ts';
+import { graphSnapshotsFor } from '../graph-snapshots.ts';
 import { VectorScan, vectorToBytes, vectorView } from '../vector-scan.ts';
 import { assertModelDrop, assertPruner } from '../vector-maintenance.ts';
 import type { DerivedPlace } from './places.ts';
@@ -32,6 +33,7 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     dataVersion: () => string,
     private readonly afterWrite: () => void = () => {},
     config?: VectorIndexConfig,
+    location = ':memory:',
   ) {
     this.scan = new VectorScan(
       this,
@@ -47,6 +49,7 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
         dataVersion: async () => dataVersion(),
       },
       config,
+      graphSnapshotsFor(config?.graphDir, { file: location }),
     );
   }
 
@@ -68,9 +71,11 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
   async dropReplacedModels(p: Principal, family: string, current: string): Promise<number> {
     assertModelDrop(p, family, current);
     // substr, not LIKE: a model id may hold '_' or '%'.
-    return this.statements
+    const dropped = this.statements
       .get('DELETE FROM memory_vectors WHERE substr(model, 1, length(?)) = ? AND model <> ? AND memory_rowid IN (SELECT rowid FROM memories WHERE namespace = ?)')
       .run(family, family, current, p.namespace).changes;
+    this.scan.modelsReplaced(p.namespace, current);
+    return dropped;
   }
 
   async changedSince(seq: number): Promise<{ seq: number; rowid: number }[]> {
