@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
+import type { AuditProgress } from '../../src/services/audit-verify.ts';
 import { BACKEND, named, rawSql, testStores } from '../helpers/backend.ts';
 
 const SECRET = 'zanzibarquokka';
@@ -96,6 +97,47 @@ test(named('audit verify detects tampering done directly in the database'), asyn
     report = await m2.verifyAudit();
     assert.ok(report.chainProblems.some((p) => p.seq === 2 && p.problem === 'hash_mismatch'));
     await m2.close();
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('audit verify goes a page at a time: it reports progress, and checks each page against its own audit entries'), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db });
+    const made = await m.rememberMany(Array.from({ length: 2500 }, (_, i) => ({ text: `paged fact ${i}` })));
+    const late = made[2400]!.id;
+    await m.update(late, { text: 'paged fact 2400, corrected' });
+    const seen: AuditProgress[] = [];
+    const report = await m.verifyAudit({ onProgress: (x) => seen.push(x) });
+    assert.equal(report.ok, true, JSON.stringify(report.memoryProblems.slice(0, 3)));
+    const chain = seen.filter((x) => x.phase === 'chain');
+    assert.deepEqual(chain.map((x) => x.done), [2000, report.entries]);
+    assert.ok(chain.every((x) => x.total === report.head!.seq));
+    assert.deepEqual(seen.filter((x) => x.phase === 'memories').map((x) => x.done), [2000, report.memoriesChecked]);
+    assert.equal(seen.at(-1)!.phase, 'done');
+    await m.close();
+
+    // A memory on the second page whose creating entry names another memory: no entry records it.
+    const other = made[2450]!.id;
+    await rawSql(db, BACKEND === 'sqlite' ? 'DROP TRIGGER audit_log_no_update' : 'DROP TRIGGER audit_log_no_update ON audit_log');
+    await rawSql(db, "UPDATE audit_log SET memory_id = 'someone-else' WHERE memory_id = ? AND action = 'create'", other);
+    // And 150 texts edited: all counted as problems, the first hundred listed.
+    await rawSql(db, "UPDATE memories SET text = text || ' (forged)' WHERE text LIKE 'paged fact 1__'");
+    const m2 = await openMemory({ db });
+    const tampered = await m2.verifyAudit();
+    assert.equal(tampered.ok, false);
+    assert.equal(tampered.memoryProblems.length, 100);
+    assert.ok(tampered.memoryProblems.every((x) => x.problem === 'text_changed'));
+    assert.equal(tampered.memoriesChecked, 2501, 'every version, the superseded one too');
+    assert.ok(tampered.chainProblems.some((x) => x.problem === 'hash_mismatch'));
+    await m2.close();
+    await rawSql(db, "UPDATE memories SET text = replace(text, ' (forged)', '')");
+    const m3 = await openMemory({ db });
+    const missing = await m3.verifyAudit();
+    assert.deepEqual(missing.memoryProblems.map((x) => [x.memoryId, x.problem]), [[other, 'not_in_audit_log']]);
+    await m3.close();
   } finally {
     await cleanup();
   }

@@ -1,6 +1,6 @@
-import type { AuditReport } from '../../../services/audit-verify.ts';
+import type { AuditProgress, AuditReport } from '../../../services/audit-verify.ts';
 import type { Status } from '../../../services/status.ts';
-import type { Command } from '../command.ts';
+import type { Command, CommandContext } from '../command.ts';
 
 export const statusCmd: Command = {
   name: 'status',
@@ -32,7 +32,8 @@ const verify: Command = {
   usage: 'verify',
   summary: 'check the audit hash chain and every memory against it',
   async run(ctx) {
-    const report = await (await ctx.open()).verifyAudit();
+    const onProgress = progressLine(ctx);
+    const report = await (await ctx.open()).verifyAudit(onProgress ? { onProgress } : {});
     return { ...report, exitCode: report.ok ? 0 : 8 };
   },
   human: (r: AuditReport) =>
@@ -40,6 +41,16 @@ const verify: Command = {
       ? `audit log intact: ${r.entries} entries, ${r.memoriesChecked} memories checked, head ${r.head?.hash ?? '-'}`
       : ['AUDIT CHECK FAILED', ...r.chainProblems.map((p) => `  chain: ${p.message}`), ...r.memoryProblems.map((p) => `  memory: ${p.message}`)].join('\n'),
 };
+
+/** On a terminal (not with --json), one line on stderr that says how far the check got; a million memories take about a minute. */
+function progressLine(ctx: CommandContext): ((x: AuditProgress) => void) | undefined {
+  if (!ctx.isTTY || ctx.json) return undefined;
+  return (x) => {
+    if (x.phase === 'done') return ctx.stderr(`\r${' '.repeat(60)}\r`);
+    const what = x.phase === 'chain' ? `audit entries ${x.done}/${x.total}` : `memories ${x.done}`;
+    ctx.stderr(`\rchecking ${what}`.padEnd(60));
+  };
+}
 
 export const audit: Command = {
   name: 'audit',
