@@ -22,6 +22,9 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
+/** Actions whose `afterHash` is the content a memory version was written with (what `audit verify` checks a memory against). */
+export const CONTENT_WRITES: readonly AuditAction[] = ['create', 'update', 'supersede', 'merge'];
+
 export interface AuditDraft {
   action: AuditAction;
   memoryId: string | null;

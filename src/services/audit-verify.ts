@@ -1,6 +1,7 @@
 import { verifyChainSegment, type ChainProblem } from '../domain/audit.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import type { Principal } from '../domain/principal.ts';
+import type { MemoryContent } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 
 export interface MemoryProblem {
@@ -20,8 +21,6 @@ export interface AuditReport {
 
 const PAGE = 2000;
 const MAX_REPORTED = 100;
-/** Audit actions whose `afterHash` is the content a memory version was written with. */
-const WRITES_CONTENT = new Set(['create', 'update', 'supersede', 'merge']);
 
 export interface AuditProgress {
   phase: 'chain' | 'memories' | 'done';
@@ -60,13 +59,9 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: { onP
   let problemsFound = 0;
   let after: string | null = null;
   for (;;) {
-    const page = await ctx.store.scan(p, after, PAGE);
+    const page = await ctx.store.scanContent(p, after, PAGE);
     if (page.length === 0) break;
-    const recorded = new Map<string, string | null>();
-    // Oldest first, so the last write of each version wins, as it did in the chain.
-    for (const e of await ctx.store.audit.forMemories(p, page.map((m) => m.id))) {
-      if (e.memoryId && WRITES_CONTENT.has(e.action)) recorded.set(e.memoryId, e.afterHash);
-    }
+    const recorded = await ctx.store.audit.recordedHashes(p, page.map((m) => m.id));
     for (const m of page) {
       memoriesChecked++;
       const problem = checkMemory(m, recorded);
@@ -86,7 +81,7 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: { onP
   };
 }
 
-function checkMemory(m: { id: string; text: string; contentHash: string }, recorded: Map<string, string | null>): MemoryProblem | null {
+function checkMemory(m: MemoryContent, recorded: Map<string, string | null>): MemoryProblem | null {
   if (sha256Hex(m.text) !== m.contentHash) return { memoryId: m.id, problem: 'text_changed', message: `memory ${m.id}: stored text no longer matches its content hash` };
   if (!recorded.has(m.id)) return { memoryId: m.id, problem: 'not_in_audit_log', message: `memory ${m.id} has no creating entry in the audit log` };
   if (recorded.get(m.id) !== m.contentHash) return { memoryId: m.id, problem: 'hash_differs_from_audit', message: `memory ${m.id}: content differs from what the audit log recorded` };

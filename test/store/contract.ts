@@ -6,13 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { verifyChainSegment, type AuditEntry } from '../../src/domain/audit.ts';
+import { CONTENT_WRITES, verifyChainSegment, type AuditEntry } from '../../src/domain/audit.ts';
 import { contentHash, sha256Hex } from '../../src/domain/hash.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { Memory } from '../../src/domain/memory.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { toIso } from '../../src/domain/time.ts';
-import type { MemoryStore, WriteOp } from '../../src/ports/store.ts';
+import type { MemoryContent, MemoryStore, WriteOp } from '../../src/ports/store.ts';
 import { LEDGER_CATEGORIES } from '../../src/lifecycle/ledger-rules.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { named } from '../helpers/backend.ts';
@@ -314,6 +314,16 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.deepEqual(about.map((e) => e.action), ['create', 'lifecycle']);
       assert.equal(about[0]?.afterHash, m.contentHash);
       assert.equal(JSON.stringify(about).includes('audited thing'), false, 'the log never holds text');
+      // recordedHashes: the hash of each version's last content write, none for a lifecycle move, none for an unknown id.
+      const next = nextVersion(m, 'audited thing, edited');
+      await s.apply(owner, [{ kind: 'update', previousId: m.id, next, action: 'update' }]);
+      const recorded = await s.audit.recordedHashes(owner, [m.id, next.id, 'no-such-memory']);
+      assert.deepEqual(recorded, new Map(
+        (await s.audit.forMemories(owner, [m.id, next.id])).filter((e) => CONTENT_WRITES.includes(e.action)).map((e) => [e.memoryId!, e.afterHash]),
+      ));
+      assert.equal(recorded.get(next.id), next.contentHash);
+      assert.ok(recorded.has(m.id) && !recorded.has('no-such-memory'));
+      assert.deepEqual(await s.audit.recordedHashes({ ...owner, namespace: 'elsewhere' }, [m.id]), new Map(), 'scoped by namespace');
       assert.deepEqual(verifyChainSegment({ seq: last.seq, hash: last.hash }, await s.audit.range(owner, last.seq, 100)), []);
     });
 
@@ -414,6 +424,19 @@ export function runStoreContract(factory: StoreFactory): void {
         after = page[page.length - 1]!.id;
       }
       assert.deepEqual(guestPaged, guestSeen.map((m) => m.id), 'pages of two give the one long page');
+      // scanContent: the same rows in the same pages, with only id, text and content hash; scoped the same way.
+      const content = async (who: Principal, size: number) => {
+        const out: MemoryContent[] = [];
+        for (let after: string | null = null; ; ) {
+          const page = await s.scanContent(who, after, size);
+          if (page.length === 0) return out;
+          assert.ok(page.length <= size);
+          out.push(...page);
+          after = page[page.length - 1]!.id;
+        }
+      };
+      assert.deepEqual(await content(owner, 3), seen.map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash })));
+      assert.deepEqual(await content(guest, 2), guestSeen.map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash })));
     });
 
     test(named('scan pages past the id chunks it reads, skipping what the caller may not see'), async () => {

@@ -1,4 +1,4 @@
-import type { AuditEntry } from '../../domain/audit.ts';
+import { CONTENT_WRITES, type AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import type { Memory } from '../../domain/memory.ts';
 import { readScope, type Principal } from '../../domain/principal.ts';
@@ -10,6 +10,7 @@ import type {
   KeywordHit,
   KeywordQuery,
   ListOrder,
+  MemoryContent,
   MemoryKey,
   MemoryFilter,
   MemoryStore,
@@ -384,6 +385,17 @@ export class PgStore implements MemoryStore {
     return found.map(rowToMemory);
   }
 
+  async scanContent(p: Principal, afterId: string | null, limit: number): Promise<MemoryContent[]> {
+    return this.q<MemoryContent>([
+      'SELECT m.id AS "id", m.text AS "text", m.content_hash AS "contentHash" FROM memories m WHERE ',
+      sql('m.id > ?', afterId ?? ''),
+      ' AND ',
+      this.where(p, null),
+      ' ORDER BY m.id ',
+      sql('LIMIT ?', limit),
+    ]);
+  }
+
   async tombstone(p: Principal, id: string): Promise<Tombstone | null> {
     const [row] = await this.q<Record<string, string>>([
       'SELECT t.* FROM tombstones t WHERE ',
@@ -431,6 +443,22 @@ class PgAuditLog implements AuditLog {
       rows<Record<string, unknown>>(this.conn.pool, 'SELECT * FROM audit_log WHERE namespace = $1 AND memory_id = ANY($2::text[]) ORDER BY seq', [p.namespace, ids]),
     );
     return found.map(rowToAudit);
+  }
+
+  async recordedHashes(p: Principal, ids: string[]): Promise<Map<string, string | null>> {
+    readScope(p);
+    const out = new Map<string, string | null>();
+    if (ids.length === 0) return out;
+    const found = await withRetry(this.conn.location, () =>
+      rows<{ id: string; hash: string | null }>(
+        this.conn.pool,
+        'SELECT memory_id AS id, after_hash AS hash FROM audit_log WHERE namespace = $1 AND memory_id = ANY($2::text[]) AND action = ANY($3::text[]) ORDER BY seq',
+        [p.namespace, ids, CONTENT_WRITES],
+      ),
+    );
+    // Oldest first: the last write of each version wins.
+    for (const r of found) out.set(r.id, r.hash);
+    return out;
   }
 
   async range(p: Principal, afterSeq: number, limit: number): Promise<AuditEntry[]> {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { AuditDraft, AuditEntry } from '../../domain/audit.ts';
+import { CONTENT_WRITES, type AuditDraft, type AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { sha256Hex } from '../../domain/hash.ts';
 import type { Memory } from '../../domain/memory.ts';
@@ -12,6 +12,7 @@ import type {
   KeywordHit,
   KeywordQuery,
   ListOrder,
+  MemoryContent,
   MemoryKey,
   MemoryFilter,
   MemoryStore,
@@ -363,6 +364,13 @@ export class SqliteStore implements MemoryStore {
     return read.deferred().map(rowToMemory);
   }
 
+  async scanContent(p: Principal, afterId: string | null, limit: number): Promise<MemoryContent[]> {
+    const w = this.where(p, null);
+    const admitted = this.stmt(`SELECT m.id AS id, m.text AS text, m.content_hash AS contentHash FROM json_each(?) c CROSS JOIN memories m ON m.rowid = c.value WHERE ${w.sql} ORDER BY m.id`);
+    const read = this.db.transaction(() => walkIdOrder(this.statements, afterId, limit, Math.max(limit, SCAN_CHUNK), (rowids) => admitted.all(rowids, ...w.params) as MemoryContent[]));
+    return read.deferred();
+  }
+
   async tombstone(p: Principal, id: string): Promise<Tombstone | null> {
     const w = scopeSql(readScope(p), 't');
     const row = this.db
@@ -394,6 +402,21 @@ class SqliteAuditLog implements AuditLog {
       .prepare(`SELECT * FROM audit_log WHERE namespace = ? AND memory_id IN (${ids.map(() => '?').join(', ')}) ORDER BY seq`)
       .all(p.namespace, ...ids) as Record<string, unknown>[];
     return rows.map(rowToAudit);
+  }
+
+  async recordedHashes(p: Principal, ids: string[]): Promise<Map<string, string | null>> {
+    readScope(p);
+    const out = new Map<string, string | null>();
+    if (ids.length === 0) return out;
+    const rows = this.db
+      .prepare(
+        `SELECT memory_id AS id, after_hash AS hash FROM audit_log WHERE namespace = ? AND memory_id IN (${ids.map(() => '?').join(', ')}) AND action IN (${CONTENT_WRITES.map(() => '?').join(', ')}) ORDER BY seq`,
+      )
+      .raw()
+      .all(p.namespace, ...ids, ...CONTENT_WRITES) as [string, string | null][];
+    // Oldest first: the last write of each version wins.
+    for (const [id, hash] of rows) out.set(id, hash);
+    return out;
   }
 
   async range(p: Principal, afterSeq: number, limit: number): Promise<AuditEntry[]> {
