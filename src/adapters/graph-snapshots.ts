@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { sha256File } from '../runtime/file-sha256.ts';
 import type { HnswIndex } from './usearch.ts';
 
 /**
@@ -76,7 +77,7 @@ export class GraphSnapshots {
     const graphPath = join(this.dir, `${key}.${meta.generation}.graph`);
     const rowsPath = join(this.dir, `${key}.${meta.generation}.rows`);
     try {
-      if (statSync(graphPath).size !== meta.graphBytes || fileSha256(graphPath) !== meta.graphSha256) return this.reject(key, 'the saved graph file is damaged (its checksum differs)');
+      if (statSync(graphPath).size !== meta.graphBytes || sha256File(graphPath) !== meta.graphSha256) return this.reject(key, 'the saved graph file is damaged (its checksum differs)');
       const bytes = readFileSync(rowsPath);
       if (bytes.length !== meta.rows * 12 || sha256(bytes) !== meta.rowsSha256) return this.reject(key, 'the saved graph\'s row list is damaged (its checksum differs)');
       const graph = fresh();
@@ -121,7 +122,7 @@ export class GraphSnapshots {
         generation,
         rows: rows.rowids.length,
         graphBytes: statSync(graphPath).size,
-        graphSha256: fileSha256(graphPath),
+        graphSha256: sha256File(graphPath),
         rowsSha256: sha256(bytes),
         savedAt: new Date().toISOString(),
       };
@@ -239,22 +240,6 @@ function sha256(b: Uint8Array): string {
   return createHash('sha256').update(b).digest('hex');
 }
 
-/** Hashes a file a few megabytes at a time: a graph of a million rows is half a gigabyte. */
-function fileSha256(path: string): string {
-  const h = createHash('sha256');
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(8 << 20);
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      h.update(buf.subarray(0, n));
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return h.digest('hex');
-}
 
 function syncFile(path: string): void {
   const fd = openSync(path, 'r+');

@@ -1,5 +1,4 @@
-import { accessSync, closeSync, constants, openSync, readSync, realpathSync, statSync } from 'node:fs';
-import { createHash } from 'node:crypto';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 
 /**
@@ -38,19 +37,4 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
-/** SHA-256 of a file, read in chunks so a large runtime binary is not loaded whole. */
-export function sha256File(path: string): string {
-  const hash = createHash('sha256');
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.alloc(1 << 20);
-    for (;;) {
-      const n = readSync(fd, buf, 0, buf.length, null);
-      if (n === 0) break;
-      hash.update(buf.subarray(0, n));
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return hash.digest('hex');
-}
+export { sha256File } from '../runtime/file-sha256.ts';
