@@ -199,13 +199,13 @@ export class VectorScan {
     return { hits: ranked.map((r) => ({ id: r.id, score: r.score })), index: { kind: 'exact', vectors: inNamespace, reason } };
   }
 
-  async prepare(p: Principal, q: { model: string; dimensions: number }): Promise<VectorIndexUse> {
+  async prepare(p: Principal, q: { model: string; dimensions: number; wait?: boolean }): Promise<VectorIndexUse> {
     const m = this.modelFor(q.model, q.dimensions);
     await m.cache.refresh();
     const vectors = m.cache.countIn(p.namespace);
-    // Planning starts the build an index should have; then wait for it and plan again.
+    // Planning starts the build an index should have; then wait for it (unless told not to) and plan again.
     this.plan(m, p.namespace, vectors);
-    await m.approximate.get(p.namespace)?.whenBuilt();
+    if (q.wait !== false) await m.approximate.get(p.namespace)?.whenBuilt();
     const plan = this.plan(m, p.namespace, vectors);
     return { kind: plan.index ? 'approximate' : 'exact', vectors, reason: plan.reason, ...(plan.index ? { graph: graphOrigin(plan.index) } : {}) };
   }

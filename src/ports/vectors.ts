@@ -67,9 +67,12 @@ export interface VectorIndex {
    * Brings the in-process copy of a model's vectors up to date and, when the
    * approximate index applies to the caller's namespace, waits until it is
    * built. Searches never wait (the exact scan answers meanwhile); benchmarks
-   * and tests call this before timing or comparing.
+   * and tests call this before timing or comparing. With `wait: false` the
+   * build is started (or its saved graph loaded) but not waited for: a
+   * server's warm-up, which a first build of a million vectors (minutes)
+   * must not hold up.
    */
-  prepare(p: Principal, q: { model: string; dimensions: number }): Promise<VectorIndexUse>;
+  prepare(p: Principal, q: { model: string; dimensions: number; wait?: boolean }): Promise<VectorIndexUse>;
   /** Writes (or replaces) vectors for memories the principal may write. */
   put(p: Principal, items: { id: string; model: string; vector: Float32Array }[]): Promise<number>;
   /**

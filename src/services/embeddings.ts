@@ -271,11 +271,12 @@ export async function withVectors<T extends WriteOp>(
 /**
  * Brings the vector index of the caller's namespace and current model up to
  * date, waiting for an approximate index to finish building when one applies
- * (searches never wait: the exact scan answers meanwhile). For benchmarks,
- * tests and warm-ups; null when there is no vector search.
+ * (searches never wait: the exact scan answers meanwhile), or with `wait:
+ * false` only starting it. For benchmarks, tests and warm-ups; null when
+ * there is no vector search.
  */
-export async function prepareVectorIndex(ctx: ServiceContext, p: Principal): Promise<VectorIndexUse | null> {
+export async function prepareVectorIndex(ctx: ServiceContext, p: Principal, opts: { wait?: boolean } = {}): Promise<VectorIndexUse | null> {
   const svc = await embeddingsFor(ctx, p);
   if (!svc || !ctx.store.vectors) return null;
-  return ctx.store.vectors.prepare(p, { model: svc.model, dimensions: svc.dimensions });
+  return ctx.store.vectors.prepare(p, { model: svc.model, dimensions: svc.dimensions, ...(opts.wait === false ? { wait: false } : {}) });
 }

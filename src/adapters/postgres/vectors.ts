@@ -151,7 +151,7 @@ export class PgVectorIndex implements VectorIndex, VectorRows {
     return this.scan.nearest(p, q);
   }
 
-  async prepare(p: Principal, q: { model: string; dimensions: number }): Promise<VectorIndexUse> {
+  async prepare(p: Principal, q: { model: string; dimensions: number; wait?: boolean }): Promise<VectorIndexUse> {
     return this.scan.prepare(p, q);
   }
 

@@ -96,7 +96,7 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
     return this.scan.nearest(p, q);
   }
 
-  async prepare(p: Principal, q: { model: string; dimensions: number }): Promise<VectorIndexUse> {
+  async prepare(p: Principal, q: { model: string; dimensions: number; wait?: boolean }): Promise<VectorIndexUse> {
     return this.scan.prepare(p, q);
   }
 

@@ -265,9 +265,9 @@ export class Mnemos {
     return backfillEmbeddings(this.ctx, this.principal, opts);
   }
 
-  /** Brings this namespace's vector index up to date and waits for an approximate index to be built when one applies; says which index answers. */
-  prepareVectorIndex() {
-    return prepareVectorIndex(this.ctx, this.principal);
+  /** Brings this namespace's vector index up to date and waits for an approximate index to be built when one applies (`wait: false`: starts it only); says which index answers. */
+  prepareVectorIndex(opts: { wait?: boolean } = {}) {
+    return prepareVectorIndex(this.ctx, this.principal, opts);
   }
 
   /** Builds the store's in-process keyword index now where it keeps one (SQLite); searches never wait for it. */

@@ -67,7 +67,9 @@ function follow(root: Mnemos): void {
 async function warm(root: Mnemos): Promise<void> {
   try {
     await root.prepareKeywordSearch();
-    await root.prepareVectorIndex();
+    // The vector copy, not the approximate index's first build: at a million vectors that takes minutes, during
+    // which the exact scan answers anyway, and the thread would not follow the store until it ended.
+    await root.prepareVectorIndex({ wait: false });
   } catch {
     // A store that cannot prepare (embeddings off, a busy file) still answers searches, loading on first use.
   }
