@@ -226,6 +226,8 @@ export function vectorHash(v: Float32Array): number {
 
 function mismatch(meta: Meta, id: GraphIdentity): string | null {
   if (meta.format !== FORMAT) return `in format ${meta.format}, not ${FORMAT}`;
+  // It names files: nothing but what `save` writes, so a hand-edited description cannot point outside the directory.
+  if (typeof meta.generation !== 'string' || !/^[0-9a-z]+-[0-9a-f]{8}$/.test(meta.generation)) return 'by something else (its generation is not one this code writes)';
   if (meta.model !== id.model || meta.namespace !== id.namespace) return 'for another namespace or model';
   if (meta.dims !== id.dims) return `with ${meta.dims} dimensions, not ${id.dims}`;
   for (const [k, v] of Object.entries(id.params)) if (meta.params?.[k] !== v) return `with ${k} ${meta.params?.[k]}, not ${v}`;
