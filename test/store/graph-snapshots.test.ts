@@ -5,7 +5,7 @@
  * vector-ann.test.ts.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { GraphSnapshots, vectorHash, type GraphIdentity } from '../../src/adapters/graph-snapshots.ts';
@@ -92,6 +92,32 @@ test('saved graphs: a new save replaces the old generation; discard and drop del
     assert.deepEqual([s.has(other), s.has(elsewhere)], [false, true]);
     s.drop(elsewhere);
     assert.deepEqual(readdirSync(tmp.dir), []);
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('saved graphs: files of a save that never finished (a process killed mid-write) change nothing, and go once an hour old', () => {
+  const tmp = tempDir('mnemos-graphs-');
+  try {
+    const s = new GraphSnapshots(tmp.dir);
+    const a = filled(20);
+    s.save(id, a.g, a);
+    const key = readdirSync(tmp.dir).find((f) => f.endsWith('.json'))!.slice(0, -'.json'.length);
+    // What a save killed before its rename leaves: a graph, a row list and a description under a new generation.
+    const stray = [`${key}.zz1-00000000.graph`, `${key}.zz1-00000000.rows`, `${key}.zz1-00000000.tmp`, `${key}.zz2-00000000.graph`];
+    for (const f of stray) writeFileSync(join(tmp.dir, f), 'half written');
+    assert.equal((s.load(id, graph) as { graph: HnswIndex }).graph.size(), 20, 'the last finished save still loads');
+    // An hour old: the next save sweeps it; a younger one may be another process's save in progress and stays.
+    const hourAgo = new Date(Date.now() - 61 * 60_000);
+    for (const f of stray.slice(0, 3)) utimesSync(join(tmp.dir, f), hourAgo, hourAgo);
+    const b = filled(25);
+    s.save(id, b.g, b);
+    const left = readdirSync(tmp.dir);
+    assert.ok(!stray.slice(0, 3).some((f) => left.includes(f)), left.join(', '));
+    assert.ok(left.includes(stray[3]!));
+    assert.equal(left.length, 4);
+    assert.equal((s.load(id, graph) as { graph: HnswIndex }).graph.size(), 25);
   } finally {
     tmp.cleanup();
   }
