@@ -22,10 +22,12 @@ import type { HnswIndex } from './usearch.ts';
  * reader sees the old graph or the new one, never a half-written file; the
  * checksum keeps a damaged file away from the native loader.
  *
- * Forgetting: usearch keeps a removed row's vector in its file, so a graph
- * that ever lost a row is never saved (vector-ann.ts), a forget deletes the
- * namespace's saved graphs (`discard`), and a loader that finds rows gone
- * since the save deletes the files it loaded.
+ * Forgetting: usearch keeps a removed row's vector in its node until the
+ * node is reused, so a graph's removed nodes are overwritten before it is
+ * saved (vector-ann.ts, `scrub`), a forget deletes the namespace's saved
+ * graphs (`discard`), a process holding a saved copy deletes it when it
+ * learns of a removal, and a loader that finds rows gone since the save
+ * deletes the files it loaded.
  */
 export interface GraphIdentity {
   model: string;
@@ -35,16 +37,18 @@ export interface GraphIdentity {
   params: Record<string, string | number>;
 }
 
-/** The rows a saved graph holds: row keys in ascending order, and the hash of each row's vector, index by index. */
+/** The rows a saved graph holds: row keys in ascending order, and the hash of each row's vector, index by index; and its placeholder nodes, which hold no row. */
 export interface GraphRows {
   rowids: Float64Array;
   hashes: Uint32Array;
+  placeholders: number;
 }
 
 interface Meta extends GraphIdentity {
   format: number;
   generation: string;
   rows: number;
+  placeholders: number;
   graphBytes: number;
   graphSha256: string;
   rowsSha256: string;
@@ -82,7 +86,8 @@ export class GraphSnapshots {
       if (bytes.length !== meta.rows * 12 || sha256(bytes) !== meta.rowsSha256) return this.reject(key, 'the saved graph\'s row list is damaged (its checksum differs)');
       const graph = fresh();
       graph.load(graphPath);
-      if (graph.size() !== meta.rows) return this.reject(key, `the saved graph holds ${graph.size()} rows where its description says ${meta.rows}`);
+      const placeholders = Number.isInteger(meta.placeholders) && meta.placeholders >= 0 ? meta.placeholders : NaN;
+      if (graph.size() !== meta.rows + placeholders) return this.reject(key, `the saved graph holds ${graph.size()} nodes where its description says ${meta.rows} rows and ${meta.placeholders} placeholders`);
       // Copies, not views: the rows file's buffer need not be aligned for Float64Array.
       const rowids = new Float64Array(meta.rows);
       const hashes = new Uint32Array(meta.rows);
@@ -91,7 +96,7 @@ export class GraphSnapshots {
         hashes[i] = bytes.readUInt32LE(8 * meta.rows + 4 * i);
         if (i > 0 && !(rowids[i]! > rowids[i - 1]!)) return this.reject(key, 'the saved graph\'s rows are out of order');
       }
-      return { graph, rows: { rowids, hashes } };
+      return { graph, rows: { rowids, hashes, placeholders } };
     } catch (err) {
       // Another process's save replaced this generation between our reads, or the files are unreadable.
       return { reason: `the saved graph could not be loaded (${(err as Error).message})` };
@@ -121,6 +126,7 @@ export class GraphSnapshots {
         ...id,
         generation,
         rows: rows.rowids.length,
+        placeholders: rows.placeholders,
         graphBytes: statSync(graphPath).size,
         graphSha256: sha256File(graphPath),
         rowsSha256: sha256(bytes),

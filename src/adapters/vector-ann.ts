@@ -15,8 +15,15 @@ const SLICE_MS = 8;
 /** Removed rows (dead graph nodes) tolerated before the graph is rebuilt from the live rows. */
 const REBUILD_DEAD_FRACTION = 0.25;
 const REBUILD_DEAD_MIN = 1024;
-/** A graph that has grown by this share since it was last saved or loaded is saved again (once no row is waiting). */
+/** A graph that has changed by this share since it was last saved or loaded is saved again (once no row is waiting). */
 const SAVE_GROWTH = 0.1;
+/** After a removal, a graph with no rows waiting is saved this long after the last change (a purge removes many rows at once). */
+const SAVE_AFTER_REMOVAL_MS = 30_000;
+/**
+ * Keys of placeholder nodes (zero vectors that overwrite removed rows' vectors before a save; see `scrub`),
+ * far above any row key (row keys are below 2^53).
+ */
+const PLACEHOLDER_BASE = 2n ** 62n;
 
 /**
  * An HNSW graph (usearch) over one namespace's vectors of one model, derived
@@ -28,9 +35,12 @@ const SAVE_GROWTH = 0.1;
  * loads it and inserts only the rows that came since; without, or when the
  * saved graph cannot be trusted, a restart builds it again.
  *
- * A graph that ever removed a row is not saved: usearch keeps a removed
- * row's vector in what it writes, and a forgotten memory's vector must not
- * outlive the forget on disk. Such a graph is saved again once rebuilt.
+ * usearch keeps a removed row's vector in its node until an insert reuses
+ * the node (removed nodes wait in a first-in, first-out free list), and
+ * writes it in a save: a forgotten memory's vector must not outlive the
+ * forget on disk. So before a save every node still on that list is reused
+ * by a placeholder with a zero vector (`scrub`); a test checks the saved
+ * bytes.
  *
  * The graph only proposes candidates: rows still pending are proposed too,
  * and the caller scores every candidate exactly from the cache, so a row
@@ -51,7 +61,6 @@ export class ApproximateIndex implements VectorCacheListener {
   private pending = new Set<number>();
   private queue: number[] = [];
   private head = 0;
-  private dead = 0;
   /** The next slice of the build, when one is due. */
   private next: NodeJS.Timeout | null = null;
   private closed = false;
@@ -59,9 +68,13 @@ export class ApproximateIndex implements VectorCacheListener {
   private chunk = 64;
   /** Set when the native library threw: the scan answers exactly from then on, and says why. */
   failure: string | null = null;
-  /** The graph holds (as tombstones) vectors of rows removed since it was built or loaded: it must not be saved. */
-  private holdsRemoved = false;
-  /** Rows inserted since the graph was last saved or loaded here, and its size then (null: never). */
+  /** Removed nodes on usearch's free list (each still holds its row's vector until an insert reuses it). */
+  private freed = 0;
+  /** Placeholder nodes in the graph (zero vectors, never removed until a rebuild); see `scrub`. */
+  private placeholders = 0;
+  /** A save due after removals (SAVE_AFTER_REMOVAL_MS). */
+  private saveTimer: NodeJS.Timeout | null = null;
+  /** Rows inserted or removed since the graph was last saved or loaded here, and its size then (null: never, or those files were deleted). */
   private unsaved = 0;
   private savedRows: number | null = null;
   /** Rows that came from a saved graph, and rows this process inserted, since the graph was last started. */
@@ -89,7 +102,7 @@ export class ApproximateIndex implements VectorCacheListener {
 
   /** Rows in the graph plus rows waiting for it. */
   get size(): number {
-    return this.graph.size() + this.pending.size;
+    return this.graph.size() - this.placeholders + this.pending.size;
   }
 
   get pendingRows(): number {
@@ -111,19 +124,21 @@ export class ApproximateIndex implements VectorCacheListener {
     if (namespace !== this.namespace) return;
     // A row is either waiting or in the graph, never both (the cache removes a row before adding it again).
     if (this.pending.delete(rowid)) return;
+    let n: number;
     try {
-      this.graph.remove(BigInt(rowid));
+      n = count(this.graph.remove(BigInt(rowid)));
     } catch (err) {
       this.fail(err);
       return;
     }
-    this.dead++;
-    this.holdsRemoved = true;
+    this.freed += n;
+    this.unsaved++;
     // The saved copy this graph came from or went to holds the row too. Whoever forgot it deleted the
     // files it could see, but it may have run elsewhere (another machine, another directory): every
-    // process that holds such a copy deletes it as soon as it learns of a removal.
+    // process that holds such a copy deletes it as soon as it learns of a removal, and saves a scrubbed one.
     if (this.onDisk) this.dropSaved();
     if (this.tooManyDead()) this.rebuild();
+    else this.saveLater();
   }
 
   cleared(): void {
@@ -132,8 +147,8 @@ export class ApproximateIndex implements VectorCacheListener {
     this.pending.clear();
     this.queue = [];
     this.head = 0;
-    this.dead = 0;
-    this.holdsRemoved = false;
+    this.freed = 0;
+    this.placeholders = 0;
     this.unsaved = 0;
     this.savedRows = null;
     this.fromSaved = 0;
@@ -151,7 +166,7 @@ export class ApproximateIndex implements VectorCacheListener {
     if (inGraph > 0 && k > 0) {
       try {
         const found = this.graph.search(query, Math.min(k, inGraph), 1);
-        for (const key of found.keys) out.push(Number(key));
+        for (const key of found.keys) if (key < PLACEHOLDER_BASE) out.push(Number(key));
       } catch (err) {
         this.fail(err);
         return [];
@@ -173,6 +188,8 @@ export class ApproximateIndex implements VectorCacheListener {
     // Rows inserted since the last save would be inserted again by the next process.
     if (!this.closed && this.failure === null) this.saveIfDue(true);
     this.closed = true;
+    if (this.saveTimer) clearTimeout(this.saveTimer);
+    this.saveTimer = null;
     if (this.next) clearTimeout(this.next);
     this.next = null;
     this.cache.unlisten(this);
@@ -194,8 +211,38 @@ export class ApproximateIndex implements VectorCacheListener {
     return Float64Array.from(this.cache.rowidsIn(this.namespace)).sort();
   }
 
+  /** Nodes that hold no row: removed ones not yet reused, and placeholders. */
+  private get dead(): number {
+    return this.freed + this.placeholders;
+  }
+
   private tooManyDead(): boolean {
-    return this.dead > Math.max(REBUILD_DEAD_MIN, REBUILD_DEAD_FRACTION * this.graph.size());
+    return this.dead > Math.max(REBUILD_DEAD_MIN, REBUILD_DEAD_FRACTION * (this.graph.size() - this.placeholders));
+  }
+
+  /**
+   * Overwrites the vector of every removed node still on usearch's free
+   * list: an insert takes the oldest free node and copies its vector over the
+   * old one, so as many placeholder inserts (zero vectors, keys no row has)
+   * as there are free nodes leave none holding a removed row's vector. The
+   * placeholders stay (never proposed as candidates) until a rebuild.
+   */
+  private scrub(): void {
+    if (this.freed === 0) return;
+    const keys = BigUint64Array.from({ length: this.freed }, (_, i) => PLACEHOLDER_BASE + BigInt(this.placeholders + i));
+    this.graph.add(keys, new Float32Array(this.freed * this.cache.dims), 1);
+    this.placeholders += this.freed;
+    this.freed = 0;
+  }
+
+  /** Saves once removals have settled, when no insert ends a build first. */
+  private saveLater(): void {
+    if (!this.snapshots || this.saveTimer || this.closed) return;
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = null;
+      if (!this.closed && this.failure === null) this.saveIfDue(false);
+    }, SAVE_AFTER_REMOVAL_MS);
+    this.saveTimer.unref();
   }
 
   /**
@@ -238,18 +285,20 @@ export class ApproximateIndex implements VectorCacheListener {
     while (i < saved.length) out.push(saved[i++]!);
     this.fromSaved = loaded.rows.rowids.length - out.length;
     this.savedRows = loaded.rows.rowids.length;
+    this.placeholders = loaded.rows.placeholders;
     this.onDisk = true;
     if (out.length > 0) {
       try {
-        this.graph.remove(BigUint64Array.from(out, (r) => BigInt(r)));
+        this.freed = count(this.graph.remove(BigUint64Array.from(out, (r) => BigInt(r))));
       } catch (err) {
         this.savedNote = `the saved graph could not be brought up to date (${(err as Error).message})`;
         return false;
       }
-      this.dead = out.length;
-      this.holdsRemoved = true;
-      // Its files hold the vectors of rows the store no longer has (perhaps forgotten): they go now.
+      this.unsaved += out.length;
+      // Its files hold the vectors of rows the store no longer has (perhaps forgotten): they go now, and a
+      // scrubbed graph is saved in their place.
       this.dropSaved();
+      this.saveLater();
       this.savedNote = `rows of the saved graph gone or changed since it was saved: ${out.length}; its files were deleted`;
       if (this.tooManyDead()) {
         this.savedNote = `the saved graph was too far behind the store (rows gone or changed: ${out.length}); built again`;
@@ -267,14 +316,15 @@ export class ApproximateIndex implements VectorCacheListener {
    * thrown: the graph still answers, the next process only builds again.
    */
   private saveIfDue(atClose: boolean): void {
-    if (!this.snapshots || this.holdsRemoved || this.pending.size > 0 || this.unsaved === 0) return;
+    if (!this.snapshots || this.pending.size > 0 || this.unsaved === 0) return;
     if (!atClose && this.savedRows !== null && this.unsaved < SAVE_GROWTH * this.savedRows) return;
-    // With nothing waiting and nothing removed, the graph holds exactly the namespace's cached rows, each with the vector the cache holds.
+    // With nothing waiting, the graph holds exactly the namespace's cached rows (beside placeholders), each with the vector the cache holds.
     const rowids = this.sortedRows();
-    if (rowids.length !== this.graph.size()) return;
+    if (rowids.length !== this.graph.size() - this.placeholders) return;
     const hashes = Uint32Array.from(rowids, (r) => this.cache.vectorHashOf(r) ?? 0);
     try {
-      this.snapshots.save(this.identity(), this.graph, { rowids, hashes });
+      this.scrub();
+      this.snapshots.save(this.identity(), this.graph, { rowids, hashes, placeholders: this.placeholders });
       this.savedRows = rowids.length;
       this.unsaved = 0;
       this.onDisk = true;
@@ -285,6 +335,8 @@ export class ApproximateIndex implements VectorCacheListener {
 
   private dropSaved(): void {
     this.onDisk = false;
+    // No saved copy now: the next save is due as soon as nothing waits, whatever the graph's growth.
+    this.savedRows = null;
     try {
       this.snapshots?.drop(this.identity());
     } catch (err) {
@@ -336,6 +388,8 @@ export class ApproximateIndex implements VectorCacheListener {
       }
       this.unsaved += keys.length;
       this.built += keys.length;
+      // Each insert takes a removed node off the free list while there is one.
+      this.freed = Math.max(0, this.freed - keys.length);
       // Size the next batch so one insert call takes about half a slice.
       const perRow = (performance.now() - started) / keys.length;
       this.chunk = Math.max(8, Math.min(4096, Math.floor(SLICE_MS / 2 / Math.max(perRow, 1e-4))));
@@ -359,4 +413,9 @@ export class ApproximateIndex implements VectorCacheListener {
   private wake(): void {
     for (const w of this.waiters.splice(0)) w();
   }
+}
+
+/** usearch's remove answers a count, or one per key asked. */
+function count(removed: number | number[]): number {
+  return Array.isArray(removed) ? removed.reduce((a, b) => a + b, 0) : removed;
 }

@@ -21,13 +21,13 @@ function graph(): HnswIndex {
   return newHnswIndex(lib.module, { dimensions: DIMS, connectivity: 16, expansionAdd: 64, expansionSearch: 64 });
 }
 
-function filled(rows: number): { g: HnswIndex; rowids: Float64Array; hashes: Uint32Array } {
+function filled(rows: number): { g: HnswIndex; rowids: Float64Array; hashes: Uint32Array; placeholders: number } {
   const g = graph();
   const vectors = Float32Array.from({ length: rows * DIMS }, (_, i) => Math.sin(i + 1));
   const rowids = Float64Array.from({ length: rows }, (_, i) => 10 + 3 * i);
   g.add(BigUint64Array.from(rowids, (r) => BigInt(r)), vectors, 1);
   const hashes = Uint32Array.from(rowids, (_, i) => vectorHash(vectors.subarray(i * DIMS, (i + 1) * DIMS)));
-  return { g, rowids, hashes };
+  return { g, rowids, hashes, placeholders: 0 };
 }
 
 test('saved graphs: a save loads back; each thing that does not match is refused with its reason', () => {
@@ -36,10 +36,10 @@ test('saved graphs: a save loads back; each thing that does not match is refused
     const s = new GraphSnapshots(join(tmp.dir, 'g'));
     assert.deepEqual(s.load(id, graph), { reason: 'no saved graph' });
     const { g, rowids, hashes } = filled(50);
-    s.save(id, g, { rowids, hashes });
+    s.save(id, g, { rowids, hashes, placeholders: 0 });
     const back = s.load(id, graph);
     assert.ok('graph' in back, JSON.stringify(back));
-    assert.deepEqual([back.graph.size(), [...back.rows.rowids], [...back.rows.hashes]], [50, [...rowids], [...hashes]]);
+    assert.deepEqual([back.graph.size(), [...back.rows.rowids], [...back.rows.hashes], back.rows.placeholders], [50, [...rowids], [...hashes], 0]);
 
     const cases: { other: GraphIdentity; reason: string }[] = [
       { other: { ...id, dims: 16 }, reason: 'the saved graph was made with 8 dimensions, not 16' },

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { isPostgresLocation, openStore } from '../../src/adapters/open-store.ts';
@@ -71,6 +71,36 @@ async function insertAll(s: MemoryStore, p: Principal, model: string, vectors: F
 }
 
 const ids = (hits: { id: string }[]) => hits.map((h) => h.id);
+
+/** A float as IEEE half precision (round to nearest, ties to even), as usearch stores the graph's vectors. */
+function half(x: number): number {
+  const u = new Uint32Array(Float32Array.of(x).buffer)[0]!;
+  const sign = (u >>> 16) & 0x8000;
+  const e = ((u >>> 23) & 0xff) - 112;
+  let mant = u & 0x7fffff;
+  if (e >= 0x1f) return sign | 0x7c00;
+  if (e <= 0) {
+    if (e < -10) return sign;
+    mant |= 0x800000;
+    const shift = 14 - e;
+    let h = mant >>> shift;
+    const rest = mant & ((1 << shift) - 1);
+    const mid = 1 << (shift - 1);
+    if (rest > mid || (rest === mid && h & 1)) h++;
+    return sign | h;
+  }
+  let h = (e << 10) | (mant >>> 13);
+  const rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest === 0x1000 && h & 1)) h++;
+  return sign | h;
+}
+
+/** Whether a saved graph file holds this vector (its half-precision bytes, in order). */
+function holds(file: string, v: Float32Array): boolean {
+  const pattern = Buffer.alloc(2 * v.length);
+  v.forEach((x, i) => pattern.writeUInt16LE(half(x), 2 * i));
+  return readFileSync(file).includes(pattern);
+}
 let inserted = 0;
 
 test(named('approximate index: recall@10 against the exact scan, above a threshold forced low'), async (t) => {
@@ -401,73 +431,80 @@ test(named('approximate index: a built graph is saved, and the next process load
     assert.deepEqual(await prepare(third), { fromSaved: 3200, built: 0 });
     await check(third, { m: more[6]!, v: moreData[6]! });
 
-    // A forget deletes the namespace's saved graphs: usearch keeps a removed row's vector in its file.
+    // A forget deletes the namespace's saved graphs at once: usearch's files keep a removed row's vector.
     const kept = join(st.dir, 'kept');
     mkdirSync(kept);
     for (const f of readdirSync(graphDir)) copyFileSync(join(graphDir, f), join(kept, f));
+    assert.ok(holds(join(kept, graphFiles()[0]!), data[10]!), 'a saved graph holds its rows\' vectors (so the checks below can see one)');
     await writer.apply(owner, [{ kind: 'forget', lineageId: ms[10]!.id, reason: 'asked' }]);
     assert.deepEqual(readdirSync(graphDir), [], 'no saved graph outlives the forget');
-    // The process holding the graph follows the change log, and saves nothing while its graph holds the removed row.
+    // The process holding the graph follows the change log, and saves it again with the removed node overwritten.
     const r = await third.vectors.nearest(owner, { model: M, vector: data[10]!, filter: {}, limit: 10 });
     assert.ok(!ids(r.hits).includes(ms[10]!.id));
-    await insertAll(writer, owner, M, clustered(5, DIMS, 23));
-    await prepare(third);
     await third.close();
-    assert.deepEqual(readdirSync(graphDir), []);
-
-    // Files that escaped the forget (a process killed between its commit and the deletion): the loader
-    // finds the row gone, deletes the files, and the row never comes back.
-    for (const f of readdirSync(kept)) copyFileSync(join(kept, f), join(graphDir, f));
+    assert.equal(graphFiles().length, 1, 'saved again, scrubbed');
+    assert.ok(!holds(join(graphDir, graphFiles()[0]!), data[10]!), 'the forgotten vector is not in the saved file');
     const fourth = await open(st.db, cfg);
-    const stale = await prepare(fourth);
-    assert.deepEqual([stale?.fromSaved, stale?.built], [3199, 5]);
-    assert.match(stale?.note ?? '', /rows of the saved graph gone or changed since it was saved: 1; its files were deleted/);
-    assert.deepEqual(readdirSync(graphDir), []);
-    assert.ok(!ids((await fourth.vectors.nearest(owner, { model: M, vector: data[10]!, filter: {}, limit: 10 })).hits).includes(ms[10]!.id));
+    assert.deepEqual(await prepare(fourth), { fromSaved: 3199, built: 0 });
+    await check(fourth, { m: ms[11]!, v: data[11]! });
     await fourth.close();
 
-    // Next: nothing saved, so a full build, saved again.
+    // Files that escaped the forget (a process killed between its commit and the deletion): the loader
+    // finds the row gone, deletes the files, and the row never comes back; it saves a scrubbed graph.
+    for (const f of readdirSync(graphDir)) rmSync(join(graphDir, f));
+    for (const f of readdirSync(kept)) copyFileSync(join(kept, f), join(graphDir, f));
     const fifth = await open(st.db, cfg);
-    assert.deepEqual(await prepare(fifth), { fromSaved: 0, built: 3204, note: 'no saved graph' });
+    const stale = await prepare(fifth);
+    assert.deepEqual([stale?.fromSaved, stale?.built], [3199, 0]);
+    assert.match(stale?.note ?? '', /rows of the saved graph gone or changed since it was saved: 1; its files were deleted/);
+    assert.deepEqual(readdirSync(graphDir), []);
+    assert.ok(!ids((await fifth.vectors.nearest(owner, { model: M, vector: data[10]!, filter: {}, limit: 10 })).hits).includes(ms[10]!.id));
     await fifth.close();
     assert.equal(graphFiles().length, 1);
+    assert.ok(!holds(join(graphDir, graphFiles()[0]!), data[10]!));
+
+    // Rows written since a scrubbed save: the placeholder it holds is counted, only the new rows are inserted.
+    await insertAll(writer, owner, M, clustered(5, DIMS, 23));
+    const sixth = await open(st.db, cfg);
+    assert.deepEqual(await prepare(sixth), { fromSaved: 3199, built: 5 });
+    await sixth.close();
 
     // A damaged graph file never reaches the native loader: it is deleted and the graph built again.
     const file = join(graphDir, graphFiles()[0]!);
     const bytes = readFileSync(file);
     bytes[bytes.length >> 1] ^= 0xff;
     writeFileSync(file, bytes);
-    const sixth = await open(st.db, cfg);
-    assert.deepEqual(await prepare(sixth), { fromSaved: 0, built: 3204, note: 'the saved graph file is damaged (its checksum differs)' });
-    await check(sixth, { m: more[7]!, v: moreData[7]! });
-    await sixth.close();
+    const seventh = await open(st.db, cfg);
+    assert.deepEqual(await prepare(seventh), { fromSaved: 0, built: 3204, note: 'the saved graph file is damaged (its checksum differs)' });
+    await check(seventh, { m: more[7]!, v: moreData[7]! });
+    await seventh.close();
     t.diagnostic(`saved graph files: ${readdirSync(graphDir).join(', ')}`);
     assert.equal(graphFiles().length, 1, 'saved again after the rebuild, the damaged generation gone');
 
     // A vector replaced while no process held the graph: found by its hash, it leaves the graph and enters again where it now is.
     assert.equal(await writer.vectors.put(owner, [{ id: ms[20]!.id, model: M, vector: data[900]! }]), 1);
-    const seventh = await open(st.db, cfg);
-    const replaced = await prepare(seventh);
+    const eighth = await open(st.db, cfg);
+    const replaced = await prepare(eighth);
     assert.deepEqual([replaced?.fromSaved, replaced?.built], [3203, 1]);
     assert.match(replaced?.note ?? '', /rows of the saved graph gone or changed since it was saved: 1;/);
-    const there = await seventh.vectors.nearest(owner, { model: M, vector: data[900]!, filter: {}, limit: 2 });
+    const there = await eighth.vectors.nearest(owner, { model: M, vector: data[900]!, filter: {}, limit: 2 });
     assert.deepEqual(new Set(ids(there.hits)), new Set([ms[20]!.id, ms[900]!.id]));
-    await seventh.close();
-    assert.deepEqual(graphFiles(), [], 'a graph that removed a row is not saved');
+    await eighth.close();
+    assert.ok(!holds(join(graphDir, graphFiles()[0]!), data[20]!), 'the replaced vector is not in the saved file either');
 
     // A forget by a process that cannot see this directory (another machine, another setting): the process
-    // holding a saved graph deletes its files once it follows the removal.
-    const eighth = await open(st.db, cfg);
-    assert.deepEqual(await prepare(eighth), { fromSaved: 0, built: 3204, note: 'no saved graph' });
-    assert.equal(graphFiles().length, 1);
+    // holding a saved graph deletes its files once it follows the removal, and saves a scrubbed one.
+    const ninth = await open(st.db, cfg);
+    assert.deepEqual(await prepare(ninth), { fromSaved: 3204, built: 0 });
     const elsewhere = await open(st.db, { mode: 'exact', threshold: 0, graphDir: null });
     await elsewhere.apply(owner, [{ kind: 'forget', lineageId: ms[30]!.id, reason: 'asked elsewhere' }]);
     await elsewhere.close();
     assert.equal(graphFiles().length, 1, 'the forgetting process saw no saved graph');
-    assert.ok(!ids((await eighth.vectors.nearest(owner, { model: M, vector: data[30]!, filter: {}, limit: 10 })).hits).includes(ms[30]!.id));
+    assert.ok(!ids((await ninth.vectors.nearest(owner, { model: M, vector: data[30]!, filter: {}, limit: 10 })).hits).includes(ms[30]!.id));
     assert.deepEqual(readdirSync(graphDir), [], 'deleted by the process that held it');
-    await eighth.close();
-    assert.deepEqual(readdirSync(graphDir), []);
+    await ninth.close();
+    assert.equal(graphFiles().length, 1);
+    assert.ok(!holds(join(graphDir, graphFiles()[0]!), data[30]!));
   } finally {
     await writer.close();
     await st.cleanup();
