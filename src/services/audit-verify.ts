@@ -15,8 +15,10 @@ export interface AuditReport {
   entries: number;
   head: { seq: number; hash: string } | null;
   memoriesChecked: number;
+  /** The first MAX_REPORTED problems of each kind; `problemsFound` counts them all. */
   chainProblems: ChainProblem[];
   memoryProblems: MemoryProblem[];
+  problemsFound: { chain: number; memories: number };
 }
 
 const PAGE = 2000;
@@ -43,12 +45,13 @@ export interface AuditProgress {
 export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: { onProgress?: (x: AuditProgress) => void } = {}): Promise<AuditReport> {
   const chainProblems: ChainProblem[] = [];
   const head = await ctx.store.audit.head();
+  let chainFound = 0;
   let prev: { seq: number; hash: string } | null = null;
   let entries = 0;
   for (;;) {
     const page = await ctx.store.audit.range(p, prev?.seq ?? 0, PAGE);
     if (page.length === 0) break;
-    for (const problem of verifyChainSegment(prev, page)) if (chainProblems.length < MAX_REPORTED) chainProblems.push(problem);
+    for (const problem of verifyChainSegment(prev, page)) if (chainFound++ < MAX_REPORTED) chainProblems.push(problem);
     entries += page.length;
     const last = page[page.length - 1]!;
     prev = { seq: last.seq, hash: last.hash };
@@ -78,6 +81,7 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: { onP
     memoriesChecked,
     chainProblems,
     memoryProblems,
+    problemsFound: { chain: chainFound, memories: problemsFound },
   };
 }
 

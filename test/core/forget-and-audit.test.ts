@@ -123,12 +123,14 @@ test(named('audit verify goes a page at a time: it reports progress, and checks 
     const other = made[2450]!.id;
     await rawSql(db, BACKEND === 'sqlite' ? 'DROP TRIGGER audit_log_no_update' : 'DROP TRIGGER audit_log_no_update ON audit_log');
     await rawSql(db, "UPDATE audit_log SET memory_id = 'someone-else' WHERE memory_id = ? AND action = 'create'", other);
-    // And 150 texts edited: all counted as problems, the first hundred listed.
-    await rawSql(db, "UPDATE memories SET text = text || ' (forged)' WHERE text LIKE 'paged fact 1__'");
+    // And 1,111 texts edited (facts 1, 10-19, 100-199, 1000-1999): all counted as problems, the first hundred listed.
+    await rawSql(db, "UPDATE memories SET text = text || ' (forged)' WHERE text LIKE 'paged fact 1%'");
     const m2 = await openMemory({ db });
     const tampered = await m2.verifyAudit();
     assert.equal(tampered.ok, false);
     assert.equal(tampered.memoryProblems.length, 100);
+    assert.equal(tampered.problemsFound.memories, 1112, 'the edited texts and the memory without its entry');
+    assert.ok(tampered.problemsFound.chain >= 1);
     assert.ok(tampered.memoryProblems.every((x) => x.problem === 'text_changed'));
     assert.equal(tampered.memoriesChecked, 2501, 'every version, the superseded one too');
     assert.ok(tampered.chainProblems.some((x) => x.problem === 'hash_mismatch'));
