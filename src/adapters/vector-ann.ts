@@ -310,10 +310,11 @@ export class ApproximateIndex implements VectorCacheListener {
   }
 
   /**
-   * Saves the graph when no row is waiting and it holds no removed row's
-   * vector: after a build, once it has grown by SAVE_GROWTH since its last
-   * save, or at close if it gained anything. A failure is noted, never
-   * thrown: the graph still answers, the next process only builds again.
+   * Saves the graph when no row is waiting, its removed nodes overwritten
+   * first (`scrub`): after a build, once it has changed by SAVE_GROWTH since
+   * its last save, after removals (`saveLater`), or at close if it changed.
+   * A failure is noted, never thrown: the graph still answers, the next
+   * process only builds again.
    */
   private saveIfDue(atClose: boolean): void {
     if (!this.snapshots || this.pending.size > 0 || this.unsaved === 0) return;
