@@ -46,7 +46,7 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}): Se
           ? 'embeddings are off, so search is keyword-only'
           : `${vectorIndexWhy(ctx)}, fused with keyword results (RRF)`,
       setting: caps.vectors
-        ? 'MNEMOS_EMBEDDINGS=builtin|openai|onnx|off; MNEMOS_VECTOR_INDEX=auto|exact|approximate and MNEMOS_VECTOR_INDEX_THRESHOLD (vectors per namespace and model)'
+        ? 'MNEMOS_EMBEDDINGS=builtin|openai|onnx|off; MNEMOS_VECTOR_INDEX=auto|exact|approximate and MNEMOS_VECTOR_INDEX_THRESHOLD (vectors per namespace and model); MNEMOS_VECTOR_GRAPH_DIR (where a built approximate index is saved; off: nowhere)'
         : 'use the SQLite store (default) for vector search',
     },
     {
@@ -88,8 +88,9 @@ function vectorIndexWhy(ctx: ServiceContext): string {
   const exact = 'exact cosine scan of the stored vectors';
   if (mode === 'exact') return `${exact} (the approximate index is turned off)`;
   if (!ctx.store.capabilities.approximateVectorIndex) return `${exact} (an approximate index is not available in this installation: the optional usearch package is missing)`;
-  if (mode === 'approximate') return 'approximate HNSW index (usearch) per namespace and model, candidates checked against scope and scored exactly; the exact scan answers while it builds';
-  return `${exact} up to ${threshold.toLocaleString('en')} vectors per namespace and model, an approximate HNSW index (usearch) above (search explain says which answered)`;
+  const saved = ctx.config.vectorIndex.graphDir === null ? '; a built index is not saved, so each process builds its own' : '; a built index is saved and the next process loads it';
+  if (mode === 'approximate') return `approximate HNSW index (usearch) per namespace and model, candidates checked against scope and scored exactly; the exact scan answers while it builds${saved}`;
+  return `${exact} up to ${threshold.toLocaleString('en')} vectors per namespace and model, an approximate HNSW index (usearch) above (search explain says which answered)${saved}`;
 }
 
 function embeddingsPart(ctx: ServiceContext): PartReport {

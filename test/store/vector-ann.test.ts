@@ -302,7 +302,9 @@ test(named('approximate index: the store capability, its notes and search explai
       assert.equal(found.explain.vectorIndex?.vectors, 1200);
       assert.ok(found.hits.length > 0);
       const state = selfState(m.context);
-      assert.match(state.parts.find((x) => x.part === 'vector_search')!.why, /up to 500 vectors per namespace and model, an approximate HNSW index \(usearch\) above/);
+      const part = state.parts.find((x) => x.part === 'vector_search')!;
+      assert.match(part.why, /up to 500 vectors per namespace and model, an approximate HNSW index \(usearch\) above.*; a built index is saved and the next process loads it/);
+      assert.match(part.setting ?? '', /MNEMOS_VECTOR_GRAPH_DIR/);
       assert.equal(found.explain.vectorIndex?.graph?.built, 1200);
     } finally {
       await m.close();
