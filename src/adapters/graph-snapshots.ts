@@ -158,7 +158,7 @@ export class GraphSnapshots {
     this.sweep(this.key(id), null, null, true);
   }
 
-  /** Whether a saved graph of this namespace and model exists (tests and status). */
+  /** Whether a saved graph of this namespace and model exists. */
   has(id: GraphIdentity): boolean {
     return existsSync(join(this.dir, `${this.key(id)}.json`));
   }

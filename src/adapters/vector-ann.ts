@@ -252,14 +252,8 @@ export class ApproximateIndex implements VectorCacheListener {
    * leave the graph. False when there is nothing to load (the caller builds).
    */
   private loadSaved(): boolean {
-    const snapshots = this.snapshots!;
-    const id = this.identity();
-    let loaded: ReturnType<GraphSnapshots['load']>;
-    try {
-      loaded = snapshots.load(id, () => this.newGraph());
-    } catch (err) {
-      loaded = { reason: `the saved graph could not be loaded (${(err as Error).message})` };
-    }
+    // load() answers why instead of throwing, whatever the files hold.
+    const loaded = this.snapshots!.load(this.identity(), () => this.newGraph());
     if ('reason' in loaded) {
       this.savedNote = loaded.reason;
       return false;

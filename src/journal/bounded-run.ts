@@ -2,7 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { resolveExecutable, sha256File } from './resolve-executable.ts';
+import { sha256File } from '../runtime/file-sha256.ts';
+import { resolveExecutable } from './resolve-executable.ts';
 
 /**
  * Runs one external program under hard bounds and reports exactly what went

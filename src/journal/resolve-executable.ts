@@ -36,5 +36,3 @@ function isExecutableFile(path: string): boolean {
     return false;
   }
 }
-
-export { sha256File } from '../runtime/file-sha256.ts';

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { boundedRun, type BoundedRunSpec } from '../../src/journal/bounded-run.ts';
 import { pidAlive } from '../../src/journal/file-lock.ts';
-import { sha256File } from '../../src/journal/resolve-executable.ts';
+import { sha256File } from '../../src/runtime/file-sha256.ts';
 import { tempDir } from './fixtures/example.ts';
 
 const ENV = { PATH: '/usr/bin:/bin' };
