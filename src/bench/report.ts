@@ -3,6 +3,9 @@ import { dirname } from 'node:path';
 import os from 'node:os';
 import { isPostgresLocation } from '../adapters/open-store.ts';
 
+/** Where every `mnemos bench` command writes its section (relative to the working directory). */
+export const BENCH_FILE = 'docs/BENCHMARKS.md';
+
 /**
  * Keeps docs/BENCHMARKS.md up to date: each benchmark owns one section,
  * delimited by markers, and rewrites only that section with its latest run.

@@ -1,5 +1,5 @@
 import { benchIngest, type IngestBenchResult } from '../../../bench/ingest.ts';
-import { benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { BENCH_FILE, benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { benchCycleCmd } from './cycle-commands.ts';
 import { benchBeirCmd, benchLatencyCmd, benchLocomoCmd } from './bench-retrieval-commands.ts';
@@ -9,7 +9,6 @@ import { benchJournalCmd } from './bench-journal-command.ts';
 import { benchImportCmd } from './bench-import-command.ts';
 import { num, str } from './options.ts';
 
-export const BENCH_FILE = 'docs/BENCHMARKS.md';
 
 function progress(ctx: CommandContext, label: string) {
   if (!ctx.isTTY || ctx.json) return undefined;

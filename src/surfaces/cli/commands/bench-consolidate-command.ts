@@ -1,4 +1,4 @@
-import { machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { BENCH_FILE, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { benchConsolidate, type ConsolidateBenchResult } from '../../../lifecycle/bench.ts';
 import type { Command } from '../command.ts';
 import { num, str } from './options.ts';
@@ -34,8 +34,8 @@ export const benchConsolidateCmd: Command = {
     const r = await benchConsolidate({ n, ...(str(ctx, 'db') && ctx.values.db ? { db: ctx.db } : {}), ...(progress ? { onProgress: progress } : {}) });
     if (!ctx.values['no-write']) {
       // The 100k figure is the target's; other sizes get a section of their own instead of replacing it.
-      if (n === 100_000) writeBenchSection('docs/BENCHMARKS.md', 'consolidate', 'Consolidation pass (SQLite)', consolidateSection(n, r));
-      else writeBenchSection('docs/BENCHMARKS.md', `consolidate-${n}`, `Consolidation pass at ${n.toLocaleString('en')} memories (SQLite)`, consolidateSection(n, r));
+      if (n === 100_000) writeBenchSection(BENCH_FILE, 'consolidate', 'Consolidation pass (SQLite)', consolidateSection(n, r));
+      else writeBenchSection(BENCH_FILE, `consolidate-${n}`, `Consolidation pass at ${n.toLocaleString('en')} memories (SQLite)`, consolidateSection(n, r));
     }
     return r;
   },

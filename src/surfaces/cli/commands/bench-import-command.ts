@@ -1,9 +1,8 @@
 import { benchImport, type ImportBenchResult } from '../../../bench/import.ts';
-import { benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { BENCH_FILE, benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import type { Command } from '../command.ts';
 import { num } from './options.ts';
 
-const BENCH_FILE = 'docs/BENCHMARKS.md';
 
 export const benchImportCmd: Command = {
   name: 'import',

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { BENCH_FILE, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { MnemosError } from '../../../domain/errors.ts';
 import { benchJournal, type JournalBenchResult } from '../../../journal/bench.ts';
 import type { Command } from '../command.ts';
@@ -28,7 +28,7 @@ export const benchJournalCmd: Command = {
     const batched = await inTemp((dir) => benchJournal({ clusters: n, dir, batchSize: Math.min(BATCH, n) }));
     if (!ctx.values['no-write']) {
       writeBenchSection(
-        'docs/BENCHMARKS.md',
+        BENCH_FILE,
         'journal',
         'MeTTa journal (validate, append, open, query)',
         [

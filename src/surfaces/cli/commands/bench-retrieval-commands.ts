@@ -4,14 +4,13 @@ import { EngineBenchStores, engineBeirSearch, engineLocomoSearch } from '../../.
 import { benchLatency, type LatencyBenchResult } from '../../../bench/latency.ts';
 import { loadLocomo } from '../../../bench/locomo.ts';
 import { runLocomo, type LocomoReport } from '../../../bench/locomo-harness.ts';
-import { benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { BENCH_FILE, benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { MnemosError } from '../../../domain/errors.ts';
 import type { SearchMode } from '../../../services/search.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { num, positional, str } from './options.ts';
 import { vectorIndexConfigFromEnv } from '../vector-index-env.ts';
 
-const BENCH_FILE = 'docs/BENCHMARKS.md';
 const pct = (x: number) => (x * 100).toFixed(1);
 
 function modeOf(ctx: CommandContext): SearchMode {

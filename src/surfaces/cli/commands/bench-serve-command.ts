@@ -1,10 +1,9 @@
-import { benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { BENCH_FILE, benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { benchServe, type ServeBenchResult } from '../../../bench/serve.ts';
 import type { Command } from '../command.ts';
 import { num } from './options.ts';
 import { defaultSearchThreads } from '../../library/search-threads.ts';
 
-const BENCH_FILE = 'docs/BENCHMARKS.md';
 
 export const benchServeCmd: Command = {
   name: 'serve',

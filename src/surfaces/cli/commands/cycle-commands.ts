@@ -7,7 +7,7 @@ import { episodeFromMemory } from '../../../cognition/episode.ts';
 import { parseScenario, runScenario, type ScenarioResult } from '../../../cognition/scenario.ts';
 import { MnemosError } from '../../../domain/errors.ts';
 import { localOwner } from '../../../domain/principal.ts';
-import { machineNote, writeBenchSection } from '../../../bench/report.ts';
+import { BENCH_FILE, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { StoreEpisodes } from '../../../services/cycle/store-episodes.ts';
 import { openMemory } from '../../library/open-memory.ts';
 import { stateDir } from '../../../services/state-dir.ts';
@@ -101,7 +101,7 @@ export const benchCycleCmd: Command = {
       const r: BenchCycleReport = await benchCycle({ sink: new StoreEpisodes(mem.store), sinkName: 'sqlite', principal: mem.principal });
       if (!ctx.values['no-write']) {
         writeBenchSection(
-          'docs/BENCHMARKS.md',
+          BENCH_FILE,
           'cycle',
           'Cognitive cycle (seed 000)',
           [
