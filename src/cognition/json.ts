@@ -10,10 +10,17 @@ export type JsonValue = null | boolean | number | string | readonly JsonValue[] 
  * copying and no caller can change history by mutating an object it wrote.
  */
 export function freezeJson(value: unknown, what = 'value'): JsonValue {
-  return copy(value, what, new Set());
+  return copy(value, what, new Set(), 0);
 }
 
-function copy(value: unknown, path: string, seen: Set<object>): JsonValue {
+/**
+ * How deep a value may nest. Each level is a frame of this copy and of every
+ * later JSON.stringify, and thousands of levels overflow the stack: that
+ * reached callers as an internal error instead of a refusal.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+function copy(value: unknown, path: string, seen: Set<object>, depth: number): JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw notJson(path, `${value} is not a finite number`);
@@ -21,10 +28,11 @@ function copy(value: unknown, path: string, seen: Set<object>): JsonValue {
   }
   if (typeof value !== 'object') throw notJson(path, `a ${typeof value} is not JSON`);
   if (seen.has(value)) throw notJson(path, 'it contains a cycle');
+  if (depth >= MAX_JSON_DEPTH) throw notJson(path, `it nests deeper than ${MAX_JSON_DEPTH} levels`);
   seen.add(value);
   let out: JsonValue;
   if (Array.isArray(value)) {
-    out = Object.freeze(value.map((item, i) => copy(item, `${path}[${i}]`, seen)));
+    out = Object.freeze(value.map((item, i) => copy(item, `${path}[${i}]`, seen, depth + 1)));
   } else {
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
@@ -33,7 +41,7 @@ function copy(value: unknown, path: string, seen: Set<object>): JsonValue {
     const obj: Record<string, JsonValue> = {};
     for (const [k, v] of Object.entries(value)) {
       // JSON.stringify drops undefined members; do the same instead of failing.
-      if (v !== undefined) obj[k] = copy(v, `${path}.${k}`, seen);
+      if (v !== undefined) obj[k] = copy(v, `${path}.${k}`, seen, depth + 1);
     }
     out = Object.freeze(obj);
   }

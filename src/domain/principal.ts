@@ -1,4 +1,4 @@
-import type { Memory, Visibility } from './memory.ts';
+import { SAFETY_AUDIT_LABEL, type Memory, type Visibility } from './memory.ts';
 import { MnemosError } from './errors.ts';
 
 export const ROLES = ['owner', 'agent', 'guest'] as const;
@@ -48,6 +48,26 @@ export function canRead(p: Principal, m: Pick<Memory, 'namespace' | 'visibility'
 export function canWrite(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId'>): boolean {
   if (m.namespace !== p.namespace) return false;
   return p.role === 'owner' || m.ownerId === p.id;
+}
+
+/**
+ * What only an owner may claim about a memory it hands in. A read-only memory
+ * can never be edited or forgotten, and `origin: cycle` with the SafetyAudit
+ * label is how the SLEEP phase marks its safety trail: from a guest, either
+ * would plant a memory the owner cannot remove or a forged safety episode. An
+ * agent id says whose shared scope a memory lives in, so others may only give
+ * their own. (The cognitive cycle writes its episodes through the store, not
+ * through this rule.)
+ */
+export function assertMayClaim(p: Principal, m: { readOnly: boolean; origin: string; labels: readonly string[]; agentId: string | null }): void {
+  if (p.role === 'owner') return;
+  const refuse = (field: string, what: string) => {
+    throw new MnemosError('forbidden', `only the namespace's owner may ${what}`, { field });
+  };
+  if (m.readOnly) refuse('readOnly', 'write a read-only memory');
+  if (m.origin === 'cycle') refuse('origin', 'write memories with origin "cycle" (the cognitive cycle writes those itself)');
+  if (m.labels.includes(SAFETY_AUDIT_LABEL)) refuse('labels', `label a memory ${SAFETY_AUDIT_LABEL}`);
+  if (m.agentId !== null && m.agentId !== (p.agentId ?? null)) refuse('agentId', `write for agent "${m.agentId}"${p.agentId ? ` (you act for "${p.agentId}")` : ''}`);
 }
 
 /** Visibility a new memory gets when the caller names none. */

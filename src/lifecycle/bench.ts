@@ -61,7 +61,7 @@ export async function seedConsolidateBench(m: Mnemos, clock: { t: number }, n: n
         ...(r > 0.97 && r <= 0.98 ? { expiresAt: new Date(clock.t + 86_400_000).toISOString() } : {}),
       });
     }
-    await m.rememberMany(inputs, 'skip_if_same');
+    await m.rememberMany(inputs);
     onProgress?.(Math.min(done + batch, n), n);
   }
   clock.t = real;

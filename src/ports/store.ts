@@ -157,6 +157,7 @@ export interface StoreStats {
   superseded: number;
   bytes: number | null;
   schemaVersion: number;
+  /** Entries of the store's whole audit chain (every namespace). */
   auditEntries: number;
 }
 

@@ -1,16 +1,25 @@
+import { MnemosError } from '../domain/errors.ts';
 import { contentHash } from '../domain/hash.ts';
 import { newId } from '../domain/ids.ts';
 import { initialLifecycle } from '../domain/lifecycle.ts';
 import type { Memory } from '../domain/memory.ts';
-import { defaultVisibility, type Principal } from '../domain/principal.ts';
+import { assertMayClaim, defaultVisibility, type Principal } from '../domain/principal.ts';
 import { normalizeIso, toIso } from '../domain/time.ts';
 import type { MemoryFilter } from '../ports/store.ts';
 import type { FilterInput, RememberParsed } from './inputs.ts';
 
 /** Turns validated input into a complete first version of a memory. */
 export function buildMemory(p: Principal, input: RememberParsed, now: number): Memory {
+  const agentId = input.agentId ?? p.agentId ?? null;
+  assertMayClaim(p, { readOnly: input.readOnly, origin: input.origin, labels: input.labels, agentId });
   const id = newId(now);
   const recordedAt = toIso(now);
+  const validFrom = input.validFrom ? normalizeIso(input.validFrom) : recordedAt;
+  const validTo = input.validTo ? normalizeIso(input.validTo) : null;
+  // The schema compares the two only when both are given; validFrom defaults to now.
+  if (validTo !== null && validTo < validFrom) {
+    throw new MnemosError('validation_failed', `validTo (${validTo}) must not be before validFrom (${validFrom}${input.validFrom ? '' : ', which defaults to now'})`, { field: 'validTo' });
+  }
   return {
     id,
     lineageId: id,
@@ -24,8 +33,8 @@ export function buildMemory(p: Principal, input: RememberParsed, now: number): M
     emotionalValence: input.emotionalValence,
     salience: input.salience,
     lifecycle: initialLifecycle(input.type),
-    validFrom: input.validFrom ? normalizeIso(input.validFrom) : recordedAt,
-    validTo: input.validTo ? normalizeIso(input.validTo) : null,
+    validFrom,
+    validTo,
     recordedAt,
     supersededAt: null,
     supersededBy: null,
@@ -34,7 +43,7 @@ export function buildMemory(p: Principal, input: RememberParsed, now: number): M
     sourceKey: input.key ?? null,
     namespace: p.namespace,
     ownerId: p.id,
-    agentId: input.agentId ?? p.agentId ?? null,
+    agentId,
     sessionId: input.sessionId ?? input.source.sessionId ?? null,
     visibility: input.visibility ?? defaultVisibility(p),
     labels: input.labels,

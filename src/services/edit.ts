@@ -64,11 +64,25 @@ async function editable(ctx: ServiceContext, p: Principal, id: string): Promise<
   return m;
 }
 
+/**
+ * The next version a patch makes, refused when it would change nothing (a
+ * version identical to the last) or leave validTo before validFrom, which the
+ * patch alone cannot tell when it sets only one of them.
+ */
+function patched(prev: Memory, patch: MemoryPatch, now: number): { next: Memory; changes: FieldChange[] } {
+  const next = applyPatch(prev, patch, now);
+  const changes = diff(prev, next);
+  if (changes.length === 0) throw new MnemosError('validation_failed', `the edit would change nothing in memory ${prev.id}`, { id: prev.id });
+  if (next.validTo !== null && Date.parse(next.validTo) < Date.parse(next.validFrom)) {
+    throw new MnemosError('validation_failed', `invalid edit: validTo (${next.validTo}) must not be before validFrom (${next.validFrom})`, { id: prev.id, field: 'validTo' });
+  }
+  return { next, changes };
+}
+
 export async function previewEdit(ctx: ServiceContext, p: Principal, id: string, patchInput: MemoryPatch): Promise<EditPreview> {
   const patch = parseInput(patchSchema, patchInput, 'edit');
   const prev = await editable(ctx, p, id);
-  const changes = diff(prev, applyPatch(prev, patch, ctx.now()));
-  if (changes.length === 0) throw new MnemosError('validation_failed', `the edit would change nothing in memory ${id}`, { id });
+  const { changes } = patched(prev, patch, ctx.now());
   const { token, expiresAt } = await issuePreview(ctx, p, 'edit', { lineageId: prev.lineageId, previousId: prev.id, previousHash: prev.contentHash, patch });
   return { token, expiresAt, memoryId: prev.id, lineageId: prev.lineageId, fromVersion: prev.version, toVersion: prev.version + 1, changes };
 }
@@ -83,7 +97,7 @@ export async function confirmEdit(ctx: ServiceContext, p: Principal, token: stri
 export async function applyEdit(ctx: ServiceContext, p: Principal, id: string, patchInput: MemoryPatch, action: 'update' | 'supersede' = 'update', reason?: string): Promise<EditDone> {
   const patch = parseInput(patchSchema, patchInput, 'edit');
   const prev = await editable(ctx, p, id);
-  const next = applyPatch(prev, patch, ctx.now());
+  const { next } = patched(prev, patch, ctx.now());
   await ctx.store.apply(p, await withVectors(ctx, p, [{ kind: 'update', previousId: prev.id, next, action, ...(reason ? { reason } : {}) }]));
   return { id: next.id, previousId: prev.id, version: next.version };
 }

@@ -3,13 +3,14 @@ import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { remember, type RememberResult } from './memories.ts';
 import type { RememberInput } from './inputs.ts';
-import { isoTime, parseInput } from './validate.ts';
+import { isoTime, parseInput, storable } from './validate.ts';
+import { assertDistinctTurns } from './import/transcript.ts';
 
 export const MAX_TRANSCRIPT_MESSAGES = 5_000;
 
 export const transcriptSchema = z
   .object({
-    sessionId: z.string().min(1).max(256).describe('identity of the conversation; turns are keyed by session + turn, so posting it again adds nothing'),
+    sessionId: storable(z.string().min(1).max(256)).describe('identity of the conversation; turns are keyed by session + turn, so posting it again adds nothing'),
     messages: z
       .array(
         z
@@ -36,6 +37,7 @@ export type TranscriptInput = z.input<typeof transcriptSchema>;
  */
 export async function ingestTranscript(ctx: ServiceContext, p: Principal, input: TranscriptInput): Promise<{ sessionId: string; results: RememberResult[] }> {
   const q = parseInput(transcriptSchema, input, 'transcript');
+  assertDistinctTurns(q.messages.map((msg, i) => ({ sessionId: q.sessionId, turn: msg.turn ?? i + 1, where: `messages.${i}` })));
   const inputs: RememberInput[] = q.messages.map((msg, i) => {
     const turn = msg.turn ?? i + 1;
     return {

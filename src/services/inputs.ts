@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIFECYCLES, MEMORY_TYPES, ORIGINS, VISIBILITIES } from '../domain/memory.ts';
-import { isoTime } from './validate.ts';
+import { isoTime, jsonRecord, storable } from './validate.ts';
 
 /** Input schemas of the library API. Surfaces reuse them (MCP tools, HTTP routes, OpenAPI). */
 
@@ -25,7 +25,7 @@ const unit = z.number().min(0).max(1);
 
 export const rememberSchema = z
   .object({
-    text: z.string().min(1, 'text must not be empty').max(MAX_TEXT_CHARS, `text is limited to ${MAX_TEXT_CHARS} characters`),
+    text: storable(z.string().min(1, 'text must not be empty').max(MAX_TEXT_CHARS, `text is limited to ${MAX_TEXT_CHARS} characters`)),
     type: z.enum(MEMORY_TYPES).default('general').describe('semantic type of the memory'),
     importance: unit.default(0.5).describe('base strength 0..1'),
     emotionalValence: z.number().min(-1).max(1).default(0),
@@ -34,14 +34,14 @@ export const rememberSchema = z
     validTo: isoTime.nullable().optional(),
     origin: z.enum(ORIGINS).default('user_input'),
     source: sourceRefSchema.default({}),
-    key: z.string().min(1).max(512).optional().describe('idempotency key: the identity of the source (file+lines, session+turn, a client key)'),
-    sessionId: z.string().min(1).max(256).optional(),
-    agentId: z.string().min(1).max(256).optional(),
+    key: storable(z.string().min(1).max(512)).optional().describe('idempotency key: the identity of the source (file+lines, session+turn, a client key)'),
+    sessionId: storable(z.string().min(1).max(256)).optional(),
+    agentId: storable(z.string().min(1).max(256)).optional(),
     visibility: z.enum(VISIBILITIES).optional(),
     tags: z.array(z.string().min(1).max(128)).max(64).default([]),
     labels: z.array(z.string().min(1).max(64)).max(16).default([]),
     readOnly: z.boolean().default(false),
-    metadata: z.record(z.string(), z.unknown()).default({}),
+    metadata: jsonRecord.default({}),
     expiresAt: isoTime.nullable().optional(),
   })
   .strict()
@@ -52,7 +52,7 @@ export type RememberParsed = z.output<typeof rememberSchema>;
 
 export const patchSchema = z
   .object({
-    text: z.string().min(1).max(MAX_TEXT_CHARS).optional(),
+    text: storable(z.string().min(1).max(MAX_TEXT_CHARS)).optional(),
     type: z.enum(MEMORY_TYPES).optional(),
     importance: unit.optional(),
     emotionalValence: z.number().min(-1).max(1).optional(),
@@ -60,7 +60,7 @@ export const patchSchema = z
     validTo: isoTime.nullable().optional(),
     visibility: z.enum(VISIBILITIES).optional(),
     tags: z.array(z.string().min(1).max(128)).max(64).optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    metadata: jsonRecord.optional(),
     expiresAt: isoTime.nullable().optional(),
   })
   .strict()

@@ -15,13 +15,25 @@ export interface RememberResult {
   previousId?: string;
 }
 
-export type SourcePolicy = 'skip_if_same' | 'supersede' | 'conflict';
+/**
+ * What a write does when its key already holds a different text: refuse it
+ * (`conflict`, the default) or store it as that memory's next version
+ * (`supersede`). The same text under the key is always `unchanged`. There is
+ * no policy that keeps the old text and drops the new one while answering
+ * success: that would lose what the caller sent.
+ */
+export const SOURCE_POLICIES = ['conflict', 'supersede'] as const;
+export type SourcePolicy = (typeof SOURCE_POLICIES)[number];
 
 /**
  * Validates every input before anything is written, then stores the whole
  * batch in one transaction: either all are stored or none.
  */
 export async function remember(ctx: ServiceContext, p: Principal, inputs: RememberInput[], policy: SourcePolicy = 'conflict'): Promise<RememberResult[]> {
+  if (!(SOURCE_POLICIES as readonly unknown[]).includes(policy)) {
+    throw new MnemosError('validation_failed', `unknown key policy ${JSON.stringify(policy)}: use ${SOURCE_POLICIES.map((x) => `"${x}"`).join(' or ')}`, { field: 'policy' });
+  }
+  if (!Array.isArray(inputs)) throw new MnemosError('validation_failed', 'give the memories to store as an array', { field: '(input)' });
   if (inputs.length === 0) return [];
   const now = ctx.now();
   const parsed = inputs.map((input, i) => parseInput(rememberSchema, input, inputs.length > 1 ? `memory #${i + 1}` : 'memory'));
@@ -46,6 +58,22 @@ export async function getMemory(ctx: ServiceContext, p: Principal, id: string): 
   const t = await ctx.store.tombstone(p, id);
   if (t) throw new MnemosError('forgotten', `memory ${id} was forgotten at ${t.forgottenAt} by ${t.actor} (${t.reason})`, { id, lineageId: t.lineageId, forgottenAt: t.forgottenAt });
   throw new MnemosError('not_found', `no memory with id ${id} is visible to you`, { id });
+}
+
+/**
+ * `get`: a memory the caller can see and whose time to live has not run out.
+ * Search and list hide a memory once its expiresAt passes (before
+ * consolidation marks it expired), so reading it by id must not serve it
+ * either. Forget and edit still reach it through getMemory: an expired memory
+ * can be forgotten, or given a new expiresAt.
+ */
+export async function readMemory(ctx: ServiceContext, p: Principal, id: string): Promise<Memory> {
+  const m = await getMemory(ctx, p, id);
+  // The store's reads hide by the wall clock (adapters/sql/scope-sql.ts), and so does this.
+  if (m.expiresAt !== null && Date.parse(m.expiresAt) <= Date.now()) {
+    throw new MnemosError('not_found', `memory ${id} expired at ${m.expiresAt} (its expiresAt) and is no longer served; its owner can forget it, or update it with a later expiresAt`, { id, expiresAt: m.expiresAt });
+  }
+  return m;
 }
 
 export async function listMemories(ctx: ServiceContext, p: Principal, input: ListInput): Promise<{ items: Memory[]; total: number; offset: number; limit: number }> {

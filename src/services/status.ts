@@ -6,10 +6,12 @@ import { embeddingsFor } from './embeddings.ts';
 
 export interface Status {
   backend: string;
-  location: string;
+  /** Where the store lives (a file path, a URL without its password); null for guests and agents. */
+  location: string | null;
   schemaVersion: number;
   namespace: string;
-  memories: StoreStats;
+  /** bytes and auditEntries are the whole store's, so null for guests and agents. */
+  memories: Omit<StoreStats, 'bytes' | 'auditEntries'> & { bytes: number | null; auditEntries: number | null };
   capabilities: Record<string, boolean>;
   embeddings: EmbeddingStatus;
 }
@@ -29,10 +31,14 @@ export interface EmbeddingStatus {
 }
 
 export async function status(ctx: ServiceContext, p: Principal): Promise<Status> {
-  const [memories, embeddings] = await Promise.all([ctx.store.stats(p), embeddingStatus(ctx, p)]);
+  const [stats, embeddings] = await Promise.all([ctx.store.stats(p), embeddingStatus(ctx, p)]);
+  // The audit chain and the file are the whole store's: their size tells of
+  // everyone's writes, owner-only ones included, and the path of the host.
+  const owner = p.role === 'owner';
+  const memories = owner ? stats : { ...stats, bytes: null, auditEntries: null };
   return {
     backend: ctx.store.backend,
-    location: ctx.store.location,
+    location: owner ? ctx.store.location : null,
     schemaVersion: memories.schemaVersion,
     namespace: p.namespace,
     memories,

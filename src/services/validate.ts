@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
+import { isWellFormed, LONE_SURROGATE } from '../domain/unicode.ts';
+import { freezeJson } from '../cognition/json.ts';
 
 /**
  * Parses input against a schema and turns the first problems into one clear
@@ -20,6 +22,42 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
   });
 }
 
+/**
+ * ISO-8601 as the docs promise: a date, optionally a time and a zone. Date.parse
+ * alone also took "1" (2001-01-01) and "June 5" (a day of 2001).
+ */
+const ISO_SHAPE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+
 export const isoTime = z
   .string()
-  .refine((s) => !Number.isNaN(Date.parse(s)), { message: 'must be an ISO-8601 time such as 2026-05-01T12:00:00Z' });
+  .refine((s) => ISO_SHAPE.test(s) && !Number.isNaN(Date.parse(s)), { message: 'must be an ISO-8601 time such as 2026-05-01T12:00:00Z' })
+  .refine(calendarDayExists, { message: 'names a day its month does not have' });
+
+/**
+ * Date.parse rolls 2024-02-30 over to March 1st; a date the caller could not
+ * have meant is refused rather than stored as another day.
+ */
+function calendarDayExists(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
+  if (!m) return true;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** A string schema that refuses what a database text column cannot store as given (domain/unicode.ts). */
+export function storable(s: z.ZodString): z.ZodString {
+  return s.refine(isWellFormed, { message: LONE_SURROGATE });
+}
+
+/**
+ * Free-form JSON a memory stores (metadata): plain JSON only, nested at most
+ * 64 levels. Without the check a cycle or a BigInt threw a raw TypeError and
+ * deep nesting overflowed the stack of the row's JSON.stringify.
+ */
+export const jsonRecord = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+  try {
+    freezeJson(value, 'metadata');
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});

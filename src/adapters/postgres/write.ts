@@ -5,7 +5,7 @@ import type { Memory } from '../../domain/memory.ts';
 import { canWrite, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
-import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql/rows.ts';
+import { MEMORY_COLUMNS, memoryToRow, rowToMemory, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
 import { rows } from './connection.ts';
 import { addToTermStats, termStatsSql } from './fts.ts';
 import type { PgPlace } from './places.ts';
@@ -282,7 +282,7 @@ export class PgWriter {
       throw new MnemosError('conflict', `memory ${prev.id} was already replaced by ${prev.supersededBy ?? 'a newer version'}; edit the current version`, { id: prev.id, supersededBy: prev.supersededBy });
     }
     if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
-    await ctx.c.query('UPDATE memories SET superseded_at = $1, superseded_by = $2 WHERE id = $3', [ctx.now, next.id, prev.id]);
+    await ctx.c.query('UPDATE memories SET superseded_at = $1, superseded_by = $2 WHERE id = $3', [supersededAtMs(prev, next), next.id, prev.id]);
     await this.writeRow(ctx, next, vector);
     await this.audit(ctx, {
       action,

@@ -1,4 +1,5 @@
 import type { Memory } from '../../domain/memory.ts';
+import { assertStorableText } from '../../domain/unicode.ts';
 import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { Tombstone } from '../../ports/store.ts';
 import type { LedgerFact } from '../../lifecycle/ledger-rules.ts';
@@ -14,6 +15,12 @@ export const MEMORY_COLUMNS = [
 export type MemoryRow = Record<(typeof MEMORY_COLUMNS)[number], unknown> & { rowid?: number };
 
 export function memoryToRow(m: Memory, docLen: number): unknown[] {
+  // The last guard of every path into the table (inputs, imports, the cycle): a
+  // text column would store U+FFFD for a lone surrogate. JSON columns escape it.
+  assertStorableText(m.text, 'text');
+  assertStorableText(m.sourceKey, 'key');
+  assertStorableText(m.sessionId, 'sessionId');
+  assertStorableText(m.agentId, 'agentId');
   return [
     m.id, m.lineageId, m.version, m.text, m.contentHash, m.type, m.importance, m.accessCount, toMsOrNull(m.lastAccessedAt),
     m.emotionalValence, m.salience, m.lifecycle, toMs(m.validFrom), toMsOrNull(m.validTo), toMs(m.recordedAt),
@@ -21,6 +28,17 @@ export function memoryToRow(m: Memory, docLen: number): unknown[] {
     m.agentId, m.sessionId, m.visibility, JSON.stringify(m.labels), m.readOnly ? 1 : 0, JSON.stringify(m.tags),
     JSON.stringify(m.metadata), toMsOrNull(m.expiresAt), docLen,
   ];
+}
+
+/**
+ * When a replaced version stops being current in transaction time: the
+ * instant its successor was recorded, so "as known at" any time sees exactly
+ * one of the two. (The writer's own clock, read a moment later, left a
+ * millisecond in which both were current.) Never before the old version's own
+ * recording, whatever clock the caller injected.
+ */
+export function supersededAtMs(prev: Pick<Memory, 'recordedAt'>, next: Pick<Memory, 'recordedAt'>): number {
+  return Math.max(toMs(next.recordedAt), toMs(prev.recordedAt));
 }
 
 export function rowToMemory(r: MemoryRow): Memory {

@@ -5,7 +5,7 @@ import type { Memory } from '../../domain/memory.ts';
 import { canWrite, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
-import { MEMORY_COLUMNS, memoryToRow, rowToMemory, type MemoryRow } from '../sql/rows.ts';
+import { MEMORY_COLUMNS, memoryToRow, rowToMemory, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
 import type { DerivedPlace } from './places.ts';
 import { importanceMoved, sourceHeldByOther } from '../sql/write-errors.ts';
 import { vectorToBytes } from '../vector-scan.ts';
@@ -138,7 +138,7 @@ export class SqliteWriter {
       throw new MnemosError('conflict', `memory ${prev.id} was already replaced by ${prev.supersededBy ?? 'a newer version'}; edit the current version`, { id: prev.id, supersededBy: prev.supersededBy });
     }
     if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
-    (this.closeVersion ??= this.db.prepare('UPDATE memories SET superseded_at = ?, superseded_by = ? WHERE id = ?')).run(ctx.now, next.id, prev.id);
+    (this.closeVersion ??= this.db.prepare('UPDATE memories SET superseded_at = ?, superseded_by = ? WHERE id = ?')).run(supersededAtMs(prev, next), next.id, prev.id);
     this.writeRow(next, vector);
     this.audit(ctx, {
       action,

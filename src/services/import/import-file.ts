@@ -2,8 +2,9 @@ import { constants } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
-import { contentHash } from '../../domain/hash.ts';
-import type { Principal } from '../../domain/principal.ts';
+import { contentHash, sha256Hex } from '../../domain/hash.ts';
+import { assertMayClaim, type Principal } from '../../domain/principal.ts';
+import { LIFECYCLES } from '../../domain/memory.ts';
 import { normalizeIso } from '../../domain/time.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
 import { buildMemory } from '../build-memory.ts';
@@ -81,7 +82,27 @@ export function detectFormat(path: string, lines: string | Iterable<Line>): Impo
       return 'jsonl';
     }
   }
-  throw new MnemosError('validation_failed', `cannot tell the format of ${path}; pass --format ${IMPORT_FORMATS.join('|')}`, { field: 'format' });
+  unknownFormat(path);
+}
+
+/**
+ * The session of a transcript's messages that name none: the file itself (its
+ * absolute path). Two files called chat.json in two folders are two
+ * conversations; under their shared base name, the second file's turns
+ * became new versions of the first's. A file imported before this rule keeps
+ * the base-name session its turns already have, so importing it again still
+ * adds nothing.
+ */
+async function fileSession(ctx: ServiceContext, p: Principal, abs: string): Promise<string> {
+  const legacy = basename(abs).replace(/\.[^.]+$/, '');
+  const earlier = await ctx.store.list(p, { sourceKeys: { ownerId: p.id, keys: [`transcript:${legacy}#1`] }, lifecycles: [...LIFECYCLES] }, { limit: 1 });
+  if (earlier.some((m) => m.source.path === abs)) return legacy;
+  // A session id is at most 256 characters; a longer path is named by its base name and a hash of the path.
+  return abs.length <= 256 ? abs : `${legacy.slice(0, 180)}@${sha256Hex(abs).slice(0, 16)}`;
+}
+
+export function unknownFormat(path: string): never {
+  throw new MnemosError('validation_failed', `cannot tell the format of ${path}; pass --format ${IMPORT_FORMATS.join('|')}`, { field: 'format', path });
 }
 
 /**
@@ -102,7 +123,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
   progress('parsing', 0, 1);
   const now = ctx.now();
-  const session = opts.sessionId ?? basename(abs).replace(/\.[^.]+$/, '');
+  const session = opts.sessionId ?? (format === 'transcript' || format === 'transcript-jsonl' ? await fileSession(ctx, p, abs) : '');
   // Lists are concatenated, never spread into push(): a spread passes every element as an
   // argument, and a file of 400,000 lines overflowed the call stack.
   let ops: WriteOp[] = [];
@@ -167,12 +188,14 @@ function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string
       const record = parseInput(memoryRecordSchema, value, `memory record at ${where}`);
       if (contentHash(record.text) !== record.contentHash) throw new MnemosError('validation_failed', `${where}: contentHash does not match text`, { line, field: 'contentHash' });
       const memory = { ...record, namespace: p.namespace };
+      assertMayClaim(p, memory);
       for (const k of ['validFrom', 'recordedAt'] as const) memory[k] = normalizeIso(memory[k]);
       ops.push({ kind: 'insert', memory, onExistingSource: 'conflict' });
     } else {
       const parsed = parseInput(rememberSchema, value, `memory at ${where}`);
       if (parsed.key !== undefined) {
-        ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'skip_if_same' });
+        // A line's own key is its identity, like a chunk's file and lines: a changed text is its next version.
+        ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
       } else {
         const source = Object.keys(parsed.source).length > 0 ? parsed.source : { path: abs, lineStart: line, lineEnd: line };
         ops.push({ kind: 'insert', memory: buildMemory(p, { ...parsed, key: `${fileKeyPrefix(abs)}L${line}`, source }, now), onExistingSource: 'supersede' });

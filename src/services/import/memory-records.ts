@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LIFECYCLES, MEMORY_TYPES, ORIGINS, VISIBILITIES, type Memory } from '../../domain/memory.ts';
-import { isoTime } from '../validate.ts';
+import { isoTime, jsonRecord, storable } from '../validate.ts';
 import { sourceRefSchema } from '../inputs.ts';
 
 /** A complete memory as `export --format jsonl` writes it; importing it restores it exactly. */
@@ -9,7 +9,7 @@ export const memoryRecordSchema = z
     id: z.string().min(1),
     lineageId: z.string().min(1),
     version: z.number().int().min(1),
-    text: z.string().min(1),
+    text: storable(z.string().min(1)),
     contentHash: z.string().regex(/^[0-9a-f]{64}$/),
     type: z.enum(MEMORY_TYPES),
     importance: z.number().min(0).max(1),
@@ -34,7 +34,7 @@ export const memoryRecordSchema = z
     labels: z.array(z.string()),
     readOnly: z.boolean(),
     tags: z.array(z.string()),
-    metadata: z.record(z.string(), z.unknown()),
+    metadata: jsonRecord,
     expiresAt: isoTime.nullable(),
   })
   .strict();

@@ -1,7 +1,7 @@
 import { MnemosError } from '../../domain/errors.ts';
 import { contentHash } from '../../domain/hash.ts';
 import type { Memory } from '../../domain/memory.ts';
-import type { Principal } from '../../domain/principal.ts';
+import { assertMayClaim, type Principal } from '../../domain/principal.ts';
 import { normalizeIso } from '../../domain/time.ts';
 import type { WriteOp } from '../../ports/store.ts';
 import { argOf, declaredIds, predicateOf, symbolArg, textArg, type MemoryCluster } from '../../journal/cluster.ts';
@@ -104,6 +104,7 @@ function restoredMemory(p: Principal, cluster: MemoryCluster, input: JournalMemo
     expiresAt: extra.expiresAt ?? null,
   };
   const memory = parseInput(memoryRecordSchema, record, `memory record at ${where}`) as Memory;
+  assertMayClaim(p, memory);
   for (const k of ['validFrom', 'recordedAt'] as const) memory[k] = normalizeIso(memory[k]);
   return memory;
 }

@@ -69,13 +69,36 @@ export function parseTranscript(source: string | Iterable<Line>, format: 'json' 
     messages.forEach((value, i) => raw.push({ value, line: i + 1 }));
   }
   const counters = new Map<string, number>();
-  return raw.map(({ value, line }) => {
-    const message = parseMessage(value, format === 'jsonl' ? `${file}:${line}` : `${file}: message ${line}`);
+  const turns = raw.map(({ value, line }) => {
+    const where = format === 'jsonl' ? `${file}:${line}` : `${file}: message ${line}`;
+    const message = parseMessage(value, where);
     const sessionId = message.sessionId ?? message.session_id ?? fileSession ?? fallbackSession;
     const turn = message.turn ?? (counters.get(sessionId) ?? 0) + 1;
     counters.set(sessionId, turn);
-    return { sessionId, turn, message, line };
+    return { sessionId, turn, message, line, where };
   });
+  assertDistinctTurns(turns);
+  return turns;
+}
+
+/**
+ * Two messages of one session under one turn number would share a source key,
+ * and the second would silently replace the first as its new version.
+ */
+export function assertDistinctTurns(turns: readonly { sessionId: string; turn: number; where: string }[]): void {
+  const seen = new Map<string, string>();
+  for (const t of turns) {
+    const id = `${t.sessionId}#${t.turn}`;
+    const first = seen.get(id);
+    if (first !== undefined) {
+      throw new MnemosError('validation_failed', `${t.where}: turn ${t.turn} of session "${t.sessionId}" is already given by ${first}; each turn of a session needs its own number`, {
+        field: 'turn',
+        sessionId: t.sessionId,
+        turn: t.turn,
+      });
+    }
+    seen.set(id, t.where);
+  }
 }
 
 export function transcriptInputs(turns: TranscriptTurn[], file: string): RememberInput[] {

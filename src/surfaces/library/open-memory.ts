@@ -13,7 +13,7 @@ import { confirmForget, previewForget } from '../../services/forget.ts';
 import { history } from '../../services/history.ts';
 import { importFile, type ImportOptions } from '../../services/import/import-file.ts';
 import type { ListInput, MemoryPatch, RememberInput, SearchInput } from '../../services/inputs.ts';
-import { getMemory, listMemories, remember, type SourcePolicy } from '../../services/memories.ts';
+import { listMemories, readMemory, remember, type SourcePolicy } from '../../services/memories.ts';
 import { runSearch, searchMemories, type SearchMode } from '../../services/search.ts';
 import { status } from '../../services/status.ts';
 import { deepRecall, type DeepRecallInput } from '../../services/deep-recall.ts';
@@ -89,7 +89,7 @@ export class Mnemos {
   }
 
   get(id: string) {
-    return getMemory(this.ctx, this.principal, id);
+    return readMemory(this.ctx, this.principal, id);
   }
 
   list(input: ListInput = {}) {

@@ -1,0 +1,218 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { openMemory, MnemosError } from '../../src/index.ts';
+import { named, testStores } from '../helpers/backend.ts';
+
+/**
+ * Input that a surface accepted but the store could not keep as given, or
+ * that let one principal claim what only the owner may: each is refused with
+ * a stable code, and nothing is written.
+ */
+
+const refused = (code: string, field?: RegExp) => (err: unknown) => {
+  assert.ok(MnemosError.is(err), `expected a MnemosError, got ${String(err)}`);
+  assert.equal(err.code, code, err.message);
+  if (field) assert.match(String(err.details?.field ?? ''), field);
+  return true;
+};
+
+async function withMemory<T>(run: (m: Awaited<ReturnType<typeof openMemory>>, dir: string) => Promise<T>): Promise<T> {
+  const t = testStores();
+  const m = await openMemory({ db: t.db });
+  try {
+    return await run(m, t.dir);
+  } finally {
+    await m.close();
+    await t.cleanup();
+  }
+}
+
+test(named('a lone UTF-16 surrogate is refused on every way in, and the audit chain stays clean'), () =>
+  withMemory(async (m, dir) => {
+    const guest = m.as({ role: 'guest', namespace: 'default', id: 'visitor' });
+    await assert.rejects(guest.remember({ text: 'half a character \ud800 here' }), refused('validation_failed', /text/));
+    await assert.rejects(m.remember({ text: 'fine', key: 'k-\udc00' }), refused('validation_failed', /key/));
+    await assert.rejects(m.ingestTranscript({ sessionId: 's1', messages: [{ role: 'user', content: 'broken \udbff' }] }), refused('validation_failed'));
+    const ok = await m.remember({ text: 'a pair is fine: \ud83d\ude00' });
+    await assert.rejects(m.update(ok.id, { text: 'now broken \ud800' }), refused('validation_failed', /text/));
+    // An export line is restored as it is; its text must be storable too.
+    const record = JSON.stringify({ ...(await m.get(ok.id)), id: '01HZZZZZZZZZZZZZZZZZZZZZZZ', lineageId: '01HZZZZZZZZZZZZZZZZZZZZZZZ', text: 'x\ud800', contentHash: 'a'.repeat(64) });
+    writeFileSync(join(dir, 'records.jsonl'), record + '\n');
+    await assert.rejects(m.import(join(dir, 'records.jsonl')), refused('validation_failed'));
+    assert.equal((await m.list()).total, 1, 'nothing but the well-formed memory was written');
+    assert.equal((await m.get(ok.id)).text, 'a pair is fine: \ud83d\ude00');
+    const verdict = await m.verifyAudit();
+    assert.equal(verdict.ok, true, JSON.stringify(verdict.memoryProblems));
+  }),
+);
+
+test(named('metadata must be plain JSON nested at most 64 levels: cycles, BigInt and deep nesting are refused, not internal errors'), () =>
+  withMemory(async (m) => {
+    const circular: Record<string, unknown> = { a: 1 };
+    circular.self = circular;
+    await assert.rejects(m.remember({ text: 'circular', metadata: circular }), refused('validation_failed', /metadata/));
+    await assert.rejects(m.remember({ text: 'bigint', metadata: { n: 1n } as never }), refused('validation_failed', /metadata/));
+    const deep = (levels: number) => {
+      let v: unknown = 'leaf';
+      for (let i = 0; i < levels; i++) v = [v];
+      return { v };
+    };
+    await assert.rejects(m.remember({ text: 'deep', metadata: deep(5000) }), refused('validation_failed', /metadata/));
+    const ok = await m.remember({ text: 'shallow enough', metadata: deep(60) });
+    assert.deepEqual((await m.get(ok.id)).metadata, deep(60));
+    await assert.rejects(m.update(ok.id, { metadata: deep(100) }), refused('validation_failed', /metadata/));
+    assert.equal((await m.list()).total, 1);
+  }),
+);
+
+test(named('only the owner may write read-only, cycle-origin or SafetyAudit memories, or write for another agent'), () =>
+  withMemory(async (m) => {
+    const guest = m.as({ role: 'guest', namespace: 'default', id: 'visitor' });
+    const agent = m.as({ role: 'agent', namespace: 'default', id: 'agent-token-1', agentId: 'botA' });
+    await assert.rejects(guest.remember({ text: 'unforgettable', readOnly: true }), refused('forbidden', /readOnly/));
+    await assert.rejects(guest.remember({ text: 'forged', type: 'episode', origin: 'cycle', key: 'cycle:fake' }), refused('forbidden', /origin/));
+    await assert.rejects(guest.remember({ text: 'forged', labels: ['Episode', 'SafetyAudit'] }), refused('forbidden', /labels/));
+    await assert.rejects(guest.remember({ text: 'for botA', agentId: 'botA' }), refused('forbidden', /agentId/));
+    await assert.rejects(agent.remember({ text: 'for botB', agentId: 'botB' }), refused('forbidden', /agentId/));
+    assert.equal((await m.list()).total, 0, 'nothing was written');
+
+    // What stays allowed: an agent's own id, plain labels, and the owner's marks.
+    const own = await agent.remember({ text: 'my own note', agentId: 'botA', labels: ['draft'] });
+    assert.equal((await m.get(own.id)).agentId, 'botA');
+    const pinned = await m.remember({ text: 'owner keeps this', readOnly: true });
+    assert.equal((await m.get(pinned.id)).readOnly, true);
+  }),
+);
+
+test(named('an unknown key policy is refused: a typo never turns into a silent drop of new text'), () =>
+  withMemory(async (m) => {
+    await m.remember({ text: 'Dana lives in Porto', key: 'dana-city' });
+    await assert.rejects(m.remember({ text: 'Dana lives in Madrid', key: 'dana-city' }, 'supercede' as never), refused('validation_failed', /policy/));
+    await assert.rejects(m.remember({ text: 'Dana lives in Lisbon', key: 'dana-city' }, 'skip_if_same' as never), refused('validation_failed', /policy/));
+    await assert.rejects(m.rememberMany('not a list' as never), refused('validation_failed'));
+    await assert.rejects(m.remember({ text: 'Dana lives in Lisbon', key: 'dana-city' }), refused('conflict'));
+    const moved = await m.remember({ text: 'Dana lives in Lisbon', key: 'dana-city' }, 'supersede');
+    assert.equal(moved.status, 'superseded');
+    assert.deepEqual((await m.list()).items.map((x) => x.text), ['Dana lives in Lisbon']);
+  }),
+);
+
+test(named('a JSONL line with its own key whose text changed becomes its next version, not a silent "unchanged"'), () =>
+  withMemory(async (m, dir) => {
+    const file = join(dir, 'facts.jsonl');
+    writeFileSync(file, JSON.stringify({ text: 'Dana lives in Porto', key: 'dana-city' }) + '\n');
+    assert.equal((await m.import(file)).created, 1);
+    writeFileSync(file, JSON.stringify({ text: 'Dana lives in Lisbon', key: 'dana-city' }) + '\n');
+    const again = await m.import(file);
+    assert.deepEqual([again.created, again.unchanged, again.superseded], [0, 0, 1]);
+    assert.deepEqual((await m.list()).items.map((x) => x.text), ['Dana lives in Lisbon']);
+  }),
+);
+
+test(named('two messages under one turn number are refused, in a post and in a file; nothing is written'), () =>
+  withMemory(async (m, dir) => {
+    await assert.rejects(
+      m.ingestTranscript({ sessionId: 't1', messages: [{ role: 'user', content: 'alpha', turn: 5 }, { role: 'assistant', content: 'beta', turn: 5 }] }),
+      refused('validation_failed', /turn/),
+    );
+    // An implicit turn (its position) meeting an explicit one.
+    await assert.rejects(m.ingestTranscript({ sessionId: 't1', messages: [{ role: 'user', content: 'alpha' }, { role: 'assistant', content: 'beta', turn: 1 }] }), refused('validation_failed', /turn/));
+    const file = join(dir, 'chat.jsonl');
+    writeFileSync(file, [{ role: 'user', content: 'one', turn: 2 }, { role: 'assistant', content: 'two', turn: 2 }].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    await assert.rejects(m.import(file), (err: unknown) => refused('validation_failed', /turn/)(err) && /chat\.jsonl:2/.test((err as Error).message));
+    assert.equal((await m.list()).total, 0);
+  }),
+);
+
+test(named('transcript files with the same name in two folders are two conversations; a file imported under the old rule keeps its session'), () =>
+  withMemory(async (m, dir) => {
+    for (const [folder, reply] of [['a', 'hello there'], ['b', 'a different reply']] as const) {
+      mkdirSync(join(dir, folder));
+      writeFileSync(join(dir, folder, 'chat.json'), JSON.stringify([{ role: 'user', content: 'haha' }, { role: 'assistant', content: reply }]));
+    }
+    const a = await m.import(join(dir, 'a', 'chat.json'));
+    const b = await m.import(join(dir, 'b', 'chat.json'));
+    assert.deepEqual([a.created, b.created, b.superseded], [2, 2, 0]);
+    const texts = (await m.list({ limit: 10 })).items.map((x) => x.text).sort();
+    assert.deepEqual(texts, ['a different reply', 'haha', 'haha', 'hello there']);
+    const turns = await m.recallRange({ sessionId: join(dir, 'b', 'chat.json') });
+    assert.deepEqual(turns.turns.map((x) => x.text), ['haha', 'a different reply']);
+    assert.equal((await m.import(join(dir, 'a', 'chat.json'))).unchanged, 2);
+
+    // Turns imported before: keyed by the file's base name, with the file as their source.
+    mkdirSync(join(dir, 'old'));
+    const legacy = join(dir, 'old', 'talk.json');
+    writeFileSync(legacy, JSON.stringify([{ role: 'user', content: 'from before' }]));
+    await m.remember({ text: 'from before', type: 'episode', origin: 'transcript', sessionId: 'talk', key: 'transcript:talk#1', source: { sessionId: 'talk', turnStart: 1, turnEnd: 1, path: legacy }, metadata: { role: 'user' } });
+    const re = await m.import(legacy);
+    assert.deepEqual([re.created, re.unchanged], [0, 1], 'the old session is kept, so nothing is duplicated');
+  }),
+);
+
+test(named('the replaced version stops being current exactly when its successor was recorded: "known at" sees one of them'), () =>
+  withMemory(async (m) => {
+    const a = await m.remember({ text: 'Dana lives in Porto' });
+    const b = await m.update(a.id, { text: 'Dana lives in Lisbon' });
+    const [v1, v2] = (await m.history(b.id)).versions;
+    assert.equal(v1!.supersededAt, v2!.recordedAt);
+    for (const at of [v2!.recordedAt, new Date(Date.parse(v2!.recordedAt) + 1).toISOString()]) {
+      const seen = (await m.list({ filter: { knownAt: at } })).items.map((x) => x.text);
+      assert.deepEqual(seen, ['Dana lives in Lisbon'], `known at ${at}`);
+    }
+    const before = new Date(Date.parse(v2!.recordedAt) - 1).toISOString();
+    assert.deepEqual((await m.list({ filter: { knownAt: before } })).items.map((x) => x.text), ['Dana lives in Porto']);
+  }),
+);
+
+test(named('get does not serve a memory whose expiresAt has passed; it can still be forgotten'), () =>
+  withMemory(async (m) => {
+    const gone = await m.remember({ text: 'door code 4455', visibility: 'public', expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const live = await m.remember({ text: 'still good', expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    await assert.rejects(m.get(gone.id), (err: unknown) => refused('not_found')(err) && /expired/.test((err as Error).message));
+    await assert.rejects(m.as({ role: 'guest', namespace: 'default', id: 'visitor' }).get(gone.id), refused('not_found'));
+    assert.equal((await m.get(live.id)).text, 'still good');
+    const preview = await m.forget(gone.id, 'cleanup');
+    await m.confirmForget(preview.token);
+    await assert.rejects(m.get(gone.id), refused('forgotten'));
+  }),
+);
+
+test(named('an update that changes nothing, or ends validity before it starts, is refused like its preview'), () =>
+  withMemory(async (m) => {
+    const a = await m.remember({ text: 'valid from 2024', validFrom: '2024-01-01T00:00:00Z' });
+    await assert.rejects(m.update(a.id, { validTo: '2020-01-01T00:00:00Z' }), refused('validation_failed', /validTo/));
+    await assert.rejects(m.previewUpdate(a.id, { validTo: '2020-01-01T00:00:00Z' }), refused('validation_failed', /validTo/));
+    await assert.rejects(m.update(a.id, { text: 'valid from 2024' }), refused('validation_failed'));
+    assert.equal((await m.history(a.id)).versions.length, 1, 'no version was written');
+    // A new memory's validFrom defaults to now, so a past validTo alone ends before it starts.
+    await assert.rejects(m.remember({ text: 'closed', validTo: '2000-01-01T00:00:00Z' }), refused('validation_failed', /validTo/));
+  }),
+);
+
+test(named('times must be ISO-8601 dates that exist'), () =>
+  withMemory(async (m) => {
+    for (const bad of ['1', 'June 5', 'foo 2020', '2024-02-30T00:00:00Z', '2023-02-29', '2024-13-01']) {
+      await assert.rejects(m.remember({ text: `at ${bad}`, validFrom: bad }), refused('validation_failed', /validFrom/), bad);
+    }
+    for (const good of ['2024-02-29', '2024-05-01T12:00:00Z', '2024-05-01T12:00:00.123+02:00', '2024-05-01T12:00Z']) {
+      const r = await m.remember({ text: `at ${good}`, validFrom: good });
+      assert.equal((await m.get(r.id)).validFrom, new Date(good).toISOString());
+    }
+  }),
+);
+
+test(named('status shows guests and agents their own counts, not the whole store\'s audit size, file size or location'), () =>
+  withMemory(async (m) => {
+    await m.remember({ text: 'owner only' });
+    const guest = await m.as({ role: 'guest', namespace: 'default', id: 'visitor' }).status();
+    assert.equal(guest.location, null);
+    assert.equal(guest.memories.auditEntries, null);
+    assert.equal(guest.memories.bytes, null);
+    assert.equal(guest.memories.total, 0);
+    const owner = await m.status();
+    assert.equal(typeof owner.location, 'string');
+    assert.equal(owner.memories.auditEntries, 1);
+  }),
+);
