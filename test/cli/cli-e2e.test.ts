@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, truncateSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, truncateSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { BACKEND, named, testStores } from '../helpers/backend.ts';
 
@@ -161,7 +161,10 @@ test(named('CLI import of a directory takes the notes under it, skips hidden fol
     const missing = cli(dir, db, 'import', 'vault', 'nope.md');
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /nope\.md/);
-    assert.equal(json(dir, db, 'status').body.memories.total, 0, 'a missing path is found before anything is written');
+    const status = json(dir, db, 'status').body;
+    // On SQLite not even the file was created (status refuses to create one); PostgreSQL's schema is empty.
+    if (BACKEND === 'sqlite') assert.equal(status.error.code, 'not_found', 'a missing path is found before anything is written');
+    else assert.equal(status.memories.total, 0, 'a missing path is found before anything is written');
     const first = json(dir, db, 'import', 'vault');
     assert.equal(first.code, 0, first.stderr);
     assert.deepEqual(first.body.files.map((f: { path: string }) => f.path), [join(vault, 'daily.md'), join(vault, 'projects', 'parser.md')]);
@@ -170,6 +173,86 @@ test(named('CLI import of a directory takes the notes under it, skips hidden fol
     const empty = cli(dir, db, 'import', join('vault', '.obsidian'), '--format', 'jsonl');
     assert.notEqual(empty.code, 0);
     assert.match(empty.stderr, /no importable files under .*\.jsonl/);
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('the CLI refuses what it used to drop or misread: extra words, --dry-run with --yes, a --db that names no store'), async () => {
+  const { dir, store, cleanup } = testStores();
+  try {
+    const db = store('guards.db');
+    const words = cli(dir, db, 'add', 'Dana', 'likes', 'tea');
+    assert.equal(words.code, 2);
+    assert.match(words.stderr, /unexpected argument "likes".*quotes/);
+    const added = json(dir, db, 'add', 'Dana likes tea');
+    assert.equal(added.code, 0, added.stderr);
+    const id = added.body.id as string;
+    assert.equal(json(dir, db, 'get', id).body.text, 'Dana likes tea');
+
+    const both = cli(dir, db, 'forget', id, '--dry-run', '--yes');
+    assert.equal(both.code, 2);
+    assert.match(both.stderr, /not both/);
+    assert.equal(json(dir, db, 'get', id).body.text, 'Dana likes tea', 'a dry run with --yes forgot nothing');
+    assert.equal(cli(dir, db, 'update', id, '--text', 'Dana likes coffee', '--dry-run', '-y').code, 2);
+    assert.equal(json(dir, db, 'history', id).body.versions.length, 1);
+
+    // Global options before the command, and --json honoured there on success too.
+    const early = cli(dir, '', '--db', db, '--json', 'get', id);
+    assert.equal(early.code, 0, early.stderr);
+    assert.equal(JSON.parse(early.stdout).text, 'Dana likes tea');
+    assert.equal(cli(dir, '', 'token', '--db', db, 'list', '--json').code, 0);
+
+    if (BACKEND === 'sqlite') {
+      const typo = cli(dir, '', 'list', '--db', 'typo.db', '--json');
+      assert.equal(typo.code, 3);
+      assert.equal(JSON.parse(typo.stdout).error.code, 'not_found');
+      assert.equal(existsSync(join(dir, 'typo.db')), false, 'a read command creates no store');
+      const copy = cli(dir, '', 'copy', '--from', 'nosuch.db', '--to', 'out.db');
+      assert.equal(copy.code, 3);
+      assert.equal(existsSync(join(dir, 'nosuch.db')), false);
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('CLI export to a path it cannot write, and import of a file of no known format, fail cleanly before writing'), async () => {
+  const { dir, store, cleanup } = testStores();
+  try {
+    const db = store('io.db');
+    assert.equal(cli(dir, db, 'add', 'something to export').code, 0);
+    const noDir = json(dir, db, 'export', '--out', join(dir, 'missing', 'x.jsonl'));
+    assert.equal(noDir.code, 2);
+    assert.equal(noDir.body.error.field ?? noDir.body.error.details.field, 'out');
+    assert.doesNotMatch(noDir.stderr, /node:events|Unhandled/);
+    assert.equal(json(dir, db, 'export', '--out', dir).code, 2, 'a directory is not a file');
+
+    writeFileSync(join(dir, 'a.md'), '# A note\n\nWritten first.\n');
+    writeFileSync(join(dir, 'c.csv'), 'x\n');
+    const mixed = cli(dir, db, 'import', 'a.md', 'c.csv');
+    assert.equal(mixed.code, 2);
+    assert.match(mixed.stderr, /cannot tell the format of c\.csv/);
+    assert.equal(json(dir, db, 'list').body.total, 1, 'a.md was not written either');
+
+    writeFileSync(join(dir, 'b.json'), '');
+    const later = cli(dir, db, 'import', 'a.md', 'b.json');
+    assert.equal(later.code, 2);
+    assert.match(later.stderr, /imported before it: .*a\.md \(1 new/);
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('human search and context show pinned ledger facts, value included'), async () => {
+  const { dir, store, cleanup } = testStores();
+  try {
+    const db = store('pins.db');
+    assert.equal(cli(dir, db, 'pin', 'set', 'dana.drink', 'tea').code, 0);
+    const found = cli(dir, db, 'search', 'dana.drink');
+    assert.match(found.stdout, /dana\.drink = tea/);
+    assert.doesNotMatch(found.stdout, /^nothing found/m);
+    assert.match(cli(dir, db, 'context', 'dana.drink', '--max-tokens', '100').stdout, /dana\.drink: tea/);
   } finally {
     await cleanup();
   }

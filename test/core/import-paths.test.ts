@@ -40,11 +40,13 @@ test('a directory becomes its importable files, sorted, without hidden entries, 
   }
 });
 
-test('files stay as given and in order; a missing path or a folder with nothing to import is an error', () => {
+test('files stay as given and in order; a missing path, a file of no known format or a folder with nothing to import is an error', () => {
   const root = tree();
   try {
     const png = join(root, 'img.png');
-    assert.deepEqual(expandImportPaths([png, join(root, 'sub')]), [png, join(root, 'sub', 'c.markdown'), join(root, 'sub', 'deep', 'd.md')]);
+    assert.deepEqual(expandImportPaths([png, join(root, 'sub')], 'markdown'), [png, join(root, 'sub', 'c.markdown'), join(root, 'sub', 'deep', 'd.md')]);
+    // Without --format, a file whose extension names no format is refused before any file is read or written.
+    assert.throws(() => expandImportPaths([join(root, 'b.md'), png]), (e: { code?: string; message: string }) => e.code === 'validation_failed' && /cannot tell the format of .*img\.png/.test(e.message));
     assert.throws(() => expandImportPaths([join(root, 'b.md'), join(root, 'missing')]), (e: { code?: string; message: string }) => e.code === 'not_found' && e.message.includes('missing'));
     mkdirSync(join(root, 'empty'));
     assert.throws(() => expandImportPaths([join(root, 'empty')]), (e: { code?: string; message: string }) => e.code === 'validation_failed' && /no importable files under .*empty/.test(e.message));

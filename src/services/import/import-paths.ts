@@ -1,7 +1,7 @@
 import { readdirSync, statSync, type Dirent } from 'node:fs';
 import { extname, join } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
-import { FORMAT_OF_EXTENSION, type ImportFormat } from './import-file.ts';
+import { FORMAT_OF_EXTENSION, unknownFormat, type ImportFormat } from './import-file.ts';
 
 /** The extensions a directory walk picks up for a format given with --format: those detection reads as it, and .txt as Markdown. */
 function extensionsOf(format: ImportFormat): string[] {
@@ -12,7 +12,7 @@ function extensionsOf(format: ImportFormat): string[] {
 
 /**
  * Turns the paths given to `import` into files, in order: a file stays as it is
- * (its format is checked when it is read), a directory becomes the files under
+ * (its extension must name a format unless one is given), a directory becomes the files under
  * it with an importable extension, sorted by path. Hidden entries (`.git`,
  * `.obsidian`, the store's own `.mnemos`) and `node_modules` are skipped, and
  * symbolic links to directories are not followed, so a walk cannot loop.
@@ -28,6 +28,8 @@ export function expandImportPaths(paths: readonly string[], format?: ImportForma
       throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
     }
     if (!isDir) {
+      // Without --format a file's extension names its format; an unknown one is refused before any file is written.
+      if (!format && FORMAT_OF_EXTENSION[extname(path).toLowerCase()] === undefined) unknownFormat(path);
       out.push(path);
       continue;
     }

@@ -32,6 +32,12 @@ export interface Command {
   run(ctx: CommandContext): Promise<unknown>;
   /** Human rendering of the result; JSON is printed when absent. */
   human?(result: any, ctx: CommandContext): string;
+  /**
+   * Only reads the store: a --db that names no existing SQLite file is a
+   * typo, answered with an error, instead of a new empty store that reads
+   * as "nothing there" (or an intact audit log).
+   */
+  readsOnly?: boolean;
   /** Commands with sub-commands (`audit verify`) register them here. */
   subcommands?: Command[];
 }

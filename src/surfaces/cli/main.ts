@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { DEFAULT_DB_PATH } from '../../adapters/open-store.ts';
+import { assertStoreExists } from './store-location.ts';
 import { MnemosError, toMnemosError } from '../../domain/errors.ts';
 import { localOwner } from '../../domain/principal.ts';
 import { openMemory, type Mnemos } from '../library/open-memory.ts';
@@ -40,23 +41,65 @@ function commandHelp(cmd: Command, path: string): string {
   return [`Usage: mnemos ${cmd.usage}`, '', cmd.summary, ...(subs.length ? ['', 'Sub-commands:', ...subs] : []), ...(opts.length ? ['', 'Options:', ...opts] : [])].join('\n');
 }
 
+type Options = NonNullable<Command['options']>;
+
+
+/** Index of the first argument that is neither an option nor the value of a string option; -1 when none. */
+export function firstWord(args: readonly string[], options: Options): number {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') return i + 1 < args.length ? i + 1 : -1;
+    if (!a.startsWith('-')) return i;
+    if (a.includes('=')) continue;
+    const name = a.startsWith('--') ? a.slice(2) : Object.entries(options).find(([, o]) => o.short === a.slice(1))?.[0];
+    if (name !== undefined && options[name]?.type === 'string') i++;
+  }
+  return -1;
+}
+
+/**
+ * How many positional arguments a command's usage line names: `<id>` is one,
+ * `<path...>` any number; `<x>` after an option (`--from <path>`) is that
+ * option's value. Extra words were silently dropped before (`add Dana likes
+ * tea` stored "Dana"), so they are refused.
+ */
+export function positionalsAllowed(usage: string): number {
+  const tokens = usage.split(/\s+/).slice(1);
+  let n = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (/^[[(]?--/.test(t)) {
+      if (tokens[i + 1]?.startsWith('<')) i++;
+      continue;
+    }
+    if (!t.startsWith('<')) continue;
+    if (t.includes('...')) return Number.POSITIVE_INFINITY;
+    n++;
+  }
+  return n;
+}
+
 export async function runCli(argv: string[], io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s), env: process.env, isTTY: !!process.stderr.isTTY }): Promise<number> {
   const wantsJson = argv.includes('--json');
   let mnemos: Mnemos | undefined;
   try {
-    const words = argv.filter((a) => !a.startsWith('-'));
-    let cmd = COMMANDS.find((c) => c.name === words[0]);
-    let path = words[0] ?? '';
+    // Options may come before the command (`mnemos --db x status`), so the
+    // command is the first word that is not an option or an option's value.
+    const at = firstWord(argv, GLOBAL_OPTIONS);
+    const word = at === -1 ? undefined : argv[at];
+    let cmd = COMMANDS.find((c) => c.name === word);
+    let path = word ?? '';
     if (!cmd) {
-      if (!words[0] || argv.includes('--help') || argv.includes('-h') || words[0] === 'help') {
+      if (!word || argv.includes('--help') || argv.includes('-h') || word === 'help') {
         io.stdout(helpText(COMMANDS) + '\n');
         return 0;
       }
-      throw new MnemosError('validation_failed', `unknown command "${words[0]}"; run mnemos --help for the list`);
+      throw new MnemosError('validation_failed', `unknown command "${word}"; run mnemos --help for the list`);
     }
-    let rest = argv.slice(argv.indexOf(words[0]!) + 1);
+    let rest = argv.filter((_a, i) => i !== at);
     if (cmd.subcommands) {
-      const sub = cmd.subcommands.find((s) => s.name === rest.find((a) => !a.startsWith('-')));
+      const subAt = firstWord(rest, { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) });
+      const sub = subAt === -1 ? undefined : cmd.subcommands.find((s) => s.name === rest[subAt]);
       if (!sub) {
         if (argv.includes('--help') || argv.includes('-h')) {
           io.stdout(commandHelp(cmd, path) + '\n');
@@ -64,9 +107,9 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
         }
         throw new MnemosError('validation_failed', `mnemos ${cmd.name} needs a sub-command: ${cmd.subcommands.map((s) => s.name).join(', ')}`);
       }
-      rest = rest.filter((_a, i) => i !== rest.indexOf(sub.name));
+      rest = rest.filter((_a, i) => i !== subAt);
       path = `${path} ${sub.name}`;
-      cmd = sub;
+      cmd = { ...sub, usage: `${cmd.name} ${sub.usage}` };
     }
     if (argv.includes('--help') || argv.includes('-h')) {
       io.stdout(commandHelp(cmd, path) + '\n');
@@ -78,9 +121,19 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     } catch (err) {
       throw new MnemosError('validation_failed', `${(err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, '')}; see mnemos ${path} --help`);
     }
+    const most = positionalsAllowed(cmd.usage);
+    if (parsed.positionals.length > most) {
+      const extra = parsed.positionals[most]!;
+      throw new MnemosError(
+        'validation_failed',
+        `unexpected argument "${extra}": mnemos ${cmd.usage.split(' [')[0]} takes ${most === 0 ? 'no arguments' : `${most} argument${most === 1 ? '' : 's'}`}; put text with spaces in quotes (mnemos add "Dana likes tea")`,
+        { field: 'arguments' },
+      );
+    }
     const values = parsed.values as CommandContext['values'];
     const db = (values.db as string | undefined) ?? (io.env.MNEMOS_DB || undefined) ?? DEFAULT_DB_PATH;
     const namespace = (values.namespace as string | undefined) ?? (io.env.MNEMOS_NAMESPACE || undefined) ?? 'default';
+    if (cmd.readsOnly && (values.db !== undefined || io.env.MNEMOS_DB)) assertStoreExists(db, values.db !== undefined ? '--db' : 'MNEMOS_DB');
     const ctx: CommandContext = {
       args: parsed.positionals,
       values,

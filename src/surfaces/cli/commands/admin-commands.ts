@@ -4,6 +4,7 @@ import type { Command, CommandContext } from '../command.ts';
 
 export const statusCmd: Command = {
   name: 'status',
+  readsOnly: true,
   usage: 'status',
   summary: 'counts by type and lifecycle, store size, schema version',
   async run(ctx) {
@@ -29,6 +30,7 @@ function vectorLine(s: Status): string {
 
 const verify: Command = {
   name: 'verify',
+  readsOnly: true,
   usage: 'verify',
   summary: 'check the audit hash chain and every memory against it',
   async run(ctx) {

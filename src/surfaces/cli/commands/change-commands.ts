@@ -1,6 +1,6 @@
 import type { History } from '../../../services/history.ts';
 import type { Command } from '../command.ts';
-import { json, list, num, oneLine, positional, shortTime, str } from './options.ts';
+import { json, list, num, oneLine, positional, previewOrApply, shortTime, str } from './options.ts';
 
 export const update: Command = {
   name: 'update',
@@ -26,8 +26,9 @@ export const update: Command = {
     if (num(ctx, 'importance') !== undefined) patch.importance = num(ctx, 'importance');
     if (list(ctx, 'tag')) patch.tags = list(ctx, 'tag');
     if (json(ctx, 'metadata')) patch.metadata = json(ctx, 'metadata');
+    const apply = previewOrApply(ctx);
     const preview = await m.previewUpdate(id, patch as never);
-    if (!ctx.values.yes) return { applied: false, preview, hint: 'nothing changed; run again with --yes to apply' };
+    if (!apply) return { applied: false, preview, hint: 'nothing changed; run again with --yes to apply' };
     return { applied: true, preview, result: await m.confirmUpdate(preview.token) };
   },
   human: (r) =>
@@ -44,9 +45,10 @@ export const forget: Command = {
   summary: 'remove a memory from every place it lives; preview first',
   options: { reason: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
   async run(ctx) {
+    const apply = previewOrApply(ctx);
     const m = await ctx.open();
     const preview = await m.forget(positional(ctx, 0, 'id'), str(ctx, 'reason') ?? 'requested from the CLI');
-    if (!ctx.values.yes) return { applied: false, preview, hint: 'nothing changed; run again with --yes to forget' };
+    if (!apply) return { applied: false, preview, hint: 'nothing changed; run again with --yes to forget' };
     return { applied: true, preview, result: await m.confirmForget(preview.token) };
   },
   human: (r) =>
@@ -60,6 +62,7 @@ export const forget: Command = {
 
 export const historyCmd: Command = {
   name: 'history',
+  readsOnly: true,
   usage: 'history <id>',
   summary: 'all versions of a memory and its audit entries',
   async run(ctx) {

@@ -1,5 +1,6 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { MnemosError } from '../../../domain/errors.ts';
+import { createWriteStream, existsSync, statSync, type WriteStream } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { MnemosError, toMnemosError } from '../../../domain/errors.ts';
 import { IMPORT_FORMATS, type FileImportResult, type ImportFormat, type ImportProgress } from '../../../services/import/import-file.ts';
 import { expandImportPaths } from '../../../services/import/import-paths.ts';
 import type { Command, CommandContext } from '../command.ts';
@@ -32,7 +33,19 @@ export const importCmd: Command = {
     const files: FileImportResult[] = [];
     const onProgress = progressBar(ctx);
     for (const file of paths) {
-      files.push(await m.import(file, { ...(format ? { format: format as ImportFormat } : {}), ...(str(ctx, 'session') ? { sessionId: str(ctx, 'session')! } : {}), ...(onProgress ? { onProgress } : {}) }));
+      try {
+        files.push(await m.import(file, { ...(format ? { format: format as ImportFormat } : {}), ...(str(ctx, 'session') ? { sessionId: str(ctx, 'session')! } : {}), ...(onProgress ? { onProgress } : {}) }));
+      } catch (err) {
+        // Each file is its own transaction: say which were written before this one failed, and which were not tried.
+        if (files.length === 0) throw err;
+        const e = toMnemosError(err);
+        const done = files.map((f) => `${f.path} (${f.created} new, ${f.superseded} updated, ${f.retired} retired)`).join(', ');
+        throw new MnemosError(e.code, `${e.message}. Nothing of ${file} was written; imported before it: ${done}; not tried: ${paths.length - files.length - 1} more file(s)`, {
+          ...e.details,
+          imported: files,
+          failedFile: file,
+        });
+      }
     }
     const total = { created: 0, unchanged: 0, superseded: 0, retired: 0 };
     for (const f of files) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += f[k];
@@ -41,8 +54,16 @@ export const importCmd: Command = {
   human: (r) => r.files.map((f: FileImportResult) => `${f.path} (${f.format}): ${f.created} new, ${f.unchanged} unchanged, ${f.superseded} updated, ${f.retired} retired`).join('\n'),
 };
 
+/** The checks a write stream would only fail on later, as an event: a missing folder, or a directory named as the file. */
+function assertWritableFile(out: string): void {
+  const dir = dirname(resolve(out));
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new MnemosError('validation_failed', `cannot write --out ${out}: the folder ${dir} does not exist`, { field: 'out' });
+  if (existsSync(out) && statSync(out).isDirectory()) throw new MnemosError('validation_failed', `cannot write --out ${out}: it is a directory; name a file`, { field: 'out' });
+}
+
 export const exportCmd: Command = {
   name: 'export',
+  readsOnly: true,
   usage: 'export [--format jsonl|metta] [--out file]',
   summary: 'lossless export of every memory version (JSONL, or MeTTa MemoryCluster records)',
   options: { format: { type: 'string' }, out: { type: 'string' } },
@@ -58,15 +79,21 @@ export const exportCmd: Command = {
       await run((line) => void ctx.stdout(line));
       return undefined;
     }
+    assertWritableFile(out);
     // The file is created at the first write, so a refused metta export leaves no file behind.
     let stream: WriteStream | undefined;
-    const file = () => (stream ??= createWriteStream(out));
+    let failed: Error | undefined;
+    const cannotWrite = (err: Error) => new MnemosError('validation_failed', `cannot write --out ${out}: ${err.message}`, { field: 'out' }, { cause: err });
+    // Without a listener a stream's error (disk full, permissions) was an unhandled event: a stack trace and no JSON error.
+    const file = () => (stream ??= createWriteStream(out).on('error', (err) => (failed ??= err)));
     const count = await run((line) => {
+      if (failed) throw cannotWrite(failed);
       const s = file();
-      if (!s.write(line)) return new Promise<void>((r) => s.once('drain', () => r()));
+      if (!s.write(line)) return new Promise<void>((r, j) => s.once('drain', () => r()).once('error', j));
     });
     const s = file();
-    await new Promise<void>((resolve, reject) => s.end((err?: Error | null) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) => s.end((err?: Error | null) => (err ? reject(err) : resolve()))).catch((err: Error) => (failed ??= err));
+    if (failed) throw cannotWrite(failed);
     return { format, out, memories: count };
   },
   human: (r) => `exported ${r.memories} memory versions to ${r.out}`,

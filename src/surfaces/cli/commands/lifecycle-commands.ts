@@ -56,6 +56,7 @@ const pinSet: Command = {
 
 const pinList: Command = {
   name: 'list',
+  readsOnly: true,
   usage: 'list',
   summary: 'pinned and settled facts, best first, and pending changes',
   async run(ctx) {
@@ -67,6 +68,7 @@ const pinList: Command = {
 
 const pinGet: Command = {
   name: 'get',
+  readsOnly: true,
   usage: 'get <key|id>',
   summary: 'one fact',
   async run(ctx) {
@@ -117,6 +119,7 @@ export const pinCmd: Command = {
 
 export const ledgerCmd: Command = {
   name: 'ledger',
+  readsOnly: true,
   usage: 'ledger [--all] [--tokens n]',
   summary: 'the canonical ledger, ranked, and the prompt block it yields',
   options: { all: { type: 'boolean' }, tokens: { type: 'string' } },
@@ -131,6 +134,7 @@ export const ledgerCmd: Command = {
 
 const graphEntity: Command = {
   name: 'entity',
+  readsOnly: true,
   usage: 'entity <name> [--as-of iso]',
   summary: 'an entity, its relations (as of a time) and neighbours',
   options: { 'as-of': { type: 'string' } },

@@ -50,6 +50,7 @@ export const add: Command = {
 
 export const get: Command = {
   name: 'get',
+  readsOnly: true,
   usage: 'get <id>',
   summary: 'show one memory',
   async run(ctx) {
@@ -60,6 +61,7 @@ export const get: Command = {
 
 export const search: Command = {
   name: 'search',
+  readsOnly: true,
   usage: 'search <query>',
   summary: 'ranked search; says what was searched when nothing matches',
   options: { limit: { type: 'string' }, offset: { type: 'string' }, 'min-score': { type: 'string' }, ...FILTER_OPTIONS },
@@ -71,16 +73,20 @@ export const search: Command = {
     if (num(ctx, 'min-score') !== undefined) input.minScore = num(ctx, 'min-score');
     return m.search(input as never);
   },
-  human: (r: SearchResult) =>
-    r.hits.length === 0
-      ? `nothing found. ${r.explain.message ?? ''}`
-      : r.hits
-          .map((h, i) => `${String(i + 1).padStart(2)}. [${h.score.toFixed(4)}] ${oneLine(h.memory.text)}\n    ${h.memory.id}  ${citation(h.memory)}  matched: ${h.why.matchedTerms.join(', ')}`)
-          .join('\n'),
+  human: (r: SearchResult) => {
+    // Pinned ledger facts come first in a search, as in --json; without them a pin-only answer read as "nothing found".
+    const facts = r.ledger.map((f) => `  * ${f.key} = ${f.value}${f.statement ? `  (${oneLine(f.statement)})` : ''}  [ledger, confidence ${f.confidence}]`);
+    const hits =
+      r.hits.length === 0
+        ? [`${facts.length ? 'no memories matched' : 'nothing found'}. ${r.explain.message ?? ''}`]
+        : r.hits.map((h, i) => `${String(i + 1).padStart(2)}. [${h.score.toFixed(4)}] ${oneLine(h.memory.text)}\n    ${h.memory.id}  ${citation(h.memory)}  matched: ${h.why.matchedTerms.join(', ')}`);
+    return [...facts, ...hits].join('\n');
+  },
 };
 
 export const listCmd: Command = {
   name: 'list',
+  readsOnly: true,
   usage: 'list',
   summary: 'list memories, newest first, with filters and paging',
   options: { limit: { type: 'string' }, offset: { type: 'string' }, order: { type: 'string' }, ...FILTER_OPTIONS },

@@ -74,3 +74,12 @@ export function oneLine(text: string, max = 100): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/**
+ * `--yes` applies a previewed change, `--dry-run` only shows it. Given both,
+ * the old code applied it: a dry run that forgets a memory for good.
+ */
+export function previewOrApply(ctx: CommandContext): boolean {
+  if (ctx.values.yes && ctx.values['dry-run']) throw new MnemosError('validation_failed', 'give --dry-run (show the change) or --yes (apply it), not both; nothing was changed', { field: 'dry-run' });
+  return ctx.values.yes === true;
+}

@@ -6,6 +6,7 @@ import type { LedgerFact } from '../../../lifecycle/ledger-rules.ts';
 import type { MemoryStore, WriteOp } from '../../../ports/store.ts';
 import { analyze } from '../../../retrieval/text/analyze.ts';
 import type { Command } from '../command.ts';
+import { assertStoreExists } from '../store-location.ts';
 import { num, str } from './options.ts';
 
 export interface MigrateResult {
@@ -139,6 +140,7 @@ export const copy: Command = {
     const toLoc = str(ctx, 'to');
     if (!fromLoc || !toLoc) throw new MnemosError('validation_failed', 'copy needs --from <db> and --to <db>', { field: fromLoc ? 'to' : 'from' });
     if (fromLoc === toLoc) throw new MnemosError('validation_failed', '--from and --to name the same store', { field: 'to' });
+    assertStoreExists(fromLoc, '--from');
     const from = await openStore(fromLoc, { analyze });
     try {
       const to = await openStore(toLoc, { analyze });
