@@ -13,11 +13,17 @@ export function scopeKey(m: Pick<Memory, 'namespace' | 'ownerId' | 'agentId' | '
   return [m.namespace, m.ownerId, m.agentId ?? '', m.visibility].join('\u0000');
 }
 
+/**
+ * Episodes (transcript turns, the cycle's events) are records of what
+ * happened, each at its own time and place: "haha" said in two sessions, or
+ * by the user and then the assistant, are two events, never duplicates.
+ */
 export function mergeable(m: Memory): boolean {
   return (
     m.supersededAt === null &&
     !m.readOnly &&
     m.type !== 'skill' &&
+    m.type !== 'episode' &&
     (m.lifecycle === 'generated' || m.lifecycle === 'activated' || m.lifecycle === 'consolidated') &&
     !m.labels.includes(OWNER_MARKED_LABEL)
   );

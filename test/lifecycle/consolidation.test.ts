@@ -42,6 +42,23 @@ test(named('near-duplicates merge within one scope only; survivor keeps both pro
   }
 });
 
+test(named('episodes are never merged: the same words in two sessions, or from two speakers, are two events'), async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: 'haha', type: 'episode', sessionId: 's1', key: 'transcript:s1#1' });
+    await s.m.remember({ text: 'haha', type: 'episode', sessionId: 's2', key: 'transcript:s2#1' });
+    await s.m.ingestTranscript({ sessionId: 's3', messages: [{ role: 'user', content: TEXT }, { role: 'assistant', content: TEXT }] });
+    // The same words as general knowledge still merge: that is what consolidation is for.
+    await s.m.remember({ text: TEXT });
+    await s.m.remember({ text: NEAR });
+    const r = await s.m.consolidate();
+    assert.equal(r.merges.length, 1, JSON.stringify(r.merges));
+    assert.equal((await s.m.list({ filter: { types: ['episode'] }, limit: 10 })).total, 4);
+  } finally {
+    await s.close();
+  }
+});
+
 test(named('owner-marked chunks are never merged'), async () => {
   const s = await lifecycleStore();
   try {
