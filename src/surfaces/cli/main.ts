@@ -28,17 +28,30 @@ function helpText(cmds: Command[], prefix = ''): string {
     ...lines,
     '',
     'Global options:',
-    `  --db <path|url>     store location (default ${DEFAULT_DB_PATH}, or $MNEMOS_DB)`,
-    '  --namespace <ns>    namespace (default "default", or $MNEMOS_NAMESPACE)',
-    '  --json              print one JSON object on stdout and nothing else',
-    '  -h, --help          help for a command',
+    ...GLOBAL_HELP,
   ].join('\n');
 }
+
+const GLOBAL_HELP = [
+  `  --db <path|url>     store location (default ${DEFAULT_DB_PATH}, or $MNEMOS_DB)`,
+  '  --namespace <ns>    namespace (default "default", or $MNEMOS_NAMESPACE)',
+  '  --json              print one JSON object on stdout and nothing else',
+  '  -h, --help          help for a command',
+];
 
 function commandHelp(cmd: Command, path: string): string {
   const opts = Object.entries(cmd.options ?? {}).map(([k, o]) => `  --${k}${o.type === 'string' ? ' <value>' : ''}`);
   const subs = (cmd.subcommands ?? []).map((s) => `  ${path} ${s.usage.padEnd(30)} ${s.summary}`);
-  return [`Usage: mnemos ${cmd.usage}`, '', cmd.summary, ...(subs.length ? ['', 'Sub-commands:', ...subs] : []), ...(opts.length ? ['', 'Options:', ...opts] : [])].join('\n');
+  return [
+    `Usage: mnemos ${cmd.usage}`,
+    '',
+    cmd.summary,
+    ...(subs.length ? ['', 'Sub-commands:', ...subs] : []),
+    ...(opts.length ? ['', 'Options:', ...opts] : []),
+    '',
+    'Global options (before or after the command):',
+    ...GLOBAL_HELP,
+  ].join('\n');
 }
 
 type Options = NonNullable<Command['options']>;
