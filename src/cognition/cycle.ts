@@ -98,6 +98,9 @@ export class CognitiveCycle {
     this.clock = options.clock ?? Date.now;
     this.timer = options.timer ?? (() => performance.now());
     for (const m of options.modules ?? []) this.register(m);
+    // Writes made before the first tick belong to tick 1, as writes between ticks belong to the next one.
+    // Stamped 0, they had already decayed a step when tick 1 scored them, and a 0.7 event missed the threshold.
+    if (this.blackboard.currentTick < 1) this.blackboard.setTick(1);
   }
 
   /** Adds a module; returns a function that removes it. Names must be unique. */

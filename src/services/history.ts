@@ -14,14 +14,22 @@ export interface History {
 
 /** Every version of a memory and every audit entry about it, including after a forget (then only the tombstone). */
 export async function history(ctx: ServiceContext, p: Principal, id: string): Promise<History> {
+  const owner = p.role === 'owner';
   const m = await ctx.store.get(p, id);
   if (m) {
     const versions = await ctx.store.lineage(p, m.lineageId);
-    const audit = await ctx.store.audit.forMemories(p, [m.lineageId, ...versions.map((v) => v.id)]);
+    // A lineage's id is its first version's; a guest who sees only a later, shared version
+    // must not get the entries (and content hashes) of the owner-only ones before it.
+    const ids = owner ? [m.lineageId, ...versions.map((v) => v.id)] : versions.map((v) => v.id);
+    const audit = await ctx.store.audit.forMemories(p, ids);
     return { lineageId: m.lineageId, versions, audit, tombstone: null };
   }
   const t = await ctx.store.tombstone(p, id);
   if (!t) throw new MnemosError('not_found', `no memory with id ${id} is visible to you`, { id });
+  if (!owner) {
+    // Others learn that it was forgotten and when; the versions, hashes, actor and reason stay the owner's.
+    return { lineageId: t.lineageId, versions: [], audit: [], tombstone: { ...t, versionIds: [], contentHash: '', actor: '', reason: '' } };
+  }
   const audit = await ctx.store.audit.forMemories(p, [t.lineageId, ...t.versionIds]);
   return { lineageId: t.lineageId, versions: [], audit, tombstone: t };
 }

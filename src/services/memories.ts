@@ -56,7 +56,11 @@ export async function getMemory(ctx: ServiceContext, p: Principal, id: string): 
   const m = await ctx.store.get(p, id);
   if (m) return m;
   const t = await ctx.store.tombstone(p, id);
-  if (t) throw new MnemosError('forgotten', `memory ${id} was forgotten at ${t.forgottenAt} by ${t.actor} (${t.reason})`, { id, lineageId: t.lineageId, forgottenAt: t.forgottenAt });
+  if (t) {
+    // Who forgot it and why are the owner's words (a lawsuit, a health matter): others learn only that and when.
+    const by = p.role === 'owner' ? ` by ${t.actor} (${t.reason})` : '';
+    throw new MnemosError('forgotten', `memory ${id} was forgotten at ${t.forgottenAt}${by}`, { id, lineageId: t.lineageId, forgottenAt: t.forgottenAt });
+  }
   throw new MnemosError('not_found', `no memory with id ${id} is visible to you`, { id });
 }
 

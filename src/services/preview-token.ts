@@ -19,7 +19,7 @@ export async function issuePreview(ctx: ServiceContext, p: Principal, kind: stri
 
 export async function redeemPreview(ctx: ServiceContext, p: Principal, kind: string, token: string): Promise<PendingChange> {
   if (typeof token !== 'string' || !token.startsWith(`${kind}_`)) {
-    throw new MnemosError('invalid_token', `that is not a ${kind} confirmation token; run the ${kind} preview first and pass the token it returns`, { field: 'token' });
+    throw new MnemosError('invalid_token', `that is not ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} confirmation token; run the ${kind} preview first and pass the token it returns`, { field: 'token' });
   }
   const change = await ctx.store.pending.take(p, token, kind);
   if (!change) throw new MnemosError('invalid_token', `the ${kind} token is unknown, already used, expired, or was issued to someone else; preview again`, { field: 'token' });

@@ -216,3 +216,23 @@ test(named('status shows guests and agents their own counts, not the whole store
     assert.equal(owner.memories.auditEntries, 1);
   }),
 );
+
+test(named('guests learn that a memory was forgotten and when, not by whom or why, and no history of versions they never saw'), () =>
+  withMemory(async (m) => {
+    const guest = m.as({ role: 'guest', namespace: 'default', id: 'visitor' });
+    const v1 = await m.remember({ text: 'private draft' });
+    const v2 = await m.update(v1.id, { text: 'shared final', visibility: 'shared' });
+    const seen = await guest.history(v2.id);
+    assert.deepEqual(seen.versions.map((v) => v.id), [v2.id]);
+    assert.deepEqual([...new Set(seen.audit.map((a) => a.memoryId))], [v2.id], 'no entry of the owner-only first version');
+    assert.equal((await m.history(v2.id)).audit.length, 2);
+
+    const preview = await m.forget(v2.id, 'lawsuit with Dana');
+    await m.confirmForget(preview.token);
+    await assert.rejects(guest.get(v2.id), (err: unknown) => refused('forgotten')(err) && !/lawsuit|owner/.test((err as Error).message));
+    await assert.rejects(m.get(v2.id), (err: unknown) => refused('forgotten')(err) && /lawsuit/.test((err as Error).message));
+    const after = await guest.history(v2.id);
+    assert.deepEqual([after.audit.length, after.tombstone?.reason, after.tombstone?.versionIds.length], [0, '', 0]);
+    assert.equal((await m.history(v2.id)).tombstone?.reason, 'lawsuit with Dana');
+  }),
+);

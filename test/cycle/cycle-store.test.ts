@@ -120,3 +120,27 @@ test(named('store episodes: a replayed flush is idempotent and retrieval is scop
     await cleanup();
   }
 });
+
+test(named('a write made before the first tick belongs to tick 1 and is consolidated like one made between ticks'), async () => {
+  const { db, cleanup } = testStores();
+  const m = await openMemory({ db });
+  try {
+    const cy = m.cycle();
+    await cy.write('learning.new_association.before', { a: 1 });
+    await cy.write('goal.achieved', {});
+    await cy.tick();
+    await cy.write('learning.new_association.between', { a: 2 });
+    await cy.tick();
+    await cy.write('bio_inspired.cognitive_state', 'SLEEP');
+    await cy.tick();
+    const episodes = await cy.recentEpisodes({ minSalience: 0, sinceHours: 24, limit: 10 });
+    const byKey = new Map(episodes.map((e) => [e.blackboardKey, e]));
+    assert.ok(byKey.has('learning.new_association.before'), `the 0.7 event written before tick 1 was dropped: ${[...byKey.keys()].join(', ')}`);
+    assert.ok(byKey.has('learning.new_association.between'));
+    assert.equal(byKey.get('goal.achieved')!.tick, 1);
+    assert.equal(byKey.get('goal.achieved')!.salience, 0.9);
+  } finally {
+    await m.close();
+    await cleanup();
+  }
+});

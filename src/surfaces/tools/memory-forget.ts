@@ -12,7 +12,7 @@ export const memoryForget = defineTool({
       token: z.string().min(1).max(200).optional().describe('step 2: the token from the preview'),
     })
     .strict()
-    .refine((v) => (v.id === undefined) !== (v.token === undefined), { message: 'give id (to preview) or token (to confirm), not both', path: ['id'] }),
+    .refine((v) => (v.id === undefined) !== (v.token === undefined), { message: 'give either id (to preview) or token (to confirm): one of them, not both', path: ['id'] }),
   async run(q, { memory }) {
     if (q.token !== undefined) return { step: 'confirmed', ...(await memory.confirmForget(q.token)) };
     const preview = await memory.forget(q.id!, q.reason ?? 'requested by an agent');
