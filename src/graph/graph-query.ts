@@ -1,3 +1,6 @@
+import { MnemosError } from '../domain/errors.ts';
+import { normalizeIso } from '../domain/time.ts';
+import { isoTime, parseInput } from '../services/validate.ts';
 import type { Principal } from '../domain/principal.ts';
 import { LIVE_LIFECYCLES } from '../domain/lifecycle.ts';
 import type { EntityRecord, RelationRecord } from '../ports/lifecycle.ts';
@@ -31,9 +34,10 @@ function holdsAt(r: Pick<RelationRecord, 'validFrom' | 'validTo' | 'recordedAt'>
 
 /** Every visible entity matching a name, with its relations as of a time (valid time). */
 export async function entityView(ctx: ServiceContext, p: Principal, name: string, asOf?: string): Promise<{ name: string; asOf: string | null; entities: EntityView[] }> {
+  if (typeof name !== 'string' || name.trim() === '') throw new MnemosError('validation_failed', 'give the name of an entity', { field: 'name' });
+  const t = asOf === undefined ? new Date(ctx.now()).toISOString() : normalizeIso(parseInput(isoTime, asOf, 'as-of time'));
   const graph = requireGraph(ctx);
   const entities = await graph.findEntities(p, [normalizeName(name)]);
-  const t = asOf ? new Date(Date.parse(asOf)).toISOString() : new Date(ctx.now()).toISOString();
   const views: EntityView[] = [];
   for (const e of entities) {
     const rels = await graph.relationsOf(p, [e.id]);

@@ -1,4 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
+import { isWellFormed, LONE_SURROGATE } from '../domain/unicode.ts';
 
 /**
  * The canonical ledger's rules (formulas.md): settled facts as key, value and
@@ -37,7 +38,17 @@ export interface LedgerFact {
   visibility: 'owner' | 'shared' | 'public';
 }
 
-export function validateFactInput(f: { key: string; value: string; statement?: string | undefined }): void {
+export function validateFactInput(f: { key: string; value: string; statement?: string | undefined; category?: string | undefined; confidence?: number | undefined }): void {
+  // A library caller is not typed at run time: a number value (42) failed inside the matcher as a TypeError, and a NaN confidence at the database.
+  if (f === null || typeof f !== 'object') throw new MnemosError('validation_failed', 'give a fact as {key, value, statement?, category?}', { field: '(input)' });
+  for (const field of ['key', 'value'] as const) if (typeof f[field] !== 'string') throw new MnemosError('validation_failed', `ledger ${field} must be text`, { field });
+  for (const field of ['statement', 'category'] as const) {
+    if (f[field] !== undefined && typeof f[field] !== 'string') throw new MnemosError('validation_failed', `ledger ${field} must be text`, { field });
+  }
+  if (f.confidence !== undefined && (typeof f.confidence !== 'number' || !(f.confidence >= 0 && f.confidence <= 1))) {
+    throw new MnemosError('validation_failed', 'ledger confidence must be a number from 0 to 1', { field: 'confidence' });
+  }
+  if (!isWellFormed(f.value) || (f.statement !== undefined && !isWellFormed(f.statement))) throw new MnemosError('validation_failed', `ledger value ${LONE_SURROGATE}`, { field: 'value' });
   if (!LEDGER_KEY_RE.test(f.key)) throw new MnemosError('validation_failed', `ledger key "${f.key}" must match ${LEDGER_KEY_RE.source} (lower-case, 2-64 chars)`, { field: 'key' });
   if (f.value.length === 0 || f.value.length > MAX_VALUE) throw new MnemosError('validation_failed', `ledger value must be 1-${MAX_VALUE} characters`, { field: 'value' });
   if (f.statement !== undefined && f.statement.length > MAX_STATEMENT)

@@ -177,6 +177,9 @@ export async function getFact(ctx: ServiceContext, p: Principal, keyOrId: string
 }
 
 export async function listFacts(ctx: ServiceContext, p: Principal, opts: { status?: string[]; limit?: number } = {}) {
+  if (opts.limit !== undefined && !(Number.isInteger(opts.limit) && opts.limit >= 1 && opts.limit <= 100_000)) {
+    throw new MnemosError('validation_failed', 'limit must be a whole number from 1 to 100000', { field: 'limit' });
+  }
   const ledger = requireLedger(ctx);
   const facts = rankFacts(await ledger.list(p, { ...(opts.status ? { status: opts.status } : {}), limit: opts.limit ?? 1000 }), ctx.now());
   return { facts, pending: p.role === 'guest' ? [] : await ledger.pending(p) };
@@ -192,6 +195,7 @@ export async function ledgerExactHits(ctx: ServiceContext, p: Principal, query: 
 
 /** The settled-facts block for a prompt: at most 48 facts within the token budget. */
 export async function ledgerPromptBlock(ctx: ServiceContext, p: Principal, maxTokens?: number) {
+  if (maxTokens !== undefined && !(Number.isInteger(maxTokens) && maxTokens >= 1)) throw new MnemosError('validation_failed', 'maxTokens must be a positive whole number', { field: 'maxTokens' });
   const ledger = ctx.store.ledger;
   if (!ledger) return { text: '', facts: 0, tokens: 0 };
   const index = await (ctx.ledgerIndexes ??= new LedgerIndexCache()).for(ledger, p);

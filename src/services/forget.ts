@@ -25,7 +25,13 @@ export interface ForgetDone {
   tombstone: { contentHashes: string[]; reason: string };
 }
 
+/** The reason kept in the tombstone: the MCP tool's bound, for every caller. */
+export const MAX_FORGET_REASON = 500;
+
 export async function previewForget(ctx: ServiceContext, p: Principal, id: string, reason = 'requested'): Promise<ForgetPreview> {
+  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > MAX_FORGET_REASON) {
+    throw new MnemosError('validation_failed', `the reason must be text of 1-${MAX_FORGET_REASON} characters (it is kept in the tombstone)`, { field: 'reason' });
+  }
   const m = await getMemory(ctx, p, id);
   if (!canWrite(p, m)) throw new MnemosError('forbidden', `a ${p.role} may only forget memories it wrote; memory ${id} belongs to ${m.ownerId}`, { id });
   if (m.readOnly) throw new MnemosError('read_only', `memory ${id} is read-only (${m.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id });

@@ -76,7 +76,13 @@ export function missingMessage(path: string): string {
   return `no journal at ${path} yet; it is created by the first \`mnemos journal append ${path} <cluster-file>\``;
 }
 
+/** A library caller's input is not typed at run time: null or a string reached the checks as a TypeError. */
+function assertObject(v: unknown, what: string): void {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new MnemosError('validation_failed', `give the ${what} as an object`, { field: '(input)' });
+}
+
 export async function queryJournalFile(path: string, q: JournalQueryInput): Promise<JournalQueryResult> {
+  assertObject(q, 'journal query');
   checkQuery(q);
   const journal = await openJournalForRead(path);
   const base = { journal: path, by: q.by, value: q.value };
@@ -86,6 +92,7 @@ export async function queryJournalFile(path: string, q: JournalQueryInput): Prom
 }
 
 export async function viewJournalFile(path: string, v: JournalViewInput): Promise<JournalViewResult> {
+  assertObject(v, 'journal view');
   if (!(VIEW_KINDS as readonly string[]).includes(v.kind)) throw new MnemosError('validation_failed', `unknown view kind ${JSON.stringify(v.kind)}; use one of ${VIEW_KINDS.join(', ')}`, { field: 'kind' });
   const journal = await openJournalForRead(path);
   if (!journal) {

@@ -1,3 +1,4 @@
+import { MnemosError } from '../domain/errors.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import { graphCandidates } from '../graph/graph-query.ts';
@@ -13,7 +14,8 @@ import { BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
 import { searchSchema, type SearchInput } from './inputs.ts';
 import { parseInput } from './validate.ts';
 
-export type SearchMode = 'keyword' | 'vector' | 'hybrid';
+export const SEARCH_MODES = ['keyword', 'vector', 'hybrid'] as const;
+export type SearchMode = (typeof SEARCH_MODES)[number];
 
 /** The most memories an empty result's explain counts (it then says "more than" this many). */
 export const VISIBLE_COUNT_CAP = 1000;
@@ -71,7 +73,8 @@ export interface SearchExplain {
  * inside other work (context assembly, deep recall) call this, so the
  * server's event loop never runs a search while threads exist.
  */
-export function runSearch(ctx: ServiceContext, p: Principal, input: SearchInput & { mode?: SearchMode }): Promise<SearchResult> {
+export async function runSearch(ctx: ServiceContext, p: Principal, input: SearchInput & { mode?: SearchMode }): Promise<SearchResult> {
+  if (input === null || typeof input !== 'object') throw new MnemosError('validation_failed', 'give a search as a query string or {query, ...}', { field: '(input)' });
   return ctx.searchRunner ? ctx.searchRunner(p, input) : searchMemories(ctx, p, input);
 }
 
@@ -89,6 +92,7 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   const { mode: requested, ...rest } = input;
   const q = parseInput(searchSchema, rest, 'search request');
   const mode: SearchMode = requested ?? 'hybrid';
+  if (!SEARCH_MODES.includes(mode)) throw new MnemosError('validation_failed', `unknown search mode ${JSON.stringify(mode)}: use ${SEARCH_MODES.join(', ')}`, { field: 'mode' });
   const filter = toStoreFilter(q.filter);
   const terms = ctx.analyzeQuery(q.query);
   const time = parseTimeQuery(q.query, q.referenceTime ?? new Date(ctx.now()).toISOString());

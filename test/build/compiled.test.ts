@@ -71,6 +71,27 @@ await memory.close();
     }
   });
 
+  it("the seeds' modules the docs name are importable: 'mnemos/journal', 'mnemos/cognition', 'mnemos/pln'", () => {
+    const tmp = tempDir('mnemos-subpaths-');
+    try {
+      mkdirSync(join(tmp.dir, 'node_modules'));
+      symlinkSync(ROOT, join(tmp.dir, 'node_modules/mnemos'), 'dir');
+      writeFileSync(
+        join(tmp.dir, 'use.mjs'),
+        `import { Journal, queryClusters } from 'mnemos/journal';
+import { createMemoryCycle, runScenario, DEFAULT_SALIENCE_REGISTRY, RuleBasedSafetyVerifier } from 'mnemos/cognition';
+import { chain, plnPremises } from 'mnemos/pln';
+console.log(JSON.stringify([Journal, queryClusters, createMemoryCycle, runScenario, RuleBasedSafetyVerifier, chain, plnPremises].map((f) => typeof f).concat(typeof DEFAULT_SALIENCE_REGISTRY)));
+`,
+      );
+      const run = node(['use.mjs'], tmp.dir);
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual(JSON.parse(run.stdout.trim()), [...Array(7).fill('function'), 'object']);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('is used only when complete and at least as new as src/ (buildProblem)', () => {
     const tmp = tempDir('mnemos-stamp-');
     try {

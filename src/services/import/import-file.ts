@@ -1,6 +1,7 @@
 import { constants } from 'node:buffer';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
+import { z } from 'zod';
 import { MnemosError } from '../../domain/errors.ts';
 import { contentHash, sha256Hex } from '../../domain/hash.ts';
 import { assertMayClaim, type Principal } from '../../domain/principal.ts';
@@ -12,7 +13,7 @@ import { eachFileKey, fileKeyPrefix } from '../file-memories.ts';
 import { StoredContent } from '../stored-content.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
-import { parseInput } from '../validate.ts';
+import { parseInput, storable } from '../validate.ts';
 import { withVectors } from '../embeddings.ts';
 import { markdownInputs } from './markdown.ts';
 import { mettaOps } from './metta-import.ts';
@@ -34,7 +35,7 @@ export interface ImportProgress {
 
 export interface ImportOptions {
   format?: ImportFormat;
-  /** Session id for transcripts whose messages carry none (default: the file name). */
+  /** Session id for transcripts whose messages carry none (default: the file's absolute path). */
   sessionId?: string;
   onProgress?: (p: ImportProgress) => void;
   /** The most a file's memories may hold in memory before it is written (default: 60% of this process's V8 heap); past it the import stops with limit_exceeded, writing nothing. */
@@ -112,13 +113,27 @@ export function unknownFormat(path: string): never {
  * lines and turns are skipped, changed ones become new versions, and
  * Markdown chunks and JSONL lines that vanished from the file are retired.
  */
+const importOptionsSchema = z
+  .object({
+    format: z.enum(IMPORT_FORMATS).optional(),
+    sessionId: storable(z.string().min(1).max(256)).optional(),
+    onProgress: z.custom<(p: ImportProgress) => void>((v) => typeof v === 'function', 'onProgress must be a function').optional(),
+    memoryBudgetBytes: z.number().int().positive().optional(),
+  })
+  .strict();
+
 export async function importFile(ctx: ServiceContext, p: Principal, path: string, opts: ImportOptions = {}): Promise<FileImportResult> {
+  if (typeof path !== 'string' || path === '') throw new MnemosError('validation_failed', 'give import the path of a file', { field: 'path' });
+  // A misspelt format ('JSONL', 'csv') was read with some other parser and failed with a misleading message.
+  parseInput(importOptionsSchema, opts, 'import options');
   const abs = resolve(path);
+  let isFile: boolean;
   try {
-    if (!statSync(abs).isFile()) throw new Error('not a regular file');
+    isFile = statSync(abs).isFile();
   } catch (err) {
     throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
   }
+  if (!isFile) throw new MnemosError('not_found', `cannot read ${path}: not a regular file (import takes one file; the CLI's mnemos import <dir> walks a folder)`, { path });
   const format = opts.format ?? detectFormat(abs, readLines(abs, path));
   const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
   progress('parsing', 0, 1);

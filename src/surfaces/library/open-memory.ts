@@ -49,10 +49,16 @@ export interface OpenMemoryOptions {
  */
 export class Mnemos {
   private constructor(
-    private readonly ctx: ServiceContext,
+    private readonly shared: ServiceContext,
     readonly principal: Principal,
     private readonly owned: boolean,
   ) {}
+
+  /** The services' context; after close, every call says so instead of failing inside the driver (a TypeError, "connection is not open"). */
+  private get ctx(): ServiceContext {
+    if (closed.has(this.shared)) throw new MnemosError('unavailable', 'this memory handle was closed; open the store again (openMemory) to use it');
+    return this.shared;
+  }
 
   static async open(opts: OpenMemoryOptions = {}): Promise<Mnemos> {
     const principal = opts.principal ?? localOwner();
@@ -161,13 +167,13 @@ export class Mnemos {
     return importFile(this.ctx, this.principal, path, opts);
   }
 
-  export(write: (line: string) => void | Promise<void>) {
-    return exportJsonl(this.ctx, this.principal, write);
+  async export(write: (line: string) => void | Promise<void>) {
+    return exportJsonl(this.ctx, this.principal, writer(write));
   }
 
   /** Every memory version as MemoryCluster records; fails naming a memory that would not fit losslessly. */
-  exportMetta(write: (text: string) => void | Promise<void>) {
-    return exportMetta(this.ctx, this.principal, write);
+  async exportMetta(write: (text: string) => void | Promise<void>) {
+    return exportMetta(this.ctx, this.principal, writer(write));
   }
 
   /** Where the engine's MeTTa journal lives (config journalPath or its default). */
@@ -187,8 +193,9 @@ export class Mnemos {
     return viewJournalFile(this.journalPath, input);
   }
 
-  /** The agent bridge over the journal, with the configured read flags (default off). */
-  journalBridge() {
+  /** The agent bridge over the journal, with the configured read flags (default off); for the owner and agents, never guests. */
+  async journalBridge() {
+    if (this.principal.role === 'guest') throw new MnemosError('forbidden', 'the journal bridge is for the owner and agents; the journal is owner data and a guest reads none of it');
     return engineJournalBridge(this.ctx);
   }
 
@@ -287,18 +294,28 @@ export class Mnemos {
 
   /** Closes the store; only the handle that opened it may. */
   async close(): Promise<void> {
-    if (!this.owned) return;
-    const entry = threads.get(this.ctx);
+    if (!this.owned || closed.has(this.shared)) return;
+    const ctx = this.shared;
+    closed.add(ctx);
+    const entry = threads.get(ctx);
     if (entry?.pool) {
       const pool = entry.pool;
       entry.pool = null;
-      delete this.ctx.searchRunner;
+      delete ctx.searchRunner;
       await pool.close();
     }
-    await this.ctx.cycles?.close();
-    await this.ctx.store.close();
+    await ctx.cycles?.close();
+    await ctx.store.close();
   }
 }
+
+function writer<F>(write: F): F {
+  if (typeof write !== 'function') throw new MnemosError('validation_failed', 'give export a function that receives each line', { field: 'write' });
+  return write;
+}
+
+/** Stores whose opening handle was closed: every handle on them refuses further calls. */
+const closed = new WeakSet<ServiceContext>();
 
 /** Per store handle: how to open it again, and its search threads once started. */
 const threads = new WeakMap<ServiceContext, { open: SearchThreadsOpen; pool: SearchThreads | null }>();
