@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
-import { sessionTurns, turnOf } from './recall-range.ts';
+import { sessionTurns, turnOf, writerOf } from './recall-range.ts';
 import { runSearch } from './search.ts';
 import { parseInput } from './validate.ts';
 
@@ -29,8 +29,10 @@ export interface DeepRecallHit {
   id: string;
   score: number;
   text: string;
+  /** The principal that wrote the turn (recall-range.ts, writerOf). */
+  writer: string;
   /** Neighbouring turns, exact text, in order. */
-  context: { turn: number; role: string | null; text: string }[];
+  context: { turn: number; role: string | null; writer: string; text: string }[];
 }
 
 /**
@@ -49,7 +51,7 @@ export async function deepRecall(ctx: ServiceContext, p: Principal, input: DeepR
   const hits: DeepRecallHit[] = [];
   for (const sessionId of sessions) {
     const r = await runSearch(ctx, p, { query: q.query, limit: q.maxResults, filter: { types: ['episode'], ...(sessionId ? { sessionId } : {}) } });
-    for (const h of r.hits) if (h.memory.sessionId) hits.push({ sessionId: h.memory.sessionId, turn: turnOf(h.memory), id: h.memory.id, score: h.score, text: h.memory.text, context: [] });
+    for (const h of r.hits) if (h.memory.sessionId) hits.push({ sessionId: h.memory.sessionId, turn: turnOf(h.memory), id: h.memory.id, score: h.score, text: h.memory.text, writer: writerOf(h.memory), context: [] });
   }
   hits.sort((a, b) => b.score - a.score);
   const top = hits.slice(0, q.maxResults);
@@ -60,7 +62,7 @@ export async function deepRecall(ctx: ServiceContext, p: Principal, input: DeepR
       h.context = cache
         .get(h.sessionId)!
         .filter((m) => Math.abs(turnOf(m) - h.turn) <= q.context && turnOf(m) !== h.turn)
-        .map((m) => ({ turn: turnOf(m), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, text: m.text }));
+        .map((m) => ({ turn: turnOf(m), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, writer: writerOf(m), text: m.text }));
     }
   }
   const where = q.scope === 'all_sessions' ? 'all conversations' : `sessions ${sessions.map((s) => `"${s}"`).join(', ') || '(none found)'}`;

@@ -27,6 +27,8 @@ export type RecallRangeInput = z.input<typeof recallRangeSchema>;
 export interface RecalledTurn {
   turn: number;
   role: string | null;
+  /** Who wrote this turn into the store (writerOf). */
+  writer: string;
   id: string;
   at: string;
   text: string;
@@ -43,6 +45,17 @@ export interface RecallRangeResult {
 
 export function turnOf(m: Memory): number {
   return m.source.turnStart ?? 0;
+}
+
+/**
+ * The principal that wrote a turn, with the agent it wrote for. A session is
+ * named by its id alone, so anyone who may write can add turns to a session
+ * id another principal uses (never over a turn that principal holds): a
+ * reader tells such turns apart by their writer, and `searched` says when a
+ * session has more than one.
+ */
+export function writerOf(m: Pick<Memory, 'ownerId' | 'agentId'>): string {
+  return m.agentId ? `${m.ownerId} (agent ${m.agentId})` : m.ownerId;
 }
 
 /** Transcript turns of one session the principal can see, in turn order. */
@@ -81,10 +94,13 @@ export async function recallRange(ctx: ServiceContext, p: Principal, input: Reca
       truncated = true;
       nextTurn = turnOf(m);
     }
-    turns.push({ turn: turnOf(m), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, id: m.id, at: m.validFrom, text });
+    turns.push({ turn: turnOf(m), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, writer: writerOf(m), id: m.id, at: m.validFrom, text });
     used += text.length;
     if (truncated) break;
   }
-  const searched = `session "${q.sessionId}"${q.turns ? `, turns ${q.turns}` : ''}${q.grep ? `, containing "${q.grep}"` : ''}: ${all.length} turns visible to ${p.role} "${p.id}", ${picked.length} matched`;
+  const writers = new Map<string, number>();
+  for (const m of all) writers.set(writerOf(m), (writers.get(writerOf(m)) ?? 0) + 1);
+  const by = writers.size > 1 ? ` (written by ${writers.size} principals: ${[...writers].map(([w, n]) => `${w} ${n}`).join(', ')})` : '';
+  const searched = `session "${q.sessionId}"${q.turns ? `, turns ${q.turns}` : ''}${q.grep ? `, containing "${q.grep}"` : ''}: ${all.length} turns visible to ${p.role} "${p.id}"${by}, ${picked.length} matched`;
   return { sessionId: q.sessionId, turns, truncated, nextTurn, searched };
 }

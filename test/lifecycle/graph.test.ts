@@ -99,6 +99,39 @@ test(named('forget leaves no trace in the graph: the last evidence removes the e
   }
 });
 
+test(named('forgetting the memory behind a closing relation reopens what it closed, or hands it to the next closer'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const works = async (asOf?: string) =>
+      (await s.m.lifecycle.entity('Alice Smith', asOf)).entities
+        .flatMap((e) => e.relations.filter((r) => r.predicate === 'works_at').map((r) => [r.object, r.validTo, r.holds]))
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+    await s.m.remember({ text: 'Alice Smith works at Acme Corp', validFrom: '2020-01-01T00:00:00Z' });
+    const globex = await s.m.remember({ text: 'Alice Smith now works at Globex Inc', validFrom: '2023-01-01T00:00:00Z' });
+    await s.m.remember({ text: 'Alice Smith now works at Initech Labs', validFrom: '2025-01-01T00:00:00Z' });
+    await s.m.lifecycle.indexGraph();
+    assert.deepEqual(await works('2024-01-01T00:00:00Z'), [
+      ['Acme Corp', '2023-01-01T00:00:00.000Z', false],
+      ['Globex Inc', '2025-01-01T00:00:00.000Z', true],
+    ]);
+    // The middle link goes: Acme is now closed by Initech, from Initech's start.
+    const p = await s.m.forget(globex.id);
+    await s.m.confirmForget(p.token);
+    assert.deepEqual(await works('2024-01-01T00:00:00Z'), [['Acme Corp', '2025-01-01T00:00:00.000Z', true]]);
+    assert.deepEqual(await works(), [
+      ['Acme Corp', '2025-01-01T00:00:00.000Z', false],
+      ['Initech Labs', null, true],
+    ]);
+    // The last closer goes: Acme holds again.
+    const initech = (await s.m.search('Initech Labs')).hits[0]!.memory;
+    const p2 = await s.m.forget(initech.id);
+    await s.m.confirmForget(p2.token);
+    assert.deepEqual(await works(), [['Acme Corp', null, true]]);
+  } finally {
+    await s.close();
+  }
+});
+
 test(named('optional LLM extractor speaks the OpenAI-compatible chat protocol with a JSON schema'), async () => {
   const seen: Record<string, unknown>[] = [];
   const server = createServer((req, res) => {

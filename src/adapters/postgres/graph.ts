@@ -4,6 +4,7 @@ import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../../ports/lifecycle.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
 import { scopeSql, type SqlPart } from '../sql/scope-sql.ts';
+import { SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
 import { inTransaction, rows, withRetry, type PgConnection } from './connection.ts';
 import type { PgPlace } from './places.ts';
 
@@ -159,7 +160,7 @@ async function count(c: pg.Pool | pg.PoolClient, text: string, values: unknown[]
 export function graphPgPlace(): PgPlace {
   const dropRelation = async (c: pg.PoolClient, id: string) => {
     await c.query('DELETE FROM graph_evidence WHERE relation_id = $1', [id]);
-    await c.query('UPDATE graph_relations SET superseded_by = NULL WHERE superseded_by = $1', [id]);
+    await c.query(SPLICE_SUPERSEDED_SQL, [id]);
     await c.query('DELETE FROM graph_relations WHERE id = $1', [id]);
   };
   return {

@@ -2,9 +2,11 @@ import { MnemosError } from '../../domain/errors.ts';
 
 /**
  * A guest or agent may not write under a source identity (a session turn, a
- * file chunk) that another principal already holds: that would inject text
- * into someone else's conversation. The error names the key only, never
- * whether the content matched, so it reveals nothing the caller cannot see.
+ * file chunk) that another principal already holds: that would put a second
+ * text under someone else's turn or chunk. The error names the key only,
+ * never its content; it does tell the caller that the key is taken, as a
+ * taken user name would. Turns a writer adds under new numbers carry its id
+ * (recall-range.ts, writerOf).
  */
 export function sourceHeldByOther(sourceKey: string): MnemosError {
   return new MnemosError('forbidden', `source "${sourceKey}" belongs to another principal; use a key (session, file or client key) of your own`, { field: 'key' });

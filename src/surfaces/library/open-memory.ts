@@ -74,7 +74,7 @@ export class Mnemos {
 
   as(principal: Principal): Mnemos {
     assertPrincipal(principal);
-    return new Mnemos(this.ctx, principal, false);
+    return new Mnemos(this.shared, principal, false);
   }
 
   get store(): MemoryStore {
@@ -90,20 +90,20 @@ export class Mnemos {
     return r!;
   }
 
-  rememberMany(inputs: RememberInput[], policy?: SourcePolicy) {
+  async rememberMany(inputs: RememberInput[], policy?: SourcePolicy) {
     return remember(this.ctx, this.principal, inputs, policy);
   }
 
-  get(id: string) {
+  async get(id: string) {
     return readMemory(this.ctx, this.principal, id);
   }
 
-  list(input: ListInput = {}) {
+  async list(input: ListInput = {}) {
     return listMemories(this.ctx, this.principal, input);
   }
 
   /** Hybrid search (mode 'keyword' or 'vector' runs one list only, for comparison); on a search thread once `startSearchThreads` ran. */
-  search(input: (SearchInput & { mode?: SearchMode }) | string) {
+  async search(input: (SearchInput & { mode?: SearchMode }) | string) {
     return runSearch(this.ctx, this.principal, typeof input === 'string' ? { query: input } : input);
   }
 
@@ -129,41 +129,41 @@ export class Mnemos {
 
   /** Whether the search threads have loaded what searches read (keyword index copy, vectors); false while they load or when none run. */
   get searchThreadsWarm(): boolean {
-    return threads.get(this.ctx)?.pool?.warm ?? false;
+    return threads.get(this.shared)?.pool?.warm ?? false;
   }
 
   /** Search threads running (0 when searches run on the caller's thread). */
   get searchThreads(): number {
-    return threads.get(this.ctx)?.pool?.size ?? 0;
+    return threads.get(this.shared)?.pool?.size ?? 0;
   }
 
   /** Applies an edit at once as a new version. Use previewUpdate/confirmUpdate for the two-step form. */
-  update(id: string, patch: MemoryPatch) {
+  async update(id: string, patch: MemoryPatch) {
     return applyEdit(this.ctx, this.principal, id, patch);
   }
 
-  previewUpdate(id: string, patch: MemoryPatch) {
+  async previewUpdate(id: string, patch: MemoryPatch) {
     return previewEdit(this.ctx, this.principal, id, patch);
   }
 
-  confirmUpdate(token: string) {
+  async confirmUpdate(token: string) {
     return confirmEdit(this.ctx, this.principal, token);
   }
 
   /** Step one of forgetting: what would be removed, and the token that confirms it. */
-  forget(id: string, reason?: string) {
+  async forget(id: string, reason?: string) {
     return previewForget(this.ctx, this.principal, id, reason);
   }
 
-  confirmForget(token: string) {
+  async confirmForget(token: string) {
     return confirmForget(this.ctx, this.principal, token);
   }
 
-  history(id: string) {
+  async history(id: string) {
     return history(this.ctx, this.principal, id);
   }
 
-  import(path: string, opts?: ImportOptions) {
+  async import(path: string, opts?: ImportOptions) {
     return importFile(this.ctx, this.principal, path, opts);
   }
 
@@ -203,30 +203,30 @@ export class Mnemos {
     if (this.principal.role !== 'owner') throw new MnemosError('forbidden', `${what} are for the owner only; this is a ${this.principal.role} principal`);
   }
 
-  status() {
+  async status() {
     return status(this.ctx, this.principal);
   }
 
   /** Checks the audit chain and every memory against it; `onProgress` hears how far it got, a page at a time. */
-  verifyAudit(opts: { onProgress?: (x: AuditProgress) => void } = {}) {
+  async verifyAudit(opts: { onProgress?: (x: AuditProgress) => void } = {}) {
     return verifyAudit(this.ctx, this.principal, opts);
   }
 
   /** Exact lines of a file that is the recorded source of a memory this principal can see. */
-  sourceLines(input: SourceLinesInput) {
+  async sourceLines(input: SourceLinesInput) {
     return readSourceLines(this.ctx, this.principal, input);
   }
 
-  recallRange(input: RecallRangeInput) {
+  async recallRange(input: RecallRangeInput) {
     return recallRange(this.ctx, this.principal, input);
   }
 
   /** Owner only. */
-  deepRecall(input: DeepRecallInput) {
+  async deepRecall(input: DeepRecallInput) {
     return deepRecall(this.ctx, this.principal, input);
   }
 
-  ingestTranscript(input: TranscriptInput) {
+  async ingestTranscript(input: TranscriptInput) {
     return ingestTranscript(this.ctx, this.principal, input);
   }
 
@@ -235,25 +235,25 @@ export class Mnemos {
   }
 
   /** Owner only; returns the secret once. */
-  createToken(input: CreateTokenInput) {
+  async createToken(input: CreateTokenInput) {
     return createToken(this.ctx, this.principal, input);
   }
 
-  listTokens() {
+  async listTokens() {
     return listTokens(this.ctx, this.principal);
   }
 
-  revokeToken(id: string) {
+  async revokeToken(id: string) {
     return revokeToken(this.ctx, this.principal, id);
   }
 
   /** On a store without tokens, creates an owner token once and saves it to `file` (0600). */
-  ensureOwnerToken(file: string) {
+  async ensureOwnerToken(file: string) {
     return ensureOwnerToken(this.ctx, this.principal, file);
   }
 
   /** The principal a bearer secret stands for (throws `unauthorized` with the reason). */
-  authenticate(secret: string | undefined | null) {
+  async authenticate(secret: string | undefined | null) {
     return authenticate(this.ctx, secret);
   }
 
@@ -263,17 +263,17 @@ export class Mnemos {
   }
 
   /** One consolidation run now (owner only); what the scheduler calls. */
-  consolidate(opts?: ConsolidateOptions) {
+  async consolidate(opts?: ConsolidateOptions) {
     return this.lifecycle.consolidate(opts);
   }
 
   /** Gives every visible memory a vector of the current model; trains the built-in model first when asked or when there is none. */
-  embedBackfill(opts?: { retrain?: boolean; onProgress?: (x: BackfillProgress) => void }) {
+  async embedBackfill(opts?: { retrain?: boolean; onProgress?: (x: BackfillProgress) => void }) {
     return backfillEmbeddings(this.ctx, this.principal, opts);
   }
 
   /** Brings this namespace's vector index up to date and waits for an approximate index to be built when one applies (`wait: false`: starts it only); says which index answers. */
-  prepareVectorIndex(opts: { wait?: boolean } = {}) {
+  async prepareVectorIndex(opts: { wait?: boolean } = {}) {
     return prepareVectorIndex(this.ctx, this.principal, opts);
   }
 
