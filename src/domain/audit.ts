@@ -82,7 +82,8 @@ export function chainEntry(prev: { seq: number; hash: string } | null, draft: Au
 
 export interface ChainProblem {
   seq: number;
-  problem: 'hash_mismatch' | 'broken_link' | 'sequence_gap';
+  /** head_missing: a head remembered from an earlier check is gone (audit-verify.ts). */
+  problem: 'hash_mismatch' | 'broken_link' | 'sequence_gap' | 'head_missing';
   message: string;
 }
 

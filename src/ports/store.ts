@@ -252,6 +252,12 @@ export interface AuditLog {
    * merge); an id without such an entry is absent.
    */
   recordedHashes(p: Principal, ids: string[]): Promise<Map<string, string | null>>;
+  /**
+   * Memory ids of the principal's namespace that an entry wrote content to
+   * (CONTENT_WRITES) and that have no row now, in id order after `afterId`
+   * (owner only). A forgotten version is among them; its forget entry says so.
+   */
+  unstoredWrites(p: Principal, afterId: string | null, limit: number): Promise<string[]>;
   /** The whole chain in sequence order, a page at a time (owner only). */
   range(p: Principal, afterSeq: number, limit: number): Promise<AuditEntry[]>;
   head(): Promise<{ seq: number; hash: string } | null>;

@@ -6,13 +6,14 @@ import type { ServiceContext } from './context.ts';
 
 export interface MemoryProblem {
   memoryId: string;
-  problem: 'text_changed' | 'hash_differs_from_audit' | 'not_in_audit_log';
+  problem: 'text_changed' | 'hash_differs_from_audit' | 'not_in_audit_log' | 'missing_from_store';
   message: string;
 }
 
 export interface AuditReport {
   ok: boolean;
   entries: number;
+  /** The newest entry: keep it, and pass it as expectHead (`--expect-head seq:hash`) to a later check. */
   head: { seq: number; hash: string } | null;
   memoriesChecked: number;
   /** The first MAX_REPORTED problems of each kind; `problemsFound` counts them all. */
@@ -34,7 +35,9 @@ export interface AuditProgress {
 /**
  * Checks the hash chain end to end, then every stored memory against it: a
  * text edited in the database no longer matches its content hash, and a hash
- * edited to match no longer matches what the audit log recorded.
+ * edited to match no longer matches what the audit log recorded. Then the
+ * chain against the store: a version it recorded that is gone without a
+ * forget entry was deleted behind the engine's back.
  *
  * Both passes go a page at a time and keep nothing between pages but the
  * last entry and the first problems found: a first version kept every
@@ -42,8 +45,20 @@ export interface AuditProgress {
  * of memories looks up its own audit entries by memory id (an index on both
  * backends); the chain pass has already vouched for those entries.
  */
-export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: { onProgress?: (x: AuditProgress) => void } = {}): Promise<AuditReport> {
+export interface VerifyOptions {
+  onProgress?: (x: AuditProgress) => void;
+  /**
+   * A head an earlier check printed. A chain whose newest entries were cut
+   * off is still a valid chain, so only a remembered head shows the loss:
+   * the chain must still hold that entry, with that hash.
+   */
+  expectHead?: { seq: number; hash: string };
+}
+
+export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: VerifyOptions = {}): Promise<AuditReport> {
   const chainProblems: ChainProblem[] = [];
+  const expected = opts.expectHead;
+  let expectedFound = false;
   const head = await ctx.store.audit.head();
   let chainFound = 0;
   let prev: { seq: number; hash: string } | null = null;
@@ -52,10 +67,15 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: { onP
     const page = await ctx.store.audit.range(p, prev?.seq ?? 0, PAGE);
     if (page.length === 0) break;
     for (const problem of verifyChainSegment(prev, page)) if (chainFound++ < MAX_REPORTED) chainProblems.push(problem);
+    if (expected && !expectedFound) expectedFound = page.some((e) => e.seq === expected.seq && e.hash === expected.hash);
     entries += page.length;
     const last = page[page.length - 1]!;
     prev = { seq: last.seq, hash: last.hash };
     opts.onProgress?.({ phase: 'chain', done: entries, total: Math.max(head?.seq ?? 0, entries) });
+  }
+  if (expected && !expectedFound) {
+    chainFound++;
+    chainProblems.push({ seq: expected.seq, problem: 'head_missing', message: `entry ${expected.seq} with hash ${expected.hash} that an earlier check saw is not in the chain: its newest entries were removed or rewritten` });
   }
   const memoryProblems: MemoryProblem[] = [];
   let memoriesChecked = 0;
@@ -73,6 +93,18 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: { onP
     after = page[page.length - 1]!.id;
     opts.onProgress?.({ phase: 'memories', done: memoriesChecked, total: 0 });
   }
+  // The other way round: every version the log says was written is stored, or a forget entry in the chain removed it.
+  for (let afterId: string | null = null; ; ) {
+    const ids = await ctx.store.audit.unstoredWrites(p, afterId, PAGE);
+    if (ids.length === 0) break;
+    const forgotten = await forgottenByTheChain(ctx, p, ids);
+    for (const id of ids) {
+      if (forgotten.has(id)) continue;
+      const problem: MemoryProblem = { memoryId: id, problem: 'missing_from_store', message: `memory ${id}: the audit log recorded it and no forget, but the store no longer has it` };
+      if (problemsFound++ < MAX_REPORTED) memoryProblems.push(problem);
+    }
+    afterId = ids[ids.length - 1]!;
+  }
   opts.onProgress?.({ phase: 'done', done: memoriesChecked, total: memoriesChecked });
   return {
     ok: chainProblems.length === 0 && memoryProblems.length === 0,
@@ -83,6 +115,27 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: { onP
     memoryProblems,
     problemsFound: { chain: chainFound, memories: problemsFound },
   };
+}
+
+/**
+ * Which of these versions a forget entry of the chain names. A version's
+ * writing entries name its lineage; the lineage's forget entry lists the
+ * versions it removed. (The tombstone tables are not asked: they are rows an
+ * editor of the file could add as easily as delete a memory.)
+ */
+async function forgottenByTheChain(ctx: ServiceContext, p: Principal, ids: string[]): Promise<Set<string>> {
+  const lineages = new Set<string>(ids);
+  for (const e of await ctx.store.audit.forMemories(p, ids)) {
+    const lineageId = (e.details as { lineageId?: unknown }).lineageId;
+    if (typeof lineageId === 'string') lineages.add(lineageId);
+  }
+  const forgotten = new Set<string>();
+  for (const e of await ctx.store.audit.forMemories(p, [...lineages])) {
+    if (e.action !== 'forget') continue;
+    const versionIds = (e.details as { versionIds?: unknown }).versionIds;
+    if (Array.isArray(versionIds)) for (const v of versionIds) if (typeof v === 'string') forgotten.add(v);
+  }
+  return forgotten;
 }
 
 function checkMemory(m: MemoryContent, recorded: Map<string, string | null>): MemoryProblem | null {

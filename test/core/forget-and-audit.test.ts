@@ -102,6 +102,49 @@ test(named('audit verify detects tampering done directly in the database'), asyn
   }
 });
 
+test(named('audit verify finds a memory deleted behind the engine\'s back, and newest entries cut off since a remembered head'), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db });
+    const kept = await m.remember({ text: 'alpha one' });
+    const doomed = await m.remember({ text: 'beta two' });
+    const edited = await m.update(kept.id, { text: 'alpha one, revised' });
+    const forgotten = await m.remember({ text: 'gamma three' });
+    const preview = await m.forget(forgotten.id, 'not needed');
+    await m.confirmForget(preview.token);
+    const clean = await m.verifyAudit();
+    assert.equal(clean.ok, true, 'a forgotten memory is not missing: its forget entry removed it');
+    const head = clean.head!;
+    await m.close();
+
+    // A row deleted in the database, as a file editor could: the chain still recorded it and no forget.
+    await rawSql(db, 'DELETE FROM memories WHERE id = ?', doomed.id);
+    let m2 = await openMemory({ db });
+    let report = await m2.verifyAudit({ expectHead: head });
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.memoryProblems.map((x) => [x.memoryId, x.problem]), [[doomed.id, 'missing_from_store']]);
+    assert.equal(report.chainProblems.length, 0, 'the remembered head is still there');
+    await m2.close();
+    // An old version counts too.
+    await rawSql(db, 'DELETE FROM memories WHERE id = ?', kept.id);
+    m2 = await openMemory({ db });
+    report = await m2.verifyAudit();
+    assert.deepEqual(report.memoryProblems.map((x) => x.memoryId).sort(), [doomed.id, kept.id].sort());
+    await m2.verifyAudit().then((r) => assert.ok(r.memoryProblems.every((x) => x.memoryId !== edited.id)));
+    await m2.close();
+
+    // The newest entry cut off: still a valid chain, but not the one an earlier check saw.
+    await rawSql(db, BACKEND === 'sqlite' ? 'DROP TRIGGER audit_log_no_delete' : 'DROP TRIGGER audit_log_no_delete ON audit_log');
+    await rawSql(db, 'DELETE FROM audit_log WHERE seq = ?', head.seq);
+    m2 = await openMemory({ db });
+    report = await m2.verifyAudit({ expectHead: head });
+    assert.deepEqual(report.chainProblems.map((x) => [x.seq, x.problem]), [[head.seq, 'head_missing']]);
+    await m2.close();
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('audit verify goes a page at a time: it reports progress, and checks each page against its own audit entries'), async () => {
   const { db, cleanup } = testStores();
   try {

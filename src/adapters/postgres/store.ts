@@ -461,6 +461,19 @@ class PgAuditLog implements AuditLog {
     return out;
   }
 
+  async unstoredWrites(p: Principal, afterId: string | null, limit: number): Promise<string[]> {
+    if (readScope(p).all !== true) throw new MnemosError('forbidden', 'only an owner may check the audit log against the store');
+    const found = await withRetry(this.conn.location, () =>
+      rows<{ id: string }>(
+        this.conn.pool,
+        `SELECT DISTINCT a.memory_id AS id FROM audit_log a WHERE a.memory_id > $1 AND a.namespace = $2 AND a.action = ANY($3::text[])
+           AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = a.memory_id) ORDER BY a.memory_id LIMIT $4`,
+        [afterId ?? '', p.namespace, CONTENT_WRITES, limit],
+      ),
+    );
+    return found.map((r) => r.id);
+  }
+
   async range(p: Principal, afterSeq: number, limit: number): Promise<AuditEntry[]> {
     if (readScope(p).all !== true) throw new MnemosError('forbidden', 'only an owner may read the whole audit log');
     const found = await withRetry(this.conn.location, () => rows<Record<string, unknown>>(this.conn.pool, 'SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2', [afterSeq, limit]));

@@ -419,6 +419,17 @@ class SqliteAuditLog implements AuditLog {
     return out;
   }
 
+  async unstoredWrites(p: Principal, afterId: string | null, limit: number): Promise<string[]> {
+    if (readScope(p).all !== true) throw new MnemosError('forbidden', 'only an owner may check the audit log against the store');
+    return this.db
+      .prepare(
+        `SELECT DISTINCT a.memory_id FROM audit_log a WHERE a.memory_id > ? AND a.namespace = ? AND a.action IN (${CONTENT_WRITES.map(() => '?').join(', ')})
+           AND NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = a.memory_id) ORDER BY a.memory_id LIMIT ?`,
+      )
+      .pluck()
+      .all(afterId ?? '', p.namespace, ...CONTENT_WRITES, limit) as string[];
+  }
+
   async range(p: Principal, afterSeq: number, limit: number): Promise<AuditEntry[]> {
     if (readScope(p).all !== true) throw new MnemosError('forbidden', 'only an owner may read the whole audit log');
     const rows = this.db.prepare('SELECT * FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?').all(afterSeq, limit) as Record<string, unknown>[];

@@ -2,7 +2,7 @@ import { openStore, DEFAULT_DB_PATH } from '../../adapters/open-store.ts';
 import { localOwner, assertPrincipal, type Principal } from '../../domain/principal.ts';
 import type { MemoryStore } from '../../ports/store.ts';
 import { analyze, analyzeQuery } from '../../retrieval/text/analyze.ts';
-import { verifyAudit, type AuditProgress } from '../../services/audit-verify.ts';
+import { verifyAudit, type VerifyOptions } from '../../services/audit-verify.ts';
 import { DEFAULT_CONFIG, type EngineConfig, type ServiceContext } from '../../services/context.ts';
 import { applyEdit, confirmEdit, previewEdit } from '../../services/edit.ts';
 import { exportJsonl } from '../../services/export.ts';
@@ -208,7 +208,7 @@ export class Mnemos {
   }
 
   /** Checks the audit chain and every memory against it; `onProgress` hears how far it got, a page at a time. */
-  async verifyAudit(opts: { onProgress?: (x: AuditProgress) => void } = {}) {
+  async verifyAudit(opts: VerifyOptions = {}) {
     return verifyAudit(this.ctx, this.principal, opts);
   }
 

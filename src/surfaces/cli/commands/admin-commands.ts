@@ -1,3 +1,5 @@
+import { MnemosError } from '../../../domain/errors.ts';
+import { str } from './options.ts';
 import type { AuditProgress, AuditReport } from '../../../services/audit-verify.ts';
 import type { Status } from '../../../services/status.ts';
 import type { Command, CommandContext } from '../command.ts';
@@ -31,16 +33,20 @@ function vectorLine(s: Status): string {
 const verify: Command = {
   name: 'verify',
   readsOnly: true,
-  usage: 'verify',
+  usage: 'verify [--expect-head seq:hash]',
   summary: 'check the audit hash chain and every memory against it',
+  options: { 'expect-head': { type: 'string' } },
   async run(ctx) {
     const onProgress = progressLine(ctx);
-    const report = await (await ctx.open()).verifyAudit(onProgress ? { onProgress } : {});
+    const head = str(ctx, 'expect-head');
+    const m = /^(\d+):([0-9a-f]{64})$/.exec(head ?? '');
+    if (head !== undefined && !m) throw new MnemosError('validation_failed', '--expect-head takes seq:hash as an earlier audit verify printed it (e.g. 1042:9f86d0...)', { field: 'expect-head' });
+    const report = await (await ctx.open()).verifyAudit({ ...(onProgress ? { onProgress } : {}), ...(m ? { expectHead: { seq: Number(m[1]), hash: m[2]! } } : {}) });
     return { ...report, exitCode: report.ok ? 0 : 8 };
   },
   human: (r: AuditReport) =>
     r.ok
-      ? `audit log intact: ${r.entries} entries, ${r.memoriesChecked} memories checked, head ${r.head?.hash ?? '-'}`
+      ? `audit log intact: ${r.entries} entries, ${r.memoriesChecked} memories checked, head ${r.head ? `${r.head.seq}:${r.head.hash}` : '-'} (keep it: --expect-head ${r.head ? `${r.head.seq}:${r.head.hash}` : 'seq:hash'} shows later whether newest entries were cut off)`
       : [
           'AUDIT CHECK FAILED',
           ...r.chainProblems.map((p) => `  chain: ${p.message}`),
