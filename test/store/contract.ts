@@ -324,6 +324,22 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.equal(recorded.get(next.id), next.contentHash);
       assert.ok(recorded.has(m.id) && !recorded.has('no-such-memory'));
       assert.deepEqual(await s.audit.recordedHashes({ ...owner, namespace: 'elsewhere' }, [m.id]), new Map(), 'scoped by namespace');
+      // unstoredWrites: written versions with no row, in id order, paged; here only forgotten ones (a forget removed them).
+      const gone = mem(owner, { text: 'written then forgotten' });
+      await s.apply(owner, [insert(gone)]);
+      await s.apply(owner, [{ kind: 'forget', lineageId: gone.id, reason: 'contract' }]);
+      const unstored: string[] = [];
+      for (let after: string | null = null; ; ) {
+        const page = await s.audit.unstoredWrites(owner, after, 2);
+        unstored.push(...page);
+        if (page.length < 2) break;
+        after = page[page.length - 1]!;
+      }
+      assert.ok(unstored.includes(gone.id) && !unstored.includes(m.id) && !unstored.includes(next.id));
+      assert.deepEqual(unstored, [...unstored].sort(), 'id order');
+      for (const id of unstored) assert.equal(await s.get(owner, id), null);
+      assert.deepEqual(await s.audit.unstoredWrites({ ...owner, namespace: 'elsewhere' }, null, 100), []);
+      await assert.rejects(s.audit.unstoredWrites(agent, null, 10), { code: 'forbidden' });
       assert.deepEqual(verifyChainSegment({ seq: last.seq, hash: last.hash }, await s.audit.range(owner, last.seq, 100)), []);
     });
 
