@@ -23,9 +23,13 @@ export const sourceRefSchema = z
 
 const unit = z.number().min(0).max(1);
 
+/** Text of only spaces and line breaks says nothing and matches no search; "" was refused, "   " was stored. */
+const notBlank = (s: string) => s.trim().length > 0;
+const BLANK = { message: 'text must not be blank (only spaces or line breaks)' };
+
 export const rememberSchema = z
   .object({
-    text: storable(z.string().min(1, 'text must not be empty').max(MAX_TEXT_CHARS, `text is limited to ${MAX_TEXT_CHARS} characters`)),
+    text: storable(z.string().min(1, 'text must not be empty').max(MAX_TEXT_CHARS, `text is limited to ${MAX_TEXT_CHARS} characters`)).refine(notBlank, BLANK),
     type: z.enum(MEMORY_TYPES).default('general').describe('semantic type of the memory'),
     importance: unit.default(0.5).describe('base strength 0..1'),
     emotionalValence: z.number().min(-1).max(1).default(0),
@@ -52,7 +56,7 @@ export type RememberParsed = z.output<typeof rememberSchema>;
 
 export const patchSchema = z
   .object({
-    text: storable(z.string().min(1).max(MAX_TEXT_CHARS)).optional(),
+    text: storable(z.string().min(1).max(MAX_TEXT_CHARS)).refine(notBlank, BLANK).optional(),
     type: z.enum(MEMORY_TYPES).optional(),
     importance: unit.optional(),
     emotionalValence: z.number().min(-1).max(1).optional(),
