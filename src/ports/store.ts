@@ -118,7 +118,17 @@ export type WriteOp =
   | { kind: 'lifecycle'; id: string; from: Lifecycle; to: Lifecycle; reason: string; importance?: number; fromImportance?: number }
   /** Closes the current version without a successor (its source no longer has it). */
   | { kind: 'retire'; id: string; reason: string }
-  | { kind: 'forget'; lineageId: string; reason: string }
+  | {
+      kind: 'forget';
+      lineageId: string;
+      reason: string;
+      /**
+       * The owner removes a read-only memory that a guest or agent wrote (its
+       * own cycle's safety episodes): the service checked the writer's role.
+       * Without it, read-only memories refuse every forget.
+       */
+      readOnlyOfOthers?: boolean;
+    }
   | { kind: 'touch'; ids: string[]; at: string }
   /** An audit entry with no data change (a refused safety event, a token issued). */
   | { kind: 'record'; audit: AuditDraft };

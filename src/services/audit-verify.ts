@@ -32,6 +32,16 @@ export interface AuditProgress {
   total: number;
 }
 
+export interface VerifyOptions {
+  onProgress?: (x: AuditProgress) => void;
+  /**
+   * A head an earlier check printed. A chain whose newest entries were cut
+   * off is still a valid chain, so only a remembered head shows the loss:
+   * the chain must still hold that entry, with that hash.
+   */
+  expectHead?: { seq: number; hash: string };
+}
+
 /**
  * Checks the hash chain end to end, then every stored memory against it: a
  * text edited in the database no longer matches its content hash, and a hash
@@ -45,16 +55,6 @@ export interface AuditProgress {
  * of memories looks up its own audit entries by memory id (an index on both
  * backends); the chain pass has already vouched for those entries.
  */
-export interface VerifyOptions {
-  onProgress?: (x: AuditProgress) => void;
-  /**
-   * A head an earlier check printed. A chain whose newest entries were cut
-   * off is still a valid chain, so only a remembered head shows the loss:
-   * the chain must still hold that entry, with that hash.
-   */
-  expectHead?: { seq: number; hash: string };
-}
-
 export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: VerifyOptions = {}): Promise<AuditReport> {
   const chainProblems: ChainProblem[] = [];
   const expected = opts.expectHead;

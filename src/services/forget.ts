@@ -1,4 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
+import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import { canWrite } from '../domain/principal.ts';
 import type { ForgetFootprint } from '../ports/store.ts';
@@ -25,6 +26,21 @@ export interface ForgetDone {
   tombstone: { contentHashes: string[]; reason: string };
 }
 
+/**
+ * Read-only memories (safety episodes) refuse every edit and forget, with one
+ * exception: the owner may forget those a guest or an agent wrote. A guest's
+ * or agent's own cognitive cycle writes its safety episodes read-only, so the
+ * writer cannot erase the record of what was refused to it; but the owner
+ * must be able to remove what other principals put into the namespace. The
+ * writer's role comes from the tokens that act as it: a principal with no
+ * token (the local owner) or with an owner token stays protected.
+ */
+async function writtenByGuestOrAgent(ctx: ServiceContext, p: Principal, m: Memory): Promise<boolean> {
+  if (p.role !== 'owner' || m.ownerId === p.id) return false;
+  const writers = (await ctx.store.tokens.list(p)).filter((t) => t.principalId === m.ownerId);
+  return writers.length > 0 && writers.every((t) => t.role !== 'owner');
+}
+
 /** The reason kept in the tombstone: the MCP tool's bound, for every caller. */
 export const MAX_FORGET_REASON = 500;
 
@@ -34,11 +50,12 @@ export async function previewForget(ctx: ServiceContext, p: Principal, id: strin
   }
   const m = await getMemory(ctx, p, id);
   if (!canWrite(p, m)) throw new MnemosError('forbidden', `a ${p.role} may only forget memories it wrote; memory ${id} belongs to ${m.ownerId}`, { id });
-  if (m.readOnly) throw new MnemosError('read_only', `memory ${id} is read-only (${m.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id });
+  const readOnlyOfOthers = m.readOnly && (await writtenByGuestOrAgent(ctx, p, m));
+  if (m.readOnly && !readOnlyOfOthers) throw new MnemosError('read_only', `memory ${id} is read-only (${m.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id });
   const fp = await ctx.store.forgetFootprint(p, m.lineageId);
   if (!fp) throw new MnemosError('not_found', `no memory with id ${id} is visible to you`, { id });
   const current = fp.versionIds[fp.versionIds.length - 1]!;
-  const { token, expiresAt } = await issuePreview(ctx, p, 'forget', { lineageId: m.lineageId, currentId: current, versionIds: fp.versionIds, reason });
+  const { token, expiresAt } = await issuePreview(ctx, p, 'forget', { lineageId: m.lineageId, currentId: current, versionIds: fp.versionIds, reason, ...(readOnlyOfOthers ? { readOnlyOfOthers } : {}) });
   return {
     token,
     expiresAt,
@@ -53,13 +70,13 @@ export async function previewForget(ctx: ServiceContext, p: Principal, id: strin
 
 export async function confirmForget(ctx: ServiceContext, p: Principal, token: string): Promise<ForgetDone> {
   const change = await redeemPreview(ctx, p, 'forget', token);
-  const { lineageId, versionIds, reason } = change.payload as { lineageId: string; versionIds: string[]; reason: string };
+  const { lineageId, versionIds, reason, readOnlyOfOthers } = change.payload as { lineageId: string; versionIds: string[]; reason: string; readOnlyOfOthers?: boolean };
   const fp = await ctx.store.forgetFootprint(p, lineageId);
   if (!fp) throw new MnemosError('not_found', `memory ${lineageId} no longer exists`, { id: lineageId });
   if (fp.versionIds.join() !== versionIds.join()) {
     throw new MnemosError('conflict', `memory ${lineageId} changed after the preview (new versions); preview again to see what would be removed`, { id: lineageId });
   }
-  const [result] = await ctx.store.apply(p, [{ kind: 'forget', lineageId, reason }]);
+  const [result] = await ctx.store.apply(p, [{ kind: 'forget', lineageId, reason, ...(readOnlyOfOthers ? { readOnlyOfOthers } : {}) }]);
   if (!result || result.kind !== 'forget') throw new MnemosError('internal', 'forget returned no result');
   return { lineageId, removed: result.removed, tombstone: { contentHashes: result.removed.contentHashes, reason } };
 }

@@ -4,6 +4,7 @@ import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { Tombstone } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
+import { served } from './memories.ts';
 
 export interface History {
   lineageId: string;
@@ -17,11 +18,19 @@ export async function history(ctx: ServiceContext, p: Principal, id: string): Pr
   const owner = p.role === 'owner';
   const m = await ctx.store.get(p, id);
   if (m) {
+    served(m, id);
     const versions = await ctx.store.lineage(p, m.lineageId);
+    if (owner) return { lineageId: m.lineageId, versions, audit: await ctx.store.audit.forMemories(p, [m.lineageId, ...versions.map((v) => v.id)]), tombstone: null };
     // A lineage's id is its first version's; a guest who sees only a later, shared version
-    // must not get the entries (and content hashes) of the owner-only ones before it.
-    const ids = owner ? [m.lineageId, ...versions.map((v) => v.id)] : versions.map((v) => v.id);
-    const audit = await ctx.store.audit.forMemories(p, ids);
+    // must not get the entries of the owner-only ones before it, nor, in the entry that
+    // replaced one, its id and content hash (a hash lets a guesser test candidate texts).
+    const visible = new Set(versions.map((v) => v.id));
+    const audit = (await ctx.store.audit.forMemories(p, [...visible])).map((e) => {
+      const previousId = (e.details as { previousId?: unknown }).previousId;
+      if (typeof previousId !== 'string' || visible.has(previousId)) return e;
+      const { previousId: _hidden, ...details } = e.details as Record<string, unknown>;
+      return { ...e, beforeHash: null, details };
+    });
     return { lineageId: m.lineageId, versions, audit, tombstone: null };
   }
   const t = await ctx.store.tombstone(p, id);

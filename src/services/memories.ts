@@ -72,7 +72,11 @@ export async function getMemory(ctx: ServiceContext, p: Principal, id: string): 
  * can be forgotten, or given a new expiresAt.
  */
 export async function readMemory(ctx: ServiceContext, p: Principal, id: string): Promise<Memory> {
-  const m = await getMemory(ctx, p, id);
+  return served(await getMemory(ctx, p, id), id);
+}
+
+/** The memory, unless its time to live has run out (then not_found, for get and history alike). */
+export function served(m: Memory, id: string): Memory {
   // The store's reads hide by the wall clock (adapters/sql/scope-sql.ts), and so does this.
   if (m.expiresAt !== null && Date.parse(m.expiresAt) <= Date.now()) {
     throw new MnemosError('not_found', `memory ${id} expired at ${m.expiresAt} (its expiresAt) and is no longer served; its owner can forget it, or update it with a later expiresAt`, { id, expiresAt: m.expiresAt });

@@ -1,4 +1,7 @@
+import { dirname } from 'node:path';
+import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
+import { journalPathOf } from './journal-reads.ts';
 import { journalBridgeParts } from './journal-bridge-parts.ts';
 
 export type PartState = 'on' | 'off' | 'unavailable';
@@ -27,7 +30,7 @@ export interface SelfStateExtras {
  * the store's declared capabilities and the engine config, never from backend
  * names, so a new adapter reports itself correctly.
  */
-export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}): SelfState {
+export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, viewer?: Principal): SelfState {
   const caps = ctx.store.capabilities;
   const parts: PartReport[] = [
     {
@@ -79,7 +82,25 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}): Se
     ...(extras.parts ?? []),
   ];
   // Backend facts worth knowing (e.g. pgvector missing, so vectors are scanned exactly).
-  return { backend: ctx.store.backend, parts, notes: ctx.store.notes?.() ?? [] };
+  const state = { backend: ctx.store.backend, parts, notes: ctx.store.notes?.() ?? [] };
+  return viewer && viewer.role !== 'owner' ? withoutPaths(ctx, state) : state;
+}
+
+/**
+ * Guests and agents learn what is on and why, not where the host keeps its
+ * files (the store, the journal, saved graphs, a model directory): memory_status
+ * hides the store's location from them for the same reason.
+ */
+function withoutPaths(ctx: ServiceContext, state: SelfState): SelfState {
+  const paths = [ctx.store.location, dirname(ctx.store.location), journalPathOf(ctx), ctx.config.vectorIndex.graphDir, ctx.config.embeddings.provider === 'onnx' ? ctx.config.embeddings.directory : null]
+    .filter((x): x is string => typeof x === 'string' && x.length > 1 && x !== '.')
+    .sort((a, b) => b.length - a.length);
+  const hide = (text: string) => paths.reduce((t, path) => t.replaceAll(path, '(a path on the server)'), text);
+  return {
+    ...state,
+    parts: state.parts.map((x) => ({ ...x, why: hide(x.why), setting: x.setting === null ? null : hide(x.setting) })),
+    notes: state.notes.map(hide),
+  };
 }
 
 /** Which index answers vector queries under this configuration (the store's capability says whether an approximate one can be used). */

@@ -285,3 +285,61 @@ test(named('a turn another principal adds to a session id is marked with its wri
     assert.deepEqual(hit.context.map((c) => c.writer), ['owner']);
   }),
 );
+
+test(named("a guest's own cycle still writes read-only safety episodes, and the owner can forget them; its own trail the owner cannot"), async () => {
+  const t = testStores();
+  const m = await openMemory({ db: t.db });
+  try {
+    const token = await m.createToken({ role: 'guest', label: 'visitor' });
+    const guest = m.as(await m.authenticate(token.token));
+    const plant = async (who: typeof m) => {
+      const cy = who.cycle();
+      await cy.write('safety.weight_update_blocked', { note: 'planted' });
+      await cy.write('bio_inspired.cognitive_state', 'SLEEP');
+      await cy.tick();
+      return (await cy.recentEpisodes({ minSalience: 0, sinceHours: 24, limit: 10 })).find((e) => e.blackboardKey === 'safety.weight_update_blocked')!;
+    };
+    const planted = await plant(guest);
+    const memory = await m.get(planted.memoryId);
+    assert.equal(memory.readOnly, true);
+    // The guest cannot erase the record of what was refused to it...
+    await assert.rejects(guest.forget(memory.id, 'hide it'), refused('read_only'));
+    // ...but the owner removes what another principal put into the namespace.
+    const preview = await m.forget(memory.id, 'planted by a guest');
+    await m.confirmForget(preview.token);
+    await assert.rejects(m.get(memory.id), refused('forgotten'));
+    // The owner's own safety trail stays protected, from the owner too.
+    const own = await plant(m);
+    await assert.rejects(m.forget(own.memoryId, 'tidy up'), refused('read_only'));
+    // A value that would not fit a memory's text is refused when written to the blackboard.
+    await assert.rejects(guest.cycle().write('safety.verification_blocked', 'x'.repeat(300_000)), refused('limit_exceeded'));
+  } finally {
+    await m.close();
+    await t.cleanup();
+  }
+});
+
+test(named('guests get no hash or id of an owner-only earlier version in history, no history of an expired memory, and no server paths in self_state'), () =>
+  withMemory(async (m) => {
+    const guest = m.as({ role: 'guest', namespace: 'default', id: 'visitor' });
+    const v1 = await m.remember({ text: 'salary of Dana is 91000' });
+    const v2 = await m.update(v1.id, { text: 'Dana got a raise', visibility: 'shared' });
+    const entry = (await guest.history(v2.id)).audit.find((e) => e.action === 'update')!;
+    assert.equal(entry.beforeHash, null);
+    assert.equal((entry.details as { previousId?: string }).previousId, undefined);
+    // The lineage keeps its id (the first version's): an identity, not content.
+    assert.doesNotMatch(JSON.stringify((await guest.history(v2.id)).audit), /previousId/);
+    const ownerEntry = (await m.history(v2.id)).audit.find((e) => e.action === 'update')!;
+    assert.equal(typeof ownerEntry.beforeHash, 'string');
+
+    const gone = await m.remember({ text: 'temporary door code 4417', visibility: 'public', expiresAt: new Date(Date.now() + 50).toISOString() });
+    await new Promise((r) => setTimeout(r, 80));
+    await assert.rejects(guest.history(gone.id), refused('not_found'));
+    await assert.rejects(m.history(gone.id), refused('not_found'));
+
+    const text = JSON.stringify(guest.selfState());
+    assert.ok(m.store.location.length > 1);
+    if (m.store.backend === 'sqlite') assert.ok(JSON.stringify(m.selfState()).includes(m.store.location), 'the owner sees where the store is');
+    assert.ok(!text.includes(m.store.location), 'a guest does not');
+  }),
+);

@@ -9,7 +9,7 @@ import { MEMORY_COLUMNS, memoryToRow, rowToMemory, supersededAtMs, type MemoryRo
 import { rows } from './connection.ts';
 import { addToTermStats, termStatsSql } from './fts.ts';
 import type { PgPlace } from './places.ts';
-import { importanceMoved, sourceHeldByOther } from '../sql/write-errors.ts';
+import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { packVectors, writeVectors } from './vectors.ts';
 import { KnownRows } from './known-rows.ts';
 
@@ -215,7 +215,7 @@ export class PgWriter {
       case 'retire':
         return this.retire(ctx, op.id, op.reason);
       case 'forget':
-        return { kind: 'forget', lineageId: op.lineageId, removed: await this.forget(ctx, op.lineageId, op.reason) };
+        return { kind: 'forget', lineageId: op.lineageId, removed: await this.forget(ctx, op.lineageId, op.reason, op.readOnlyOfOthers === true) };
       case 'touch':
         return { kind: 'touch', count: await this.touch(ctx, op.ids, toMs(op.at)) };
       case 'record':
@@ -340,13 +340,13 @@ export class PgWriter {
     return { lineageId, versionIds: ids, contentHashes: [...new Set(found.map((r) => r.content_hash))], places };
   }
 
-  private async forget(ctx: BatchContext, lineageId: string, reason: string): Promise<ForgetFootprint> {
+  private async forget(ctx: BatchContext, lineageId: string, reason: string, readOnlyOfOthers: boolean): Promise<ForgetFootprint> {
     const fp = await this.footprint(ctx.c, lineageId, ctx.p.namespace);
     if (!fp) throw new MnemosError('not_found', `memory ${lineageId} does not exist`, { id: lineageId });
     const versions = (await rows<MemoryRow>(ctx.c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE lineage_id = $1 AND namespace = $2 ORDER BY version FOR UPDATE`, [lineageId, ctx.p.namespace])).map(rowToMemory);
     const current = versions[versions.length - 1]!;
     this.assertWritable(ctx.p, current);
-    if (versions.some((v) => v.readOnly)) throw new MnemosError('read_only', `memory ${lineageId} is read-only (${current.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id: lineageId });
+    if (versions.some((v) => v.readOnly) && !mayForgetReadOnly(ctx.p, versions, readOnlyOfOthers)) throw new MnemosError('read_only', `memory ${lineageId} is read-only (${current.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id: lineageId });
     for (const place of this.places()) await place.remove(ctx.c, fp.versionIds, lineageId);
     const actor = actorOf(ctx.p);
     await ctx.c.query(

@@ -1,4 +1,6 @@
 import { MnemosError } from '../../domain/errors.ts';
+import type { Memory } from '../../domain/memory.ts';
+import type { Principal } from '../../domain/principal.ts';
 
 /**
  * A guest or agent may not write under a source identity (a session turn, a
@@ -15,4 +17,9 @@ export function sourceHeldByOther(sourceKey: string): MnemosError {
 /** A lifecycle move computed from an importance that another write has changed since: the caller reads again. */
 export function importanceMoved(id: string): MnemosError {
   return new MnemosError('conflict', `memory ${id} changed strength since it was read; read it again`, { id });
+}
+
+/** A forget of read-only versions: only the owner's, of versions it did not write, after the service checked their writer is a guest or agent. */
+export function mayForgetReadOnly(p: Principal, versions: readonly Pick<Memory, 'ownerId'>[], readOnlyOfOthers: boolean): boolean {
+  return readOnlyOfOthers && p.role === 'owner' && versions.every((v) => v.ownerId !== p.id);
 }

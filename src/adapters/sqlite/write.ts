@@ -7,7 +7,7 @@ import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
 import type { DerivedPlace } from './places.ts';
-import { importanceMoved, sourceHeldByOther } from '../sql/write-errors.ts';
+import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { vectorToBytes } from '../vector-scan.ts';
 
 /**
@@ -86,7 +86,7 @@ export class SqliteWriter {
         return this.retire(ctx, op.id, op.reason);
       case 'forget':
         this.flushFts(); // a memory written earlier in this batch must be in the index before forget removes it from there
-        return { kind: 'forget', lineageId: op.lineageId, removed: this.forget(ctx, op.lineageId, op.reason) };
+        return { kind: 'forget', lineageId: op.lineageId, removed: this.forget(ctx, op.lineageId, op.reason, op.readOnlyOfOthers === true) };
       case 'touch':
         return { kind: 'touch', count: this.touch(ctx, op.ids, toMs(op.at)) };
       case 'record':
@@ -199,13 +199,13 @@ export class SqliteWriter {
     return { lineageId, versionIds: rows.map((r) => r.id), contentHashes: [...new Set(rows.map((r) => r.content_hash))], places };
   }
 
-  private forget(ctx: BatchContext, lineageId: string, reason: string): ForgetFootprint {
+  private forget(ctx: BatchContext, lineageId: string, reason: string, readOnlyOfOthers: boolean): ForgetFootprint {
     const fp = this.footprint(lineageId, ctx.p.namespace);
     if (!fp) throw new MnemosError('not_found', `memory ${lineageId} does not exist`, { id: lineageId });
     const versions = fp.versionIds.map((id) => rowToMemory(this.byId.get(id) as MemoryRow));
     const current = versions[versions.length - 1]!;
     this.assertWritable(ctx.p, current);
-    if (versions.some((v) => v.readOnly)) throw new MnemosError('read_only', `memory ${lineageId} is read-only (${current.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id: lineageId });
+    if (versions.some((v) => v.readOnly) && !mayForgetReadOnly(ctx.p, versions, readOnlyOfOthers)) throw new MnemosError('read_only', `memory ${lineageId} is read-only (${current.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id: lineageId });
     const rowids = (this.db.prepare('SELECT rowid FROM memories WHERE lineage_id = ? AND namespace = ?').all(lineageId, ctx.p.namespace) as { rowid: number }[]).map((r) => r.rowid);
     for (const place of this.places()) place.remove(rowids, fp.versionIds, lineageId);
     const actor = actorOf(ctx.p);

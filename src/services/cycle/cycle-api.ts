@@ -1,6 +1,8 @@
 import { stateDir } from '../state-dir.ts';
 import type { BlackboardEntry, Priority } from '../../cognition/blackboard-types.ts';
+import { freezeJson } from '../../cognition/json.ts';
 import { MnemosError } from '../../domain/errors.ts';
+import { MAX_TEXT_CHARS } from '../inputs.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { ServiceContext } from '../context.ts';
 import { CycleRegistry } from './cycle-registry.ts';
@@ -18,6 +20,19 @@ const KEY_RE = /^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,254}$/;
 
 function checkKey(key: string): void {
   if (!KEY_RE.test(key)) throw new MnemosError('validation_failed', `blackboard key "${key}" must be dotted words (letters, digits, _ . : -), at most 255 characters`, { field: 'key' });
+}
+
+/**
+ * An entry the SLEEP phase consolidates becomes an episode whose text is
+ * `<key> = <json value>`, held to a memory's text limit like any other: a
+ * 300,000-character value became an episode past the limit (and a safety one
+ * is read-only). Checked when the entry is written, as the value is JSON.
+ */
+function checkEpisodeSize(key: string, value: unknown): void {
+  const json = JSON.stringify(freezeJson(value, `blackboard value of "${key}"`));
+  if (key.length + 3 + json.length > MAX_TEXT_CHARS) {
+    throw new MnemosError('limit_exceeded', `blackboard value of "${key}" is ${json.length} characters as JSON; with its key it must fit a memory's ${MAX_TEXT_CHARS}`, { field: 'value' });
+  }
 }
 
 function view(e: BlackboardEntry) {
@@ -40,6 +55,7 @@ export class CycleApi {
 
   async write(key: string, value: unknown, opts: { ttl?: number; priority?: Priority; tags?: string[] } = {}) {
     checkKey(key);
+    checkEpisodeSize(key, value);
     const a = await this.agent();
     return view(a.blackboard.write(key, value as never, { ...opts, sourceModule: key.split('.')[0]! }));
   }

@@ -231,7 +231,7 @@ export class Mnemos {
   }
 
   selfState(extras?: SelfStateExtras) {
-    return selfState(this.ctx, extras);
+    return selfState(this.ctx, extras, this.principal);
   }
 
   /** Owner only; returns the secret once. */
