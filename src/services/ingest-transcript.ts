@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { remember, type RememberResult } from './memories.ts';
@@ -33,7 +34,7 @@ export type TranscriptInput = z.input<typeof transcriptSchema>;
 /**
  * Stores a conversation: each turn becomes an episode with the exact text,
  * keyed `transcript:<session>#<turn>` like a file import, so re-posting is
- * idempotent and a changed turn becomes a new version.
+ * idempotent; a turn that already holds another message is a conflict.
  */
 export async function ingestTranscript(ctx: ServiceContext, p: Principal, input: TranscriptInput): Promise<{ sessionId: string; results: RememberResult[] }> {
   const q = parseInput(transcriptSchema, input, 'transcript');
@@ -52,5 +53,22 @@ export async function ingestTranscript(ctx: ServiceContext, p: Principal, input:
       metadata: { role: msg.role, ...(msg.name ? { name: msg.name } : {}) },
     };
   });
-  return { sessionId: q.sessionId, results: await remember(ctx, p, inputs, 'supersede') };
+  try {
+    // A turn that already holds another message is refused, never replaced: an agent posting each new
+    // message on its own numbers it 1 every time, and supersede silently replaced the conversation so far.
+    return { sessionId: q.sessionId, results: await remember(ctx, p, inputs, 'conflict') };
+  } catch (err) {
+    throw turnTaken(err, q.sessionId);
+  }
+}
+
+/** The store's key conflict, said in a conversation's terms. */
+function turnTaken(err: unknown, sessionId: string): unknown {
+  if (!MnemosError.is(err, 'conflict') || typeof err.details?.sourceKey !== 'string') return err;
+  const turn = Number(/#(\d+)$/.exec(err.details.sourceKey)?.[1]);
+  return new MnemosError(
+    'conflict',
+    `turn ${turn} of session "${sessionId}" already holds a different message (memory ${String(err.details.existingId)}); nothing was written. Number new messages after the session's last turn (recall_range shows it), or post the conversation again as it was`,
+    { ...err.details, field: 'turn', turn },
+  );
 }

@@ -343,3 +343,28 @@ test(named('guests get no hash or id of an owner-only earlier version in history
     assert.ok(!text.includes(m.store.location), 'a guest does not');
   }),
 );
+
+test(named('a turn that holds another message is never replaced by a later post or another file of the session'), () =>
+  withMemory(async (m, dir) => {
+    await m.ingestTranscript({ sessionId: 's7', messages: [{ role: 'user', content: 'I am allergic to peanuts' }, { role: 'assistant', content: 'Noted.' }] });
+    // An agent posting its next message on its own: numbered 1 again.
+    await assert.rejects(m.ingestTranscript({ sessionId: 's7', messages: [{ role: 'user', content: 'Book me a window seat' }] }), (err: unknown) => refused('conflict', /turn/)(err) && /turn 1 of session "s7"/.test((err as Error).message));
+    assert.equal((await m.search('peanuts')).hits.length, 1, 'the first message is still there');
+    const again = await m.ingestTranscript({ sessionId: 's7', messages: [{ role: 'user', content: 'I am allergic to peanuts' }, { role: 'assistant', content: 'Noted.' }] });
+    assert.deepEqual(again.results.map((r) => r.status), ['unchanged', 'unchanged']);
+    const next = await m.ingestTranscript({ sessionId: 's7', messages: [{ role: 'user', content: 'Book me a window seat', turn: 3 }] });
+    assert.equal(next.results[0]!.status, 'created');
+
+    // Two files of one session, each numbering from 1: the second is refused; an edit of the first is its next version.
+    for (const folder of ['a', 'b']) mkdirSync(join(dir, folder));
+    const a = join(dir, 'a', 'day.jsonl');
+    const b = join(dir, 'b', 'day.jsonl');
+    writeFileSync(a, JSON.stringify({ role: 'user', content: 'monday notes' }) + '\n');
+    writeFileSync(b, JSON.stringify({ role: 'user', content: 'tuesday notes' }) + '\n');
+    assert.equal((await m.import(a, { sessionId: 'proj' })).created, 1);
+    await assert.rejects(m.import(b, { sessionId: 'proj' }), (err: unknown) => refused('conflict', /turn/)(err) && /day\.jsonl/.test((err as Error).message));
+    writeFileSync(a, JSON.stringify({ role: 'user', content: 'monday notes, corrected' }) + '\n');
+    assert.equal((await m.import(a, { sessionId: 'proj' })).superseded, 1);
+    assert.deepEqual((await m.recallRange({ sessionId: 'proj' })).turns.map((x) => x.text), ['monday notes, corrected']);
+  }),
+);

@@ -102,6 +102,30 @@ async function fileSession(ctx: ServiceContext, p: Principal, abs: string): Prom
   return abs.length <= 256 ? abs : `${legacy.slice(0, 180)}@${sha256Hex(abs).slice(0, 16)}`;
 }
 
+/**
+ * A transcript file's turn replaces the turn under its key only when the key's
+ * message came from this same file (the file was edited). Another file of
+ * the same session (a second day's log, both given --session proj), each
+ * numbering its messages from 1, silently replaced the first file's turns.
+ */
+async function assertTurnsNotHeldElsewhere(ctx: ServiceContext, p: Principal, abs: string, path: string, ops: readonly WriteOp[]): Promise<void> {
+  const wanted = new Map<string, string>();
+  for (const op of ops) if (op.kind === 'insert' && op.memory.sourceKey !== null) wanted.set(op.memory.sourceKey, op.memory.contentHash);
+  const keys = [...wanted.keys()];
+  for (let i = 0; i < keys.length; i += 1000) {
+    const page = keys.slice(i, i + 1000);
+    for (const m of await ctx.store.list(p, { sourceKeys: { ownerId: p.id, keys: page } }, { limit: page.length })) {
+      if (m.contentHash === wanted.get(m.sourceKey!) || m.source.path === abs) continue;
+      const turn = Number(/#(\d+)$/.exec(m.sourceKey!)?.[1]);
+      throw new MnemosError(
+        'conflict',
+        `${path}: turn ${turn} of session "${m.sessionId}" already holds a different message${m.source.path ? ` from ${m.source.path}` : ''} (memory ${m.id}); nothing of ${path} was written. Give this file its own session (--session), or number its messages after that session's last turn`,
+        { field: 'turn', turn, sessionId: m.sessionId, existingId: m.id, path },
+      );
+    }
+  }
+}
+
 export function unknownFormat(path: string): never {
   throw new MnemosError('validation_failed', `cannot tell the format of ${path}; pass --format ${IMPORT_FORMATS.join('|')}`, { field: 'format', path });
 }
@@ -164,6 +188,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
       ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
     });
     if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
+    else await assertTurnsNotHeldElsewhere(ctx, p, abs, path, ops);
   }
   // Unchanged chunks, lines, turns and records are not embedded again: re-importing a million unchanged lines spent most of its time there.
   // Only memory records (export lines, restored by id; jsonlOps gives them the 'conflict' policy) can name an id the store holds.
