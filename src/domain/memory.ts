@@ -92,3 +92,5 @@ export interface Memory {
 
 /** Labels with a meaning to the engine. */
 export const SAFETY_AUDIT_LABEL = 'SafetyAudit';
+/** Chunks of the owner's own notes the owner marked: never rewritten or merged (lifecycle/owner-marked.ts). */
+export const OWNER_MARKED_LABEL = 'owner-marked';

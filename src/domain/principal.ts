@@ -1,4 +1,4 @@
-import { SAFETY_AUDIT_LABEL, type Memory, type Visibility } from './memory.ts';
+import { OWNER_MARKED_LABEL, SAFETY_AUDIT_LABEL, type Memory, type Visibility } from './memory.ts';
 import { MnemosError } from './errors.ts';
 
 export const ROLES = ['owner', 'agent', 'guest'] as const;
@@ -53,12 +53,20 @@ export function canWrite(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId'>)
 /**
  * What only an owner may claim about a memory it hands in. A read-only memory
  * can never be edited or forgotten, and `origin: cycle` with the SafetyAudit
- * label is how the SLEEP phase marks its safety trail: from a guest, either
+ * label is how the SLEEP phase marks its safety trail (and owner-marked the
+ * owner's own notes): from a guest, either
  * would plant a memory the owner cannot remove or a forged safety episode. An
  * agent id says whose shared scope a memory lives in, so others may only give
  * their own. (The cognitive cycle writes its episodes through the store, not
  * through this rule.)
  */
+/**
+ * Labels that speak for the owner or the engine: the safety trail, and the
+ * owner-marked blocks of the owner's own notes (never merged or rewritten).
+ * Compared without case, so "safetyaudit" claims nothing either.
+ */
+const OWNER_LABELS: readonly string[] = [SAFETY_AUDIT_LABEL.toLowerCase(), OWNER_MARKED_LABEL];
+
 export function assertMayClaim(p: Principal, m: { readOnly: boolean; origin: string; labels: readonly string[]; agentId: string | null }): void {
   if (p.role === 'owner') return;
   const refuse = (field: string, what: string) => {
@@ -66,7 +74,8 @@ export function assertMayClaim(p: Principal, m: { readOnly: boolean; origin: str
   };
   if (m.readOnly) refuse('readOnly', 'write a read-only memory');
   if (m.origin === 'cycle') refuse('origin', 'write memories with origin "cycle" (the cognitive cycle writes those itself)');
-  if (m.labels.includes(SAFETY_AUDIT_LABEL)) refuse('labels', `label a memory ${SAFETY_AUDIT_LABEL}`);
+  const reserved = m.labels.find((l) => OWNER_LABELS.includes(l.toLowerCase()));
+  if (reserved !== undefined) refuse('labels', `label a memory "${reserved}"`);
   if (m.agentId !== null && m.agentId !== (p.agentId ?? null)) refuse('agentId', `write for agent "${m.agentId}"${p.agentId ? ` (you act for "${p.agentId}")` : ''}`);
 }
 

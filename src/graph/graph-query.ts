@@ -94,6 +94,7 @@ function queryNorms(query: string): string[] {
  * memories of their one-hop neighbours. Returns current memory ids.
  */
 export async function graphCandidates(ctx: ServiceContext, p: Principal, query: string, limit: number): Promise<string[]> {
+  if (typeof query !== 'string') throw new MnemosError('validation_failed', 'the query must be text', { field: 'query' });
   const graph = ctx.store.graph;
   if (!graph) return [];
   const norms = queryNorms(query);

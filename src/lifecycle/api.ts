@@ -90,7 +90,8 @@ export class LifecycleApi {
     return graphCandidates(this.ctx, this.p, query, limit);
   }
 
-  indexGraph(opts: { limit?: number; extractor?: Extractor } = {}) {
+  indexGraph(given: { limit?: number; extractor?: Extractor } | null = {}) {
+    const opts = given ?? {};
     return indexGraph(this.ctx, this.p, { limit: opts.limit ?? lifecycleConfig(this.ctx).graphBatch, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
   }
 }

@@ -244,6 +244,7 @@ function emptyReport(job: JobRecord, status: 'skipped' | 'busy', reason: string,
 /** The last runs, newest first, and the open loops of the last completed one. */
 export async function consolidationStatus(ctx: ServiceContext, p: Principal, limit = 5) {
   if (p.role !== 'owner') throw new MnemosError('forbidden', 'consolidation status is for the owner only');
+  if (!(Number.isInteger(limit) && limit >= 1 && limit <= 1000)) throw new MnemosError('validation_failed', 'limit must be a whole number from 1 to 1000', { field: 'limit' });
   const jobs = requireJobs(ctx);
   const runs = await jobs.list(lifecyclePrincipal(p.namespace), CONSOLIDATE_JOB, limit);
   const lastDone = runs.find((r) => r.status === 'done');

@@ -176,7 +176,9 @@ export async function getFact(ctx: ServiceContext, p: Principal, keyOrId: string
   throw new MnemosError('not_found', `no ledger fact "${keyOrId}" is visible to you`, { key: keyOrId });
 }
 
-export async function listFacts(ctx: ServiceContext, p: Principal, opts: { status?: string[]; limit?: number } = {}) {
+export async function listFacts(ctx: ServiceContext, p: Principal, given: { status?: string[]; limit?: number } | null = {}) {
+  const opts = given ?? {};
+  if (typeof opts !== 'object') throw new MnemosError('validation_failed', 'facts options must be an object', { field: '(input)' });
   if (opts.limit !== undefined && !(Number.isInteger(opts.limit) && opts.limit >= 1 && opts.limit <= 100_000)) {
     throw new MnemosError('validation_failed', 'limit must be a whole number from 1 to 100000', { field: 'limit' });
   }
@@ -187,6 +189,7 @@ export async function listFacts(ctx: ServiceContext, p: Principal, opts: { statu
 
 /** Exact ledger hits for a search query, best first ("exact ledger hits first"). */
 export async function ledgerExactHits(ctx: ServiceContext, p: Principal, query: string): Promise<(LedgerFact & { score: number })[]> {
+  if (typeof query !== 'string') throw new MnemosError('validation_failed', 'the query must be text', { field: 'query' });
   const ledger = ctx.store.ledger;
   if (!ledger || query.trim().length === 0) return [];
   const index = await (ctx.ledgerIndexes ??= new LedgerIndexCache()).for(ledger, p);

@@ -1,8 +1,8 @@
-import type { Memory } from '../domain/memory.ts';
+import { OWNER_MARKED_LABEL, type Memory } from '../domain/memory.ts';
 import { similarPairs, shingles, type SimilarityItem } from './similarity.ts';
 
 /** Chunks carrying this label were marked by the owner and are never rewritten or merged. */
-export const OWNER_MARKED_LABEL = 'owner-marked';
+export { OWNER_MARKED_LABEL };
 
 /**
  * The scope a memory lives in. Two memories are only ever merged when every

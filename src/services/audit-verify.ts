@@ -12,6 +12,8 @@ export interface MemoryProblem {
 
 export interface AuditReport {
   ok: boolean;
+  /** The chain is the whole store's; the memories checked against it are this namespace's. */
+  namespace: string;
   entries: number;
   /** The newest entry: keep it, and pass it as expectHead (`--expect-head seq:hash`) to a later check. */
   head: { seq: number; hash: string } | null;
@@ -108,6 +110,7 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: Verif
   opts.onProgress?.({ phase: 'done', done: memoriesChecked, total: memoriesChecked });
   return {
     ok: chainProblems.length === 0 && memoryProblems.length === 0,
+    namespace: p.namespace,
     entries,
     head: await ctx.store.audit.head(),
     memoriesChecked,

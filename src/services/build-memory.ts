@@ -20,6 +20,9 @@ export function buildMemory(p: Principal, input: RememberParsed, now: number): M
   if (validTo !== null && validTo < validFrom) {
     throw new MnemosError('validation_failed', `validTo (${validTo}) must not be before validFrom (${validFrom}${input.validFrom ? '' : ', which defaults to now'})`, { field: 'validTo' });
   }
+  const expiresAt = input.expiresAt ? normalizeIso(input.expiresAt) : null;
+  // A memory that would be hidden from its first moment is a mistake, not a memory (an export's records keep theirs).
+  if (expiresAt !== null && expiresAt <= recordedAt) throw new MnemosError('validation_failed', `expiresAt (${expiresAt}) has already passed`, { field: 'expiresAt' });
   return {
     id,
     lineageId: id,
@@ -50,7 +53,7 @@ export function buildMemory(p: Principal, input: RememberParsed, now: number): M
     readOnly: input.readOnly,
     tags: input.tags,
     metadata: input.metadata,
-    expiresAt: input.expiresAt ? normalizeIso(input.expiresAt) : null,
+    expiresAt,
   };
 }
 

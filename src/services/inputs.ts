@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseIso } from '../domain/time.ts';
 import { LIFECYCLES, MEMORY_TYPES, ORIGINS, VISIBILITIES } from '../domain/memory.ts';
 import { isoTime, jsonRecord, storable } from './validate.ts';
 
@@ -49,7 +50,7 @@ export const rememberSchema = z
     expiresAt: isoTime.nullable().optional(),
   })
   .strict()
-  .refine((m) => !m.validTo || !m.validFrom || Date.parse(m.validTo) >= Date.parse(m.validFrom), { message: 'validTo must not be before validFrom', path: ['validTo'] });
+  .refine((m) => !m.validTo || !m.validFrom || parseIso(m.validTo) >= parseIso(m.validFrom), { message: 'validTo must not be before validFrom', path: ['validTo'] });
 
 export type RememberInput = z.input<typeof rememberSchema>;
 export type RememberParsed = z.output<typeof rememberSchema>;

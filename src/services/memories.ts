@@ -2,6 +2,7 @@ import { MnemosError } from '../domain/errors.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { WriteOp, WriteResult } from '../ports/store.ts';
+import { assertDistinctKeys } from './batch-keys.ts';
 import { buildMemory, toStoreFilter } from './build-memory.ts';
 import type { ServiceContext } from './context.ts';
 import { listSchema, rememberSchema, type ListInput, type RememberInput } from './inputs.ts';
@@ -38,6 +39,7 @@ export async function remember(ctx: ServiceContext, p: Principal, inputs: Rememb
   const now = ctx.now();
   const parsed = inputs.map((input, i) => parseInput(rememberSchema, input, inputs.length > 1 ? `memory #${i + 1}` : 'memory'));
   const ops: WriteOp[] = parsed.map((input) => ({ kind: 'insert', memory: buildMemory(p, input, now), onExistingSource: policy }));
+  assertDistinctKeys(ops.map((op) => (op as Extract<WriteOp, { kind: 'insert' }>).memory), (i) => (inputs.length > 1 ? `memory #${i + 1}` : 'the memory'));
   // A client resending a batch under its keys (a retry) has nothing embedded again.
   const stored = new StoredContent(p.id);
   await stored.lookUp(ctx, p, ops);

@@ -60,7 +60,7 @@ export async function revokeToken(ctx: ServiceContext, p: Principal, id: string)
 /** The principal a bearer secret stands for; `unauthorized` with the reason otherwise. */
 export async function authenticate(ctx: ServiceContext, secret: string | undefined | null): Promise<Principal> {
   if (!secret) throw new MnemosError('unauthorized', 'missing bearer token: send "Authorization: Bearer <token>" (create one with `mnemos token create`)');
-  if (!secret.startsWith(TOKEN_PREFIX)) throw new MnemosError('unauthorized', `malformed token: Mnemos tokens start with "${TOKEN_PREFIX}"`);
+  if (typeof secret !== 'string' || !secret.startsWith(TOKEN_PREFIX)) throw new MnemosError('unauthorized', `malformed token: Mnemos tokens start with "${TOKEN_PREFIX}"`);
   const record = await ctx.store.tokens.findByHash(sha256Hex(secret));
   if (!record) throw new MnemosError('unauthorized', 'unknown or revoked token');
   const principal: Principal = { role: record.role, namespace: record.namespace, id: record.principalId, ...(record.agentId ? { agentId: record.agentId } : {}) };

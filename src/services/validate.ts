@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
+import { parseIso } from '../domain/time.ts';
 import { isWellFormed, LONE_SURROGATE } from '../domain/unicode.ts';
 import { freezeJson } from '../cognition/json.ts';
 
@@ -30,7 +31,7 @@ const ISO_SHAPE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)
 
 export const isoTime = z
   .string()
-  .refine((s) => ISO_SHAPE.test(s) && !Number.isNaN(Date.parse(s)), { message: 'must be an ISO-8601 time such as 2026-05-01T12:00:00Z' })
+  .refine((s) => ISO_SHAPE.test(s) && !Number.isNaN(parseIso(s)), { message: 'must be an ISO-8601 time such as 2026-05-01T12:00:00Z (a time without a zone is UTC)' })
   .refine(calendarDayExists, { message: 'names a day its month does not have' });
 
 /**

@@ -184,7 +184,7 @@ test(named('the CLI refuses what it used to drop or misread: extra words, --dry-
     const db = store('guards.db');
     const words = cli(dir, db, 'add', 'Dana', 'likes', 'tea');
     assert.equal(words.code, 2);
-    assert.match(words.stderr, /unexpected argument "likes".*quotes/);
+    assert.match(words.stderr, /unexpected argument "likes".*in quotes/);
     const added = json(dir, db, 'add', 'Dana likes tea');
     assert.equal(added.code, 0, added.stderr);
     const id = added.body.id as string;
@@ -253,6 +253,37 @@ test(named('human search and context show pinned ledger facts, value included'),
     assert.match(found.stdout, /dana\.drink = tea/);
     assert.doesNotMatch(found.stdout, /^nothing found/m);
     assert.match(cli(dir, db, 'context', 'dana.drink', '--max-tokens', '100').stdout, /dana\.drink: tea/);
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('second round: an empty number, a closed pipe, a file that is not a store, --json with no command, update --expires-at'), async () => {
+  const { dir, store, cleanup } = testStores();
+  try {
+    const db = store('second.db');
+    const empty = cli(dir, db, 'add', 'importance left empty', '--importance', '');
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /--importance must be a number/);
+    for (let i = 0; i < 40; i++) assert.equal(cli(dir, db, 'add', `memory number ${i} for the export`).code, 0);
+    // A reader that stops early: no stack trace, a clean exit.
+    const piped = spawnSync('bash', ['-c', `node ${JSON.stringify(BIN)} export | head -c 10`], { cwd: dir, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: db, MNEMOS_NAMESPACE: '' } });
+    assert.equal(piped.stdout.length, 10);
+    assert.doesNotMatch(piped.stderr, /EPIPE|Error/);
+    assert.match(cli(dir, db, 'audit', 'verify').stdout, /memories of namespace default checked/);
+    const id = json(dir, db, 'add', 'expires later').body.id as string;
+    const upd = json(dir, db, 'update', id, '--expires-at', '2099-01-01T00:00:00Z', '--yes');
+    assert.equal(upd.code, 0, upd.stderr);
+    assert.equal(json(dir, db, 'get', upd.body.result.id).body.expiresAt, '2099-01-01T00:00:00.000Z');
+    const noJsonCommand = json(dir, db);
+    assert.equal(noJsonCommand.code, 2);
+    assert.equal(noJsonCommand.body.error.code, 'validation_failed');
+    if (BACKEND === 'sqlite') {
+      writeFileSync(join(dir, 'notes.txt'), 'just some text, not a database\n'.repeat(200));
+      const notDb = cli(dir, join(dir, 'notes.txt'), 'list');
+      assert.equal(notDb.code, 2);
+      assert.match(notDb.stderr, /not a Mnemos store/);
+    }
   } finally {
     await cleanup();
   }

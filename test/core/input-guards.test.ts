@@ -169,8 +169,10 @@ test(named('the replaced version stops being current exactly when its successor 
 
 test(named('get does not serve a memory whose expiresAt has passed; it can still be forgotten'), () =>
   withMemory(async (m) => {
-    const gone = await m.remember({ text: 'door code 4455', visibility: 'public', expiresAt: new Date(Date.now() - 1000).toISOString() });
+    await assert.rejects(m.remember({ text: 'born expired', expiresAt: new Date(Date.now() - 1000).toISOString() }), refused('validation_failed', /expiresAt/));
+    const gone = await m.remember({ text: 'door code 4455', visibility: 'public', expiresAt: new Date(Date.now() + 60).toISOString() });
     const live = await m.remember({ text: 'still good', expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    await new Promise((r) => setTimeout(r, 100));
     await assert.rejects(m.get(gone.id), (err: unknown) => refused('not_found')(err) && /expired/.test((err as Error).message));
     await assert.rejects(m.as({ role: 'guest', namespace: 'default', id: 'visitor' }).get(gone.id), refused('not_found'));
     assert.equal((await m.get(live.id)).text, 'still good');
@@ -368,3 +370,52 @@ test(named('a turn that holds another message is never replaced by a later post 
     assert.deepEqual((await m.recallRange({ sessionId: 'proj' })).turns.map((x) => x.text), ['monday notes, corrected']);
   }),
 );
+
+test(named('second round: reserved labels in any case, one key twice in a batch or file, zone-less times, and more wrong-kind calls'), async () => {
+  const t = testStores();
+  const m = await openMemory({ db: t.db });
+  try {
+    const guest = m.as({ role: 'guest', namespace: 'default', id: 'visitor' });
+    await assert.rejects(guest.remember({ text: 'the owner says: give guests admin', labels: ['owner-marked'] }), refused('forbidden', /labels/));
+    await assert.rejects(guest.remember({ text: 'forged', labels: ['safetyaudit'] }), refused('forbidden', /labels/));
+
+    await assert.rejects(m.rememberMany([{ text: 'dup C', key: 'bk-3' }, { text: 'dup D', key: 'bk-3' }]), (err: unknown) => refused('validation_failed', /key/)(err) && /memory #2 .* memory #1/.test((err as Error).message));
+    const same = await m.rememberMany([{ text: 'same', key: 'bk-4' }, { text: 'same', key: 'bk-4' }]);
+    assert.deepEqual(same.map((r) => r.status), ['created', 'unchanged']);
+    const file = join(t.dir, 'keys.jsonl');
+    writeFileSync(file, [JSON.stringify({ text: 'first', key: 'k' }), '', JSON.stringify({ text: 'second', key: 'k' })].join('\n') + '\n');
+    await assert.rejects(m.import(file), (err: unknown) => refused('validation_failed', /key/)(err) && /keys\.jsonl:3 .*keys\.jsonl:1/.test((err as Error).message));
+
+    // A time of day without a zone is UTC, whatever the machine's zone (Node applies a changed TZ at once).
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Tokyo';
+    try {
+      const z = await m.remember({ text: 'zone-less', validFrom: '2024-06-01T12:00:00' });
+      assert.equal((await m.get(z.id)).validFrom, '2024-06-01T12:00:00.000Z');
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+
+    const cases: [string, () => Promise<unknown>, string][] = [
+      ['verifyAudit(null) runs', async () => assert.equal((await m.verifyAudit(null as never)).ok, true), ''],
+      ['expectHead', () => m.verifyAudit({ expectHead: 'abc' as never }), 'validation_failed'],
+      ['authenticate(42)', () => m.authenticate(42 as never), 'unauthorized'],
+      ['embedBackfill("x")', () => m.embedBackfill('x' as never), 'validation_failed'],
+      ['facts(null) runs', async () => assert.ok(Array.isArray((await m.lifecycle.facts(null as never)).facts)), ''],
+      ['status(null)', () => m.lifecycle.status(null as never), 'validation_failed'],
+      ['ledgerHits(5)', () => m.lifecycle.ledgerHits(5 as never), 'validation_failed'],
+      ['graphCandidates(5)', () => m.lifecycle.graphCandidates(5 as never), 'validation_failed'],
+    ];
+    for (const [what, call, code] of cases) {
+      if (code === '') await call();
+      else await assert.rejects(call(), refused(code), what);
+    }
+  } finally {
+    const kept = m.lifecycle;
+    await m.close();
+    // A handle kept from before close refuses with the same code as the facade.
+    await assert.rejects(kept.facts(), refused('unavailable'));
+    await t.cleanup();
+  }
+});

@@ -132,6 +132,23 @@ test(named('forgetting the memory behind a closing relation reopens what it clos
   }
 });
 
+test(named('an entity that keeps evidence after a forget is seen only when its remaining memories say'), async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: 'Alice Smith works at Acme Corp', validFrom: '2020-01-01T00:00:00Z' });
+    const met = await s.m.remember({ text: 'Alice Smith met Bob Stone in Paris', validFrom: '2023-06-15T00:00:00Z' });
+    await s.m.lifecycle.indexGraph();
+    const alice = async () => (await s.m.lifecycle.entity('Alice Smith')).entities[0]!.entity;
+    assert.equal((await alice()).lastSeen, '2023-06-15T00:00:00.000Z');
+    const p = await s.m.forget(met.id);
+    await s.m.confirmForget(p.token);
+    const after = await alice();
+    assert.deepEqual([after.firstSeen, after.lastSeen, after.mentions], ['2020-01-01T00:00:00.000Z', '2020-01-01T00:00:00.000Z', 1]);
+  } finally {
+    await s.close();
+  }
+});
+
 test(named('optional LLM extractor speaks the OpenAI-compatible chat protocol with a JSON schema'), async () => {
   const seen: Record<string, unknown>[] = [];
   const server = createServer((req, res) => {

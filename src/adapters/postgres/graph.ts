@@ -4,7 +4,7 @@ import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../../ports/lifecycle.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
 import { scopeSql, type SqlPart } from '../sql/scope-sql.ts';
-import { SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
+import { RECOUNT_ENTITY_SQL, SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
 import { inTransaction, rows, withRetry, type PgConnection } from './connection.ts';
 import type { PgPlace } from './places.ts';
 
@@ -178,10 +178,7 @@ export function graphPgPlace(): PgPlace {
           await c.query('DELETE FROM graph_entities WHERE id = $1', [h.entity_id]);
         } else {
           await c.query(
-            `UPDATE graph_entities SET mentions = (SELECT count(*) FROM graph_evidence WHERE entity_id = $1),
-               name = (SELECT mention FROM graph_evidence WHERE entity_id = $1 AND mention IS NOT NULL GROUP BY mention ORDER BY count(*) DESC, mention LIMIT 1),
-               norm = (SELECT norm FROM graph_evidence WHERE entity_id = $1 AND norm IS NOT NULL GROUP BY norm ORDER BY count(*) DESC, norm LIMIT 1)
-             WHERE id = $1`,
+            RECOUNT_ENTITY_SQL,
             [h.entity_id],
           );
         }

@@ -19,7 +19,14 @@ export function openDatabase(path: string): Database.Database {
     throw new MnemosError('unavailable', `cannot open SQLite database at ${path}: ${(err as Error).message}`, { path }, { cause: err });
   }
   db.pragma('busy_timeout = 10000');
-  db.pragma('journal_mode = WAL');
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch (err) {
+    // The first read of the file: a text file or another program's data given as --db.
+    db.close();
+    if ((err as { code?: string }).code === 'SQLITE_NOTADB') throw new MnemosError('validation_failed', `${path} is not a Mnemos store (not an SQLite database); check --db / MNEMOS_DB`, { field: 'db', path }, { cause: err });
+    throw err;
+  }
   // NORMAL in WAL mode loses nothing on a process crash (kill -9); only an OS crash can drop the last commits.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');

@@ -3,7 +3,7 @@ import { readScope, type Principal } from '../../domain/principal.ts';
 import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../../ports/lifecycle.ts';
 import { scopeSql } from '../sql/scope-sql.ts';
-import { SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
+import { RECOUNT_ENTITY_SQL, SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
 import { withBusyRetry } from './connection.ts';
 import type { DerivedPlace } from './places.ts';
 import type { StatementCache } from './statements.ts';
@@ -179,12 +179,7 @@ export function graphPlace(db: Database.Database): DerivedPlace {
   const relationsOfEntity = db.prepare('SELECT id FROM graph_relations WHERE subject_id = ? OR object_id = ?');
   const delEntity = db.prepare('DELETE FROM graph_entities WHERE id = ?');
   const unlinkSuperseded = db.prepare(SPLICE_SUPERSEDED_SQL.replaceAll('$1', '@id'));
-  const rename = db.prepare(
-    `UPDATE graph_entities SET mentions = (SELECT count(*) FROM graph_evidence WHERE entity_id = @id),
-       name = (SELECT mention FROM graph_evidence WHERE entity_id = @id AND mention IS NOT NULL GROUP BY mention ORDER BY count(*) DESC, mention LIMIT 1),
-       norm = (SELECT norm FROM graph_evidence WHERE entity_id = @id AND norm IS NOT NULL GROUP BY norm ORDER BY count(*) DESC, norm LIMIT 1)
-     WHERE id = @id`,
-  );
+  const rename = db.prepare(RECOUNT_ENTITY_SQL.replaceAll('$1', '@id'));
   const dropRelation = (id: string) => {
     db.prepare('DELETE FROM graph_evidence WHERE relation_id = ?').run(id);
     unlinkSuperseded.run({ id });

@@ -8,6 +8,7 @@ import { assertMayClaim, type Principal } from '../../domain/principal.ts';
 import { LIFECYCLES } from '../../domain/memory.ts';
 import { normalizeIso } from '../../domain/time.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
+import { assertDistinctKeys } from '../batch-keys.ts';
 import { buildMemory } from '../build-memory.ts';
 import { eachFileKey, fileKeyPrefix } from '../file-memories.ts';
 import { StoredContent } from '../stored-content.ts';
@@ -213,9 +214,11 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
  * becomes a new version, and a line that vanished is retired, as for Markdown.
  */
 function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string, now: number, budget: MemoryBudget): WriteOp[] {
-  const ops: WriteOp[] = [];
+  const ops: (WriteOp & { kind: 'insert' })[] = [];
+  const lineOf: number[] = [];
   for (const { text, line } of lines) {
     if (text.trim() === '') continue;
+    lineOf.push(line);
     budget.add(text, `line ${line}`);
     const where = `${path}:${line}`;
     let value: unknown;
@@ -242,6 +245,10 @@ function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string
       }
     }
   }
+  assertDistinctKeys(
+    ops.map((op) => op.memory),
+    (i) => `${path}:${lineOf[i]}`,
+  );
   return ops;
 }
 

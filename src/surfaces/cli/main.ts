@@ -103,6 +103,9 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     let cmd = COMMANDS.find((c) => c.name === word);
     let path = word ?? '';
     if (!cmd) {
+      if (!word && wantsJson && !argv.includes('--help') && !argv.includes('-h')) {
+        throw new MnemosError('validation_failed', 'no command given; run mnemos --help for the list');
+      }
       if (!word || argv.includes('--help') || argv.includes('-h') || word === 'help') {
         io.stdout(helpText(COMMANDS) + '\n');
         return 0;
@@ -139,7 +142,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       const extra = parsed.positionals[most]!;
       throw new MnemosError(
         'validation_failed',
-        `unexpected argument "${extra}": mnemos ${cmd.usage.split(' [')[0]} takes ${most === 0 ? 'no arguments' : `${most} argument${most === 1 ? '' : 's'}`}; put text with spaces in quotes (mnemos add "Dana likes tea")`,
+        `unexpected argument "${extra}": mnemos ${cmd.usage.split(' [')[0]} takes ${most === 0 ? 'no arguments' : `${most} argument${most === 1 ? '' : 's'}; put text with spaces in quotes`}`,
         { field: 'arguments' },
       );
     }

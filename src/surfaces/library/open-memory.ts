@@ -209,7 +209,12 @@ export class Mnemos {
 
   /** Checks the audit chain and every memory against it; `onProgress` hears how far it got, a page at a time. */
   async verifyAudit(opts: VerifyOptions = {}) {
-    return verifyAudit(this.ctx, this.principal, opts);
+    const o: VerifyOptions = options(opts, 'verifyAudit options');
+    const head = o.expectHead;
+    if (head !== undefined && !(head && Number.isInteger(head.seq) && head.seq >= 1 && typeof head.hash === 'string' && /^[0-9a-f]{64}$/.test(head.hash))) {
+      throw new MnemosError('validation_failed', 'expectHead must be {seq, hash} as an earlier verifyAudit returned it in head', { field: 'expectHead' });
+    }
+    return verifyAudit(this.ctx, this.principal, o);
   }
 
   /** Exact lines of a file that is the recorded source of a memory this principal can see. */
@@ -269,7 +274,7 @@ export class Mnemos {
 
   /** Gives every visible memory a vector of the current model; trains the built-in model first when asked or when there is none. */
   async embedBackfill(opts?: { retrain?: boolean; onProgress?: (x: BackfillProgress) => void }) {
-    return backfillEmbeddings(this.ctx, this.principal, opts);
+    return backfillEmbeddings(this.ctx, this.principal, options(opts, 'embedBackfill options'));
   }
 
   /** Brings this namespace's vector index up to date and waits for an approximate index to be built when one applies (`wait: false`: starts it only); says which index answers. */
@@ -306,7 +311,26 @@ export class Mnemos {
     }
     await ctx.cycles?.close();
     await ctx.store.close();
+    // Whatever still holds this context (a lifecycle or cycle handle kept from before, a scheduler's
+    // timer) gets the same clear refusal on its next read instead of the driver's TypeError.
+    ctx.store = closedStore();
   }
+}
+
+function closedStore(): MemoryStore {
+  return new Proxy({} as MemoryStore, {
+    get(_target, property) {
+      if (property === 'then') return undefined; // not a promise
+      throw new MnemosError('unavailable', 'this memory handle was closed; open the store again (openMemory) to use it');
+    },
+  });
+}
+
+/** Options objects of the facade: absent or null mean none; anything but an object is refused. */
+function options<T extends object>(value: T | null | undefined, what: string): T | Record<string, never> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new MnemosError('validation_failed', `${what} must be an object of options`, { field: what });
+  return value;
 }
 
 function writer<F>(write: F): F {

@@ -46,7 +46,7 @@ const verify: Command = {
   },
   human: (r: AuditReport) =>
     r.ok
-      ? `audit log intact: ${r.entries} entries, ${r.memoriesChecked} memories checked, head ${r.head ? `${r.head.seq}:${r.head.hash}` : '-'} (keep it: --expect-head ${r.head ? `${r.head.seq}:${r.head.hash}` : 'seq:hash'} shows later whether newest entries were cut off)`
+      ? `audit log intact: ${r.entries} entries, ${r.memoriesChecked} memories of namespace ${r.namespace} checked (other namespaces: --namespace), head ${r.head ? `${r.head.seq}:${r.head.hash}` : '-'} (keep it: --expect-head ${r.head ? `${r.head.seq}:${r.head.hash}` : 'seq:hash'} shows later whether newest entries were cut off)`
       : [
           'AUDIT CHECK FAILED',
           ...r.chainProblems.map((p) => `  chain: ${p.message}`),

@@ -4,7 +4,7 @@ import { json, list, num, oneLine, positional, previewOrApply, shortTime, str } 
 
 export const update: Command = {
   name: 'update',
-  usage: 'update <id> [--text t] [...] (--dry-run | --yes)',
+  usage: 'update <id> [--text t] [--expires-at iso|none] [...] (--dry-run | --yes)',
   summary: 'change a memory as a new version; preview first',
   options: {
     text: { type: 'string' },
@@ -13,6 +13,7 @@ export const update: Command = {
     tag: { type: 'string', multiple: true },
     'valid-from': { type: 'string' },
     'valid-to': { type: 'string' },
+    'expires-at': { type: 'string' },
     visibility: { type: 'string' },
     metadata: { type: 'string' },
     'dry-run': { type: 'boolean' },
@@ -24,6 +25,9 @@ export const update: Command = {
     const patch: Record<string, unknown> = {};
     for (const [opt, key] of [['text', 'text'], ['type', 'type'], ['valid-from', 'validFrom'], ['valid-to', 'validTo'], ['visibility', 'visibility']] as const) if (str(ctx, opt) !== undefined) patch[key] = str(ctx, opt);
     if (num(ctx, 'importance') !== undefined) patch.importance = num(ctx, 'importance');
+    // "none" clears a time to live; anything else is an ISO time.
+    const expires = str(ctx, 'expires-at');
+    if (expires !== undefined) patch.expiresAt = expires === 'none' ? null : expires;
     if (list(ctx, 'tag')) patch.tags = list(ctx, 'tag');
     if (json(ctx, 'metadata')) patch.metadata = json(ctx, 'metadata');
     const apply = previewOrApply(ctx);

@@ -11,7 +11,8 @@ export function num(ctx: CommandContext, name: string): number | undefined {
   const v = str(ctx, name);
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n)) throw new MnemosError('validation_failed', `--${name} must be a number, got "${v}"`, { field: name });
+  // Number('') and Number(' ') are 0: an empty --importance stored strength 0.
+  if (v.trim() === '' || !Number.isFinite(n)) throw new MnemosError('validation_failed', `--${name} must be a number, got "${v}"`, { field: name });
   return n;
 }
 

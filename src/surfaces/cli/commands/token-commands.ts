@@ -33,6 +33,7 @@ const create: Command = {
 
 const list: Command = {
   name: 'list',
+  readsOnly: true,
   usage: 'list',
   summary: 'tokens of the namespace (never the secrets)',
   async run(ctx) {
