@@ -7,6 +7,8 @@ import type { Principal } from '../domain/principal.ts';
 import { toIso } from '../domain/time.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { getMemory } from '../services/memories.ts';
+import { patchSchema } from '../services/inputs.ts';
+import { parseInput } from '../services/validate.ts';
 import { lifecycleConfig } from './config.ts';
 import { CONFIRMATION_BOOST, RECALL_BOOST, boosted } from './importance.ts';
 import { lifecyclePrincipal } from './principals.ts';
@@ -84,6 +86,8 @@ export interface CorrectionResult {
  */
 export async function correctMemory(ctx: ServiceContext, p: Principal, id: string, text: string): Promise<CorrectionResult> {
   if (typeof text !== 'string' || text.trim().length === 0) throw new MnemosError('validation_failed', 'a correction needs the corrected text', { field: 'text' });
+  // The same bounds as any text a memory stores (a correction took 300,000 characters).
+  parseInput(patchSchema, { text }, 'correction');
   const m = await getMemory(ctx, p, id);
   if (m.supersededAt !== null) throw new MnemosError('conflict', `memory ${id} is an old version; correct the current one (${m.supersededBy})`, { id });
   if (m.labels.includes(OWNER_MARKED_LABEL) && p.role !== 'owner') throw new MnemosError('read_only', `memory ${id} is owner-marked text and is kept verbatim`, { id });
@@ -113,7 +117,9 @@ export async function correctMemory(ctx: ServiceContext, p: Principal, id: strin
     ownerId: p.id,
     metadata: { ...m.metadata, supersedes: { id: m.id, lineageId: m.lineageId } },
   };
-  const closed: Memory = { ...base, id: newId(now), version: m.version + 1, validTo: at, metadata: { ...m.metadata, supersededByMemory: { id: freshId, lineageId: freshId } } };
+  // A memory valid only from a future time ends where it would have begun: it never held.
+  const closedAt = at < m.validFrom ? m.validFrom : at;
+  const closed: Memory = { ...base, id: newId(now), version: m.version + 1, validTo: closedAt, metadata: { ...m.metadata, supersededByMemory: { id: freshId, lineageId: freshId } } };
   await ctx.store.apply(p, [
     { kind: 'insert', memory: fresh, onExistingSource: 'conflict', audit: { details: { reason: 'correction after the labile window', supersedes: m.lineageId } } },
     { kind: 'update', previousId: m.id, next: closed, action: 'supersede', reason: `corrected by ${freshId} after the labile window` },

@@ -3,7 +3,7 @@ import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { remember, type RememberResult } from './memories.ts';
-import type { RememberInput } from './inputs.ts';
+import { BLANK, MAX_TEXT_CHARS, notBlank, type RememberInput } from './inputs.ts';
 import { isoTime, parseInput, storable } from './validate.ts';
 import { assertDistinctTurns } from './import/transcript.ts';
 
@@ -17,7 +17,8 @@ export const transcriptSchema = z
         z
           .object({
             role: z.string().min(1).max(64).describe('user, assistant, tool, system...'),
-            content: z.string().min(1).max(200_000),
+            // Checked here too, so a refusal names messages.N.content rather than the memory it becomes.
+            content: storable(z.string().min(1).max(MAX_TEXT_CHARS)).refine(notBlank, BLANK),
             name: z.string().max(256).optional(),
             timestamp: isoTime.optional(),
             turn: z.number().int().min(1).optional().describe('turn number (default: position in the list, from 1)'),

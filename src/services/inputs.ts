@@ -25,8 +25,8 @@ export const sourceRefSchema = z
 const unit = z.number().min(0).max(1);
 
 /** Text of only spaces and line breaks says nothing and matches no search; "" was refused, "   " was stored. */
-const notBlank = (s: string) => s.trim().length > 0;
-const BLANK = { message: 'text must not be blank (only spaces or line breaks)' };
+export const notBlank = (s: string) => s.trim().length > 0;
+export const BLANK = { message: 'text must not be blank (only spaces or line breaks)' };
 
 export const rememberSchema = z
   .object({

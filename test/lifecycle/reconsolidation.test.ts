@@ -64,6 +64,20 @@ test(named('a never-recalled memory is not labile; the window is configurable; c
   }
 });
 
+test(named('a correction keeps to the text limit, and closes a memory valid only from the future where it would have begun'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const { id } = await s.m.remember({ text: 'The office opens in 2030', validFrom: '2030-01-01T00:00:00Z' });
+    await assert.rejects(s.m.lifecycle.correct(id, 'x'.repeat(300_000)), { code: 'validation_failed' });
+    const r = await s.m.lifecycle.correct(id, 'The office opens in 2031');
+    assert.equal(r.mode, 'superseded');
+    const old = (await s.m.history(id)).versions.at(-1)!;
+    assert.deepEqual([old.validFrom, old.validTo], ['2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z']);
+  } finally {
+    await s.close();
+  }
+});
+
 test(named('recalls of one memory at the same time all count: no conflict reaches the caller, no boost is lost'), async () => {
   const s = await lifecycleStore();
   try {
