@@ -23,6 +23,19 @@ function node(args: string[], cwd: string) {
   return spawnSync(process.execPath, args, { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
 }
 
+/** A plain JavaScript project with Mnemos installed as `npm install /path/to/mnemos` leaves it (a link in node_modules), running one script. */
+function inConsumerProject(script: string) {
+  const tmp = tempDir('mnemos-consumer-');
+  try {
+    mkdirSync(join(tmp.dir, 'node_modules'));
+    symlinkSync(ROOT, join(tmp.dir, 'node_modules/mnemos'), 'dir');
+    writeFileSync(join(tmp.dir, 'use.mjs'), script);
+    return node(['use.mjs'], tmp.dir);
+  } finally {
+    tmp.cleanup();
+  }
+}
+
 describe('the compiled build', () => {
   before(ensureBuilt);
 
@@ -42,14 +55,7 @@ describe('the compiled build', () => {
   });
 
   it("a plain JavaScript project imports 'mnemos', and training runs on a compiled worker thread", () => {
-    const tmp = tempDir('mnemos-consumer-');
-    try {
-      // What `npm install /path/to/mnemos` leaves: a link in node_modules.
-      mkdirSync(join(tmp.dir, 'node_modules'));
-      symlinkSync(ROOT, join(tmp.dir, 'node_modules/mnemos'), 'dir');
-      writeFileSync(
-        join(tmp.dir, 'use.mjs'),
-        `import { openMemory } from 'mnemos';
+    const run = inConsumerProject(`import { openMemory } from 'mnemos';
 const memory = await openMemory({ db: 'm.db' });
 const words = ['river', 'stone', 'garden', 'winter', 'harbor', 'lantern', 'meadow', 'copper', 'violin', 'orchard', 'falcon', 'glacier'];
 await memory.rememberMany(Array.from({ length: 120 }, (_, i) => ({ text: words[i % 12] + ' beside the ' + words[(i * 5 + 3) % 12] + ' near ' + words[(i * 7 + 1) % 12] + ' number ' + i })));
@@ -58,38 +64,22 @@ const status = await memory.status();
 const hits = await memory.search('garden');
 console.log(JSON.stringify({ model: report.model?.status, learned: status.embeddings.learned, hits: hits.hits.length }));
 await memory.close();
-`,
-      );
-      const run = node(['use.mjs'], tmp.dir);
-      assert.equal(run.status, 0, run.stderr);
-      const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
-      assert.equal(out.model, 'trained');
-      assert.equal(out.learned, true);
-      assert.ok(out.hits > 0);
-    } finally {
-      tmp.cleanup();
-    }
+`);
+    assert.equal(run.status, 0, run.stderr);
+    const out = JSON.parse(run.stdout.trim().split('\n').at(-1)!);
+    assert.equal(out.model, 'trained');
+    assert.equal(out.learned, true);
+    assert.ok(out.hits > 0);
   });
 
   it("the seeds' modules the docs name are importable: 'mnemos/journal', 'mnemos/cognition', 'mnemos/pln'", () => {
-    const tmp = tempDir('mnemos-subpaths-');
-    try {
-      mkdirSync(join(tmp.dir, 'node_modules'));
-      symlinkSync(ROOT, join(tmp.dir, 'node_modules/mnemos'), 'dir');
-      writeFileSync(
-        join(tmp.dir, 'use.mjs'),
-        `import { Journal, queryClusters } from 'mnemos/journal';
+    const run = inConsumerProject(`import { Journal, queryClusters } from 'mnemos/journal';
 import { createMemoryCycle, runScenario, DEFAULT_SALIENCE_REGISTRY, RuleBasedSafetyVerifier } from 'mnemos/cognition';
 import { chain, plnPremises } from 'mnemos/pln';
 console.log(JSON.stringify([Journal, queryClusters, createMemoryCycle, runScenario, RuleBasedSafetyVerifier, chain, plnPremises].map((f) => typeof f).concat(typeof DEFAULT_SALIENCE_REGISTRY)));
-`,
-      );
-      const run = node(['use.mjs'], tmp.dir);
-      assert.equal(run.status, 0, run.stderr);
-      assert.deepEqual(JSON.parse(run.stdout.trim()), [...Array(7).fill('function'), 'object']);
-    } finally {
-      tmp.cleanup();
-    }
+`);
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout.trim()), [...Array(7).fill('function'), 'object']);
   });
 
   it('is used only when complete and at least as new as src/ (buildProblem)', () => {
