@@ -134,7 +134,8 @@ test(named('audit verify finds a memory deleted behind the engine\'s back, and n
     await m2.close();
 
     // The newest entry cut off: still a valid chain, but not the one an earlier check saw.
-    await rawSql(db, BACKEND === 'sqlite' ? 'DROP TRIGGER audit_log_no_delete' : 'DROP TRIGGER audit_log_no_delete ON audit_log');
+    // PostgreSQL's one append-only trigger covers updates and deletes.
+    await rawSql(db, BACKEND === 'sqlite' ? 'DROP TRIGGER audit_log_no_delete' : 'DROP TRIGGER audit_log_no_update ON audit_log');
     await rawSql(db, 'DELETE FROM audit_log WHERE seq = ?', head.seq);
     m2 = await openMemory({ db });
     report = await m2.verifyAudit({ expectHead: head });
