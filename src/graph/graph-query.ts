@@ -95,6 +95,7 @@ function queryNorms(query: string): string[] {
  */
 export async function graphCandidates(ctx: ServiceContext, p: Principal, query: string, limit: number): Promise<string[]> {
   if (typeof query !== 'string') throw new MnemosError('validation_failed', 'the query must be text', { field: 'query' });
+  if (!(Number.isInteger(limit) && limit >= 1 && limit <= 100_000)) throw new MnemosError('validation_failed', 'limit must be a whole number from 1 to 100000', { field: 'limit' });
   const graph = ctx.store.graph;
   if (!graph) return [];
   const norms = queryNorms(query);

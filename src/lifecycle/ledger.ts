@@ -179,6 +179,9 @@ export async function getFact(ctx: ServiceContext, p: Principal, keyOrId: string
 export async function listFacts(ctx: ServiceContext, p: Principal, given: { status?: string[]; limit?: number } | null = {}) {
   const opts = given ?? {};
   if (typeof opts !== 'object') throw new MnemosError('validation_failed', 'facts options must be an object', { field: '(input)' });
+  if (opts.status !== undefined && !(Array.isArray(opts.status) && opts.status.every((x) => typeof x === 'string'))) {
+    throw new MnemosError('validation_failed', 'status must be a list of fact statuses, e.g. ["active"]', { field: 'status' });
+  }
   if (opts.limit !== undefined && !(Number.isInteger(opts.limit) && opts.limit >= 1 && opts.limit <= 100_000)) {
     throw new MnemosError('validation_failed', 'limit must be a whole number from 1 to 100000', { field: 'limit' });
   }

@@ -117,8 +117,10 @@ export async function correctMemory(ctx: ServiceContext, p: Principal, id: strin
     ownerId: p.id,
     metadata: { ...m.metadata, supersedes: { id: m.id, lineageId: m.lineageId } },
   };
-  // A memory valid only from a future time ends where it would have begun: it never held.
-  const closedAt = at < m.validFrom ? m.validFrom : at;
+  // Closed now, never later than it already ended (a fact that ended in 2021 is not stretched to today),
+  // and never before it began (a memory valid only from a future time ends where it would have begun).
+  const ended = m.validTo !== null && m.validTo < at ? m.validTo : at;
+  const closedAt = ended < m.validFrom ? m.validFrom : ended;
   const closed: Memory = { ...base, id: newId(now), version: m.version + 1, validTo: closedAt, metadata: { ...m.metadata, supersededByMemory: { id: freshId, lineageId: freshId } } };
   await ctx.store.apply(p, [
     { kind: 'insert', memory: fresh, onExistingSource: 'conflict', audit: { details: { reason: 'correction after the labile window', supersedes: m.lineageId } } },

@@ -1,4 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
+import { parseIso } from '../domain/time.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import { graphCandidates } from '../graph/graph-query.ts';
@@ -244,9 +245,10 @@ function admits(f: MemoryFilter, m: Memory): boolean {
   if (f.labels?.length && !f.labels.some((t) => m.labels.includes(t))) return false;
   if (f.sessionId && m.sessionId !== f.sessionId) return false;
   if (f.minSalience !== undefined && m.salience < f.minSalience) return false;
+  // The caller's bounds may name no zone: read as UTC, as the store's own filters read them (domain/time.ts).
   const v = Date.parse(m.validFrom);
-  if (f.valid?.from && v < Date.parse(f.valid.from)) return false;
-  if (f.valid?.to && v >= Date.parse(f.valid.to)) return false;
+  if (f.valid?.from && v < parseIso(f.valid.from)) return false;
+  if (f.valid?.to && v >= parseIso(f.valid.to)) return false;
   return true;
 }
 

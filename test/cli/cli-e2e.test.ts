@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, truncateSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { BACKEND, named, testStores } from '../helpers/backend.ts';
 
 const BIN = resolve('bin/mnemos.js');
@@ -283,6 +284,18 @@ test(named('second round: an empty number, a closed pipe, a file that is not a s
       const notDb = cli(dir, join(dir, 'notes.txt'), 'list');
       assert.equal(notDb.code, 2);
       assert.match(notDb.stderr, /not a Mnemos store/);
+      // Another application's SQLite database: refused, and left as it was (no WAL, no tables of ours).
+      const other = join(dir, 'other.db');
+      const foreign = new Database(other);
+      foreign.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+      foreign.close();
+      const status = cli(dir, other, 'status');
+      assert.equal(status.code, 2);
+      assert.match(status.stderr, /another application/);
+      const after = new Database(other, { readonly: true });
+      assert.deepEqual(after.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all(), ['customers']);
+      assert.equal(after.pragma('journal_mode', { simple: true }), 'delete');
+      after.close();
     }
   } finally {
     await cleanup();

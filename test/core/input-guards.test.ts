@@ -390,8 +390,11 @@ test(named('second round: reserved labels in any case, one key twice in a batch 
     const zone = process.env.TZ;
     process.env.TZ = 'Asia/Tokyo';
     try {
-      const z = await m.remember({ text: 'zone-less', validFrom: '2024-06-01T12:00:00' });
+      const z = await m.remember({ text: 'zone-less banana bread', validFrom: '2024-06-01T12:00:00' });
       assert.equal((await m.get(z.id)).validFrom, '2024-06-01T12:00:00.000Z');
+      // Search reads its bounds the same way as the store's filters.
+      const bounded = await m.search({ query: 'banana bread', filter: { since: '2024-06-01T11:30:00', until: '2024-06-01T13:00:00' } });
+      assert.deepEqual(bounded.hits.map((h) => h.memory.id), [z.id]);
     } finally {
       if (zone === undefined) delete process.env.TZ;
       else process.env.TZ = zone;
@@ -406,6 +409,10 @@ test(named('second round: reserved labels in any case, one key twice in a batch 
       ['status(null)', () => m.lifecycle.status(null as never), 'validation_failed'],
       ['ledgerHits(5)', () => m.lifecycle.ledgerHits(5 as never), 'validation_failed'],
       ['graphCandidates(5)', () => m.lifecycle.graphCandidates(5 as never), 'validation_failed'],
+      ['graphCandidates limit', () => m.lifecycle.graphCandidates('Dana', Number.NaN), 'validation_failed'],
+      ['facts status', () => m.lifecycle.facts({ status: 'active' as never }), 'validation_failed'],
+      ['recentEpisodes hours', () => m.cycle().recentEpisodes({ sinceHours: 'x' as never }), 'validation_failed'],
+      ['recentEpisodes() runs', async () => assert.ok(Array.isArray(await m.cycle().recentEpisodes())), ''],
     ];
     for (const [what, call, code] of cases) {
       if (code === '') await call();

@@ -64,7 +64,7 @@ test(named('a never-recalled memory is not labile; the window is configurable; c
   }
 });
 
-test(named('a correction keeps to the text limit, and closes a memory valid only from the future where it would have begun'), async () => {
+test(named('a correction keeps to the text limit, closes a future-valid memory where it would have begun, and never stretches an ended one'), async () => {
   const s = await lifecycleStore();
   try {
     const { id } = await s.m.remember({ text: 'The office opens in 2030', validFrom: '2030-01-01T00:00:00Z' });
@@ -73,6 +73,12 @@ test(named('a correction keeps to the text limit, and closes a memory valid only
     assert.equal(r.mode, 'superseded');
     const old = (await s.m.history(id)).versions.at(-1)!;
     assert.deepEqual([old.validFrom, old.validTo], ['2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z']);
+    // A fact that already ended keeps its end: not stretched to the correction's time.
+    const ended = await s.m.remember({ text: 'Dana lived in Lisbon', validFrom: '2019-01-01T00:00:00Z', validTo: '2021-06-30T00:00:00Z' });
+    await s.m.lifecycle.correct(ended.id, 'Dana lived in Lisboa (Portugal)');
+    const closed = (await s.m.history(ended.id)).versions.at(-1)!;
+    assert.equal(closed.validTo, '2021-06-30T00:00:00.000Z');
+    assert.deepEqual((await s.m.list({ filter: { asOf: '2024-01-01T00:00:00Z', types: ['general'] } })).items.map((x) => x.text).filter((t) => t.startsWith('Dana')), []);
   } finally {
     await s.close();
   }

@@ -19,14 +19,8 @@ export function openDatabase(path: string): Database.Database {
     throw new MnemosError('unavailable', `cannot open SQLite database at ${path}: ${(err as Error).message}`, { path }, { cause: err });
   }
   db.pragma('busy_timeout = 10000');
-  try {
-    db.pragma('journal_mode = WAL');
-  } catch (err) {
-    // The first read of the file: a text file or another program's data given as --db.
-    db.close();
-    if ((err as { code?: string }).code === 'SQLITE_NOTADB') throw new MnemosError('validation_failed', `${path} is not a Mnemos store (not an SQLite database); check --db / MNEMOS_DB`, { field: 'db', path }, { cause: err });
-    throw err;
-  }
+  refuseForeign(db, path);
+  db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode loses nothing on a process crash (kill -9); only an OS crash can drop the last commits.
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
@@ -49,6 +43,30 @@ export function openDatabase(path: string): Database.Database {
   // and 18 -> 56 searches/s beside 400-550 writes/s; cold vector loads are about 12% slower.
   db.pragma('mmap_size = 0');
   return db;
+}
+
+/**
+ * The file given as --db must be empty, new, or a Mnemos store: a text file
+ * was an internal error, and another application's SQLite database was
+ * switched to WAL and given Mnemos's tables by a command that only reads.
+ * A Mnemos store has a schema version; a new or empty file has no tables.
+ */
+function refuseForeign(db: Database.Database, path: string): void {
+  const refuse = (why: string, cause?: unknown) => {
+    db.close();
+    throw new MnemosError('validation_failed', `${path} is not a Mnemos store (${why}); check --db / MNEMOS_DB. Nothing was changed`, { field: 'db', path }, { cause });
+  };
+  let version: number;
+  try {
+    version = db.pragma('user_version', { simple: true }) as number;
+  } catch (err) {
+    // The first read of the file.
+    if ((err as { code?: string }).code === 'SQLITE_NOTADB') refuse('not an SQLite database', err);
+    throw err;
+  }
+  if (version > 0) return;
+  const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").get() as { n: number };
+  if (tables.n > 0) refuse(`an SQLite database of another application: ${tables.n} table${tables.n === 1 ? '' : 's'} and no Mnemos schema`);
 }
 
 const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED']);

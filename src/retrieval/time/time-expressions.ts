@@ -1,3 +1,4 @@
+import { parseIso } from '../../domain/time.ts';
 /**
  * Finds time phrases in a query and turns them into a valid-time range
  * relative to a reference date, plus the query text with the phrases removed.
@@ -44,7 +45,7 @@ export interface TimeParseOptions {
 }
 
 function toMs(reference: string | Date): number {
-  const ms = typeof reference === 'string' ? Date.parse(reference) : reference.getTime();
+  const ms = typeof reference === 'string' ? parseIso(reference) : reference.getTime();
   if (Number.isNaN(ms)) throw new MnemosError('validation_failed', `reference date is not a valid time: ${String(reference)}`, { field: 'referenceDate' });
   return ms;
 }

@@ -1,6 +1,8 @@
 import { stateDir } from '../state-dir.ts';
 import type { BlackboardEntry, Priority } from '../../cognition/blackboard-types.ts';
+import { z } from 'zod';
 import { freezeJson } from '../../cognition/json.ts';
+import { parseInput } from '../validate.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { MAX_TEXT_CHARS } from '../inputs.ts';
 import type { Principal } from '../../domain/principal.ts';
@@ -34,6 +36,14 @@ function checkEpisodeSize(key: string, value: unknown): void {
     throw new MnemosError('limit_exceeded', `blackboard value of "${key}" is ${json.length} characters as JSON; with its key it must fit a memory's ${MAX_TEXT_CHARS}`, { field: 'value' });
   }
 }
+
+export const recentEpisodesSchema = z
+  .object({
+    minSalience: z.number().min(0).max(1).default(0.6),
+    sinceHours: z.number().positive().max(24 * 3650).default(24),
+    limit: z.number().int().min(1).max(100).default(20),
+  })
+  .strict();
 
 function view(e: BlackboardEntry) {
   return { id: e.id, key: e.key, value: e.value, priority: e.priority, status: e.status, sourceModule: e.sourceModule, tags: e.tags, createdAt: e.createdAt, expiresAt: e.expiresAt };
@@ -80,7 +90,9 @@ export class CycleApi {
     return { agent: a.key, ticks: a.ticks, lastTick: a.lastTick, consolidator: a.consolidator.stats(), blackboard: a.blackboard.stats(), cycle: a.cycle.stats() };
   }
 
-  recentEpisodes(q: { minSalience: number; sinceHours: number; limit: number }) {
+  async recentEpisodes(input: { minSalience?: number; sinceHours?: number; limit?: number } = {}) {
+    // The episodes_recent tool's own schema and defaults, for library callers too (a missing sinceHours was an Invalid Date).
+    const q = parseInput(recentEpisodesSchema, input ?? {}, 'recent episodes request');
     return new StoreEpisodes(this.ctx.store).recentEpisodes(this.p, { minSalience: q.minSalience, since: new Date(this.ctx.now() - q.sinceHours * 3600_000).toISOString(), limit: q.limit });
   }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recentEpisodesSchema } from '../../services/cycle/cycle-api.ts';
 import { PRIORITIES } from '../../cognition/blackboard-types.ts';
 import { defineTool } from './tool.ts';
 
@@ -65,13 +66,7 @@ export const episodesRecent = defineTool({
   name: 'episodes_recent',
   description: 'Recent consolidated episodes you can see, by salience (defaults: salience >= 0.6, last 24 h, at most 20).',
   readOnly: true,
-  input: z
-    .object({
-      minSalience: z.number().min(0).max(1).default(0.6),
-      sinceHours: z.number().positive().max(24 * 3650).default(24),
-      limit: z.number().int().min(1).max(100).default(20),
-    })
-    .strict(),
+  input: recentEpisodesSchema,
   async run(q, { memory }) {
     return { episodes: await memory.cycle().recentEpisodes(q) };
   },
