@@ -56,7 +56,6 @@ function commandHelp(cmd: Command, path: string): string {
 
 type Options = NonNullable<Command['options']>;
 
-
 /** Index of the first argument that is neither an option nor the value of a string option; -1 when none. */
 export function firstWord(args: readonly string[], options: Options): number {
   for (let i = 0; i < args.length; i++) {
