@@ -10,7 +10,7 @@ import { MnemosError } from '../../domain/errors.ts';
  * and secure_delete so a forgotten memory's bytes are overwritten, not just
  * unlinked from the b-tree.
  */
-export function openDatabase(path: string): Database.Database {
+export function openDatabase(path: string, opts: { mnemosStore?: boolean } = {}): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
   try {
@@ -19,7 +19,8 @@ export function openDatabase(path: string): Database.Database {
     throw new MnemosError('unavailable', `cannot open SQLite database at ${path}: ${(err as Error).message}`, { path }, { cause: err });
   }
   db.pragma('busy_timeout = 10000');
-  refuseForeign(db, path);
+  // Before anything is set on the file: the store's own opening refuses a file that is not one of ours.
+  if (opts.mnemosStore) refuseForeign(db, path);
   db.pragma('journal_mode = WAL');
   // NORMAL in WAL mode loses nothing on a process crash (kill -9); only an OS crash can drop the last commits.
   db.pragma('synchronous = NORMAL');

@@ -168,7 +168,7 @@ export class SqliteStore implements MemoryStore {
 
   static open(opts: SqliteStoreOptions): SqliteStore {
     if (opts.vectorIndex) checkVectorIndexConfig(opts.vectorIndex);
-    return new SqliteStore(openDatabase(opts.path), opts.path, opts.analyze, opts.backgroundCheckpoint ?? true, opts.vectorIndex);
+    return new SqliteStore(openDatabase(opts.path, { mnemosStore: true }), opts.path, opts.analyze, opts.backgroundCheckpoint ?? true, opts.vectorIndex);
   }
 
   /** Backend facts for self_state: which vector index answers. */
