@@ -1,3 +1,4 @@
+import { MnemosError } from '../domain/errors.ts';
 import { verifyChainSegment, type ChainProblem } from '../domain/audit.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import type { Principal } from '../domain/principal.ts';
@@ -58,8 +59,11 @@ export interface VerifyOptions {
  * backends); the chain pass has already vouched for those entries.
  */
 export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: VerifyOptions = {}): Promise<AuditReport> {
-  const chainProblems: ChainProblem[] = [];
   const expected = opts.expectHead;
+  if (expected !== undefined && !(expected && Number.isInteger(expected.seq) && expected.seq >= 1 && typeof expected.hash === 'string' && /^[0-9a-f]{64}$/.test(expected.hash))) {
+    throw new MnemosError('validation_failed', 'expectHead must be {seq, hash} as an earlier check returned it in head', { field: 'expectHead' });
+  }
+  const chainProblems: ChainProblem[] = [];
   let expectedFound = false;
   const head = await ctx.store.audit.head();
   let chainFound = 0;

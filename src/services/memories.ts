@@ -38,8 +38,9 @@ export async function remember(ctx: ServiceContext, p: Principal, inputs: Rememb
   if (inputs.length === 0) return [];
   const now = ctx.now();
   const parsed = inputs.map((input, i) => parseInput(rememberSchema, input, inputs.length > 1 ? `memory #${i + 1}` : 'memory'));
-  const ops: WriteOp[] = parsed.map((input) => ({ kind: 'insert', memory: buildMemory(p, input, now), onExistingSource: policy }));
-  assertDistinctKeys(ops.map((op) => (op as Extract<WriteOp, { kind: 'insert' }>).memory), (i) => (inputs.length > 1 ? `memory #${i + 1}` : 'the memory'));
+  const memories = parsed.map((input) => buildMemory(p, input, now));
+  assertDistinctKeys(memories, (i) => (inputs.length > 1 ? `memory #${i + 1}` : 'the memory'));
+  const ops: WriteOp[] = memories.map((memory) => ({ kind: 'insert', memory, onExistingSource: policy }));
   // A client resending a batch under its keys (a retry) has nothing embedded again.
   const stored = new StoredContent(p.id);
   await stored.lookUp(ctx, p, ops);

@@ -1,7 +1,6 @@
 import { stateDir } from '../state-dir.ts';
 import type { BlackboardEntry, Priority } from '../../cognition/blackboard-types.ts';
 import { z } from 'zod';
-import { freezeJson } from '../../cognition/json.ts';
 import { parseInput } from '../validate.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { MAX_TEXT_CHARS } from '../inputs.ts';
@@ -31,8 +30,13 @@ function checkKey(key: string): void {
  * is read-only). Checked when the entry is written, as the value is JSON.
  */
 function checkEpisodeSize(key: string, value: unknown): void {
-  const json = JSON.stringify(freezeJson(value, `blackboard value of "${key}"`));
-  if (key.length + 3 + json.length > MAX_TEXT_CHARS) {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return; // not JSON (a cycle, a BigInt, too deep): the blackboard's own check refuses it with its reason
+  }
+  if (json !== undefined && key.length + 3 + json.length > MAX_TEXT_CHARS) {
     throw new MnemosError('limit_exceeded', `blackboard value of "${key}" is ${json.length} characters as JSON; with its key it must fit a memory's ${MAX_TEXT_CHARS}`, { field: 'value' });
   }
 }

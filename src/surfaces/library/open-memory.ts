@@ -209,12 +209,7 @@ export class Mnemos {
 
   /** Checks the audit chain and every memory against it; `onProgress` hears how far it got, a page at a time. */
   async verifyAudit(opts: VerifyOptions = {}) {
-    const o: VerifyOptions = options(opts, 'verifyAudit options');
-    const head = o.expectHead;
-    if (head !== undefined && !(head && Number.isInteger(head.seq) && head.seq >= 1 && typeof head.hash === 'string' && /^[0-9a-f]{64}$/.test(head.hash))) {
-      throw new MnemosError('validation_failed', 'expectHead must be {seq, hash} as an earlier verifyAudit returned it in head', { field: 'expectHead' });
-    }
-    return verifyAudit(this.ctx, this.principal, o);
+    return verifyAudit(this.ctx, this.principal, options(opts, 'verifyAudit options'));
   }
 
   /** Exact lines of a file that is the recorded source of a memory this principal can see. */
