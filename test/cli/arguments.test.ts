@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { firstWord, positionalsAllowed } from '../../src/surfaces/cli/main.ts';
+import { num } from '../../src/surfaces/cli/commands/options.ts';
+import type { CommandContext } from '../../src/surfaces/cli/command.ts';
+import { MnemosError } from '../../src/domain/errors.ts';
 
 test('how many arguments a usage line names', () => {
   const cases: [string, number][] = [
@@ -29,4 +32,13 @@ test('the first word skips options and the values of string options', () => {
     [['--', '--weird'], 1],
   ];
   for (const [args, at] of cases) assert.equal(firstWord(args, options), at, args.join(' '));
+});
+
+test('a number option takes decimals only', () => {
+  const ctx = (v: string) => ({ values: { importance: v } }) as unknown as CommandContext;
+  const accepted: [string, number][] = [['0.5', 0.5], ['1', 1], ['-0.25', -0.25], ['.5', 0.5], ['1e-3', 0.001], [' 2 ', 2], ['3.', 3]];
+  for (const [raw, want] of accepted) assert.equal(num(ctx(raw), 'importance'), want, raw);
+  for (const raw of ['', ' ', '0x1', '0b1', '0o7', 'Infinity', '1e999', 'NaN', '1,5', '1_000', 'one']) {
+    assert.throws(() => num(ctx(raw), 'importance'), (err: unknown) => MnemosError.is(err, 'validation_failed') && /--importance must be a number/.test((err as Error).message), raw);
+  }
 });

@@ -212,6 +212,15 @@ test(named('the CLI refuses what it used to drop or misread: extra words, --dry-
       const copy = cli(dir, '', 'copy', '--from', 'nosuch.db', '--to', 'out.db');
       assert.equal(copy.code, 3);
       assert.equal(existsSync(join(dir, 'nosuch.db')), false);
+      // Commands that read, preview or change a memory that must exist: none makes a store at a typo.
+      for (const args of [['consolidate', '--status'], ['forget', id, '--dry-run'], ['update', id, '--text', 'x', '--yes']]) {
+        const r = cli(dir, '', ...args, '--db', 'typo2.db');
+        assert.equal(r.code, 3, `${args.join(' ')}: ${r.stderr}`);
+        assert.equal(existsSync(join(dir, 'typo2.db')), false, args.join(' '));
+      }
+      // Running a consolidation may start a store, as `add` may.
+      assert.equal(cli(dir, '', 'consolidate', '--db', 'fresh.db').code, 0);
+      assert.equal(existsSync(join(dir, 'fresh.db')), true);
     }
   } finally {
     await cleanup();

@@ -33,11 +33,14 @@ export interface Command {
   /** Human rendering of the result; JSON is printed when absent. */
   human?(result: any, ctx: CommandContext): string;
   /**
-   * Only reads the store: a --db that names no existing SQLite file is a
-   * typo, answered with an error, instead of a new empty store that reads
-   * as "nothing there" (or an intact audit log).
+   * The command is useless on a store that does not exist yet: it only reads
+   * (or previews), or it changes a memory that must already be there. A --db
+   * naming no existing SQLite file is then a typo, answered with an error,
+   * instead of a new empty store that reads as "nothing there" (or as an
+   * intact audit log). A function decides from the options (`consolidate
+   * --status` only reads; `consolidate` writes).
    */
-  readsOnly?: boolean;
+  needsExistingStore?: boolean | ((values: CommandContext['values']) => boolean);
   /** Commands with sub-commands (`audit verify`) register them here. */
   subcommands?: Command[];
 }

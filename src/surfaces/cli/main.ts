@@ -148,7 +148,8 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     const values = parsed.values as CommandContext['values'];
     const db = (values.db as string | undefined) ?? (io.env.MNEMOS_DB || undefined) ?? DEFAULT_DB_PATH;
     const namespace = (values.namespace as string | undefined) ?? (io.env.MNEMOS_NAMESPACE || undefined) ?? 'default';
-    if (cmd.readsOnly && (values.db !== undefined || io.env.MNEMOS_DB)) assertStoreExists(db, values.db !== undefined ? '--db' : 'MNEMOS_DB');
+    const needsExisting = typeof cmd.needsExistingStore === 'function' ? cmd.needsExistingStore(values) : cmd.needsExistingStore === true;
+    if (needsExisting && (values.db !== undefined || io.env.MNEMOS_DB)) assertStoreExists(db, values.db !== undefined ? '--db' : 'MNEMOS_DB');
     const ctx: CommandContext = {
       args: parsed.positionals,
       values,

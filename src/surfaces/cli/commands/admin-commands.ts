@@ -6,7 +6,7 @@ import type { Command, CommandContext } from '../command.ts';
 
 export const statusCmd: Command = {
   name: 'status',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'status',
   summary: 'counts by type and lifecycle, store size, schema version',
   async run(ctx) {
@@ -32,7 +32,7 @@ function vectorLine(s: Status): string {
 
 const verify: Command = {
   name: 'verify',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'verify [--expect-head seq:hash]',
   summary: 'check the audit hash chain and every memory against it',
   options: { 'expect-head': { type: 'string' } },

@@ -4,6 +4,8 @@ import { json, list, num, oneLine, positional, previewOrApply, shortTime, str } 
 
 export const update: Command = {
   name: 'update',
+  // The memory it changes must exist: a missing store file is a typo.
+  needsExistingStore: true,
   usage: 'update <id> [--text t] [--expires-at iso|none] [...] (--dry-run | --yes)',
   summary: 'change a memory as a new version; preview first',
   options: {
@@ -45,6 +47,7 @@ export const update: Command = {
 
 export const forget: Command = {
   name: 'forget',
+  needsExistingStore: true,
   usage: 'forget <id> (--dry-run | --yes) [--reason r]',
   summary: 'remove a memory from every place it lives; preview first',
   options: { reason: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
@@ -66,7 +69,7 @@ export const forget: Command = {
 
 export const historyCmd: Command = {
   name: 'history',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'history <id>',
   summary: 'all versions of a memory and its audit entries',
   async run(ctx) {

@@ -64,7 +64,7 @@ export const cycle: Command = {
 
 export const episodes: Command = {
   name: 'episodes',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'episodes [--min-salience x] [--since iso] [--label SafetyAudit] [--limit n]',
   summary: 'persisted episodes, by salience',
   options: { 'min-salience': { type: 'string' }, since: { type: 'string' }, label: { type: 'string' }, limit: { type: 'string' } },

@@ -63,7 +63,7 @@ function assertWritableFile(out: string): void {
 
 export const exportCmd: Command = {
   name: 'export',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'export [--format jsonl|metta] [--out file]',
   summary: 'lossless export of every memory version (JSONL, or MeTTa MemoryCluster records)',
   options: { format: { type: 'string' }, out: { type: 'string' } },

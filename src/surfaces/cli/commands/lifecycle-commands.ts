@@ -26,6 +26,7 @@ function renderReport(r: ConsolidationReport): string {
 
 export const consolidateCmd: Command = {
   name: 'consolidate',
+  needsExistingStore: (values) => values.status === true,
   usage: 'consolidate [--force] [--status]',
   summary: 'run one consolidation now (importance, forgetting, merges, TTL, goals, graph) and print its report',
   options: { force: { type: 'boolean' }, status: { type: 'boolean' } },
@@ -56,7 +57,7 @@ const pinSet: Command = {
 
 const pinList: Command = {
   name: 'list',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'list',
   summary: 'pinned and settled facts, best first, and pending changes',
   async run(ctx) {
@@ -68,7 +69,7 @@ const pinList: Command = {
 
 const pinGet: Command = {
   name: 'get',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'get <key|id>',
   summary: 'one fact',
   async run(ctx) {
@@ -119,7 +120,7 @@ export const pinCmd: Command = {
 
 export const ledgerCmd: Command = {
   name: 'ledger',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'ledger [--all] [--tokens n]',
   summary: 'the canonical ledger, ranked, and the prompt block it yields',
   options: { all: { type: 'boolean' }, tokens: { type: 'string' } },
@@ -134,7 +135,7 @@ export const ledgerCmd: Command = {
 
 const graphEntity: Command = {
   name: 'entity',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'entity <name> [--as-of iso]',
   summary: 'an entity, its relations (as of a time) and neighbours',
   options: { 'as-of': { type: 'string' } },

@@ -50,7 +50,7 @@ export const add: Command = {
 
 export const get: Command = {
   name: 'get',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'get <id>',
   summary: 'show one memory',
   async run(ctx) {
@@ -61,7 +61,7 @@ export const get: Command = {
 
 export const search: Command = {
   name: 'search',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'search <query>',
   summary: 'ranked search; says what was searched when nothing matches',
   options: { limit: { type: 'string' }, offset: { type: 'string' }, 'min-score': { type: 'string' }, ...FILTER_OPTIONS },
@@ -86,7 +86,7 @@ export const search: Command = {
 
 export const listCmd: Command = {
   name: 'list',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'list',
   summary: 'list memories, newest first, with filters and paging',
   options: { limit: { type: 'string' }, offset: { type: 'string' }, order: { type: 'string' }, ...FILTER_OPTIONS },

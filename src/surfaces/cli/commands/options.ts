@@ -7,12 +7,15 @@ export function str(ctx: CommandContext, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 export function num(ctx: CommandContext, name: string): number | undefined {
   const v = str(ctx, name);
   if (v === undefined) return undefined;
   const n = Number(v);
-  // Number('') and Number(' ') are 0: an empty --importance stored strength 0.
-  if (v.trim() === '' || !Number.isFinite(n)) throw new MnemosError('validation_failed', `--${name} must be a number, got "${v}"`, { field: name });
+  // Number() reads '' and ' ' as 0 (an empty --importance stored strength 0)
+  // and '0x1', '0b1', '0o7' as numbers nobody meant: only decimals pass.
+  if (!DECIMAL.test(v.trim()) || !Number.isFinite(n)) throw new MnemosError('validation_failed', `--${name} must be a number, got "${v}"`, { field: name });
   return n;
 }
 

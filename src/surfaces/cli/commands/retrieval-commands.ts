@@ -27,7 +27,7 @@ export const embed: Command = {
 
 export const context: Command = {
   name: 'context',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'context <query> --max-tokens n',
   summary: 'the best memories for a query, whole and cited, packed into a token budget',
   options: { 'max-tokens': { type: 'string' }, ...FILTER_OPTIONS },

@@ -33,7 +33,7 @@ const create: Command = {
 
 const list: Command = {
   name: 'list',
-  readsOnly: true,
+  needsExistingStore: true,
   usage: 'list',
   summary: 'tokens of the namespace (never the secrets)',
   async run(ctx) {
