@@ -96,6 +96,12 @@ export type WriteOp =
       memory: Memory;
       /** When memory.sourceKey already exists among current versions: skip if same content, else per policy. */
       onExistingSource: 'skip_if_same' | 'supersede' | 'conflict';
+      /**
+       * Write it even when its id, or its source key with this exact text,
+       * was forgotten. Without it such an insert writes nothing and answers
+       * `forgotten` (adapters/sql/forgotten-sources.ts).
+       */
+      restoreForgotten?: boolean;
       /** Stored in the same transaction when the store has the `vectors` capability. */
       vector?: { model: string; vector: Float32Array };
       audit?: Partial<AuditDraft>;
@@ -134,7 +140,8 @@ export type WriteOp =
   | { kind: 'record'; audit: AuditDraft };
 
 export type WriteResult =
-  | { kind: 'insert'; id: string; status: 'created' | 'unchanged' | 'superseded'; previousId?: string }
+  /** `forgotten`: nothing written, what it carried was forgotten; the id is the forgotten lineage's. */
+  | { kind: 'insert'; id: string; status: 'created' | 'unchanged' | 'superseded' | 'forgotten'; previousId?: string }
   | { kind: 'update'; id: string; previousId: string }
   | { kind: 'lifecycle'; id: string }
   | { kind: 'retire'; id: string }

@@ -12,7 +12,8 @@ import { StoredContent } from './stored-content.ts';
 
 export interface RememberResult {
   id: string;
-  status: 'created' | 'unchanged' | 'superseded';
+  /** `forgotten`: nothing was written; this key with this text was forgotten (the id is the forgotten memory's). */
+  status: 'created' | 'unchanged' | 'superseded' | 'forgotten';
   previousId?: string;
 }
 

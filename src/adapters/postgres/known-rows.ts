@@ -1,5 +1,7 @@
 import type pg from 'pg';
+import type { Memory } from '../../domain/memory.ts';
 import type { WriteOp } from '../../ports/store.ts';
+import { forgottenSource } from '../sql/forgotten-sources.ts';
 import { rows } from './connection.ts';
 
 /** Rows per look-up statement: a few megabytes of parameters and results. */
@@ -23,6 +25,9 @@ type KeyRow = { id: string; content_hash: string };
 export class KnownRows {
   private readonly ids = new Map<string, IdRow | null>();
   private readonly keys = new Map<string, KeyRow | null>();
+  private forgottenKnown = false;
+  private readonly forgottenIds = new Map<string, string>();
+  private readonly forgottenSources = new Map<string, string>();
 
   static async read(c: pg.PoolClient, ops: readonly WriteOp[]): Promise<KnownRows> {
     const known = new KnownRows();
@@ -45,7 +50,45 @@ export class KnownRows {
       );
       for (const r of found) known.keys.set(keyOf(r.namespace, r.owner_id, r.source_key), { id: r.id, content_hash: r.content_hash });
     }
+    await known.readForgotten(c, inserts);
     return known;
+  }
+
+  /** Which of the batch's ids and sources (with their texts) were forgotten (see sql/forgotten-sources.ts). */
+  private async readForgotten(c: pg.PoolClient, inserts: Memory[]): Promise<void> {
+    if (inserts.length === 0) return;
+    const namespace = inserts[0]!.namespace;
+    if (inserts.some((m) => m.namespace !== namespace)) return; // each insert then looks up its own
+    this.forgottenKnown = true;
+    if ((await rows(c, 'SELECT 1 FROM tombstones WHERE namespace = $1 LIMIT 1', [namespace])).length === 0) return;
+    for (let at = 0; at < inserts.length; at += CHUNK) {
+      const part = inserts.slice(at, at + CHUNK);
+      for (const r of await rows<{ id: string; lineage_id: string }>(
+        c,
+        'SELECT i.id, i.lineage_id FROM tombstone_ids i JOIN tombstones t ON t.lineage_id = i.lineage_id WHERE i.id = ANY($1::text[]) AND t.namespace = $2',
+        [part.map((m) => m.id), namespace],
+      )) {
+        this.forgottenIds.set(r.id, r.lineage_id);
+      }
+      const sources = part.map(forgottenSource).filter((s) => s !== null);
+      if (sources.length === 0) continue;
+      const found = await rows<{ owner_id: string; source_digest: string; content_hash: string; lineage_id: string }>(
+        c,
+        `SELECT t.owner_id, t.source_digest, t.content_hash, t.lineage_id FROM tombstones t JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(ow, sd, ch)
+           ON t.namespace = $1 AND t.owner_id = k.ow AND t.source_digest = k.sd AND t.content_hash = k.ch`,
+        [namespace, sources.map((s) => s[1]), sources.map((s) => s[2]), sources.map((s) => s[3])],
+      );
+      for (const r of found) this.forgottenSources.set(JSON.stringify([r.owner_id, r.source_digest, r.content_hash]), r.lineage_id);
+    }
+  }
+
+  /** The forgotten lineage this insert would bring back (null: none), or undefined when not known. */
+  forgotten(m: Memory): string | null | undefined {
+    if (!this.forgottenKnown) return undefined;
+    const byId = this.forgottenIds.get(m.id);
+    if (byId !== undefined) return byId;
+    const source = forgottenSource(m);
+    return source === null ? null : (this.forgottenSources.get(JSON.stringify([source[1], source[2], source[3]])) ?? null);
   }
 
   /** The row with this id (null: none), or undefined when not known. */

@@ -384,6 +384,15 @@ DROP INDEX IF EXISTS memories_valid;
 CREATE INDEX IF NOT EXISTS memories_source_key ON memories(namespace, source_key, id) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
 `,
   },
+  {
+    version: 13,
+    name: 'tombstones remember a digest of the forgotten source key',
+    sql: `
+-- As SQLite migration 12: a forgotten chunk, turn or key stays forgotten when its source is read again.
+ALTER TABLE tombstones ADD COLUMN source_digest TEXT;
+CREATE INDEX tombstones_source ON tombstones(namespace, owner_id, source_digest);
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

@@ -12,6 +12,7 @@ import type { PgPlace } from './places.ts';
 import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { packVectors, writeVectors } from './vectors.ts';
 import { KnownRows } from './known-rows.ts';
+import { checksForgotten, forgottenResult, forgottenSource, sourceDigest } from '../sql/forgotten-sources.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'] as const;
 const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING row_no`;
@@ -41,6 +42,8 @@ interface BatchContext {
   written: string[];
   /** The inserts' look-ups, read at once (see KnownRows); null when each op looks up its own. */
   known: KnownRows | null;
+  /** Whether the namespace has tombstones: looked up by the first insert that asks, set by a forget. */
+  tombstones?: boolean;
 }
 
 /** Each column's SQL type, for the array parameters of the bulk insert. */
@@ -159,12 +162,15 @@ export class PgWriter {
     const { inserts, keyed, columns } = plan;
     const mems = inserts.map((op) => op.memory);
     // Both look-ups use indexes: the primary key and the partial unique index on current source keys.
+    // A forgotten id or source (with its text) also sends the batch to the general path, which answers it `forgotten`.
     const clash = await rows<{ n: number }>(
       ctx.c,
       `SELECT (SELECT count(*) FROM memories WHERE id = ANY($1::text[]))
             + (SELECT count(*) FROM memories m JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(ns, ow, sk) ON m.namespace = k.ns AND m.owner_id = k.ow AND m.source_key = k.sk
-               WHERE m.source_key IS NOT NULL AND m.superseded_at IS NULL) AS n`,
-      [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey)],
+               WHERE m.source_key IS NOT NULL AND m.superseded_at IS NULL)
+            + (SELECT count(*) FROM tombstone_ids WHERE id = ANY($1::text[]))
+            + (SELECT count(*) FROM tombstones t JOIN unnest($2::text[], $3::text[], $5::text[], $6::text[]) AS k(ns, ow, sd, ch) ON t.namespace = k.ns AND t.owner_id = k.ow AND t.source_digest = k.sd AND t.content_hash = k.ch) AS n`,
+      [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey), keyed.map((m) => sourceDigest(m.sourceKey)), keyed.map((m) => m.contentHash)],
     );
     if ((clash[0]?.n ?? 0) > 0) return null;
     for (let at = 0; at < inserts.length; at += BULK_CHUNK) {
@@ -267,9 +273,29 @@ export class PgWriter {
         return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
       }
     }
+    if (checksForgotten(op)) {
+      const known = ctx.known?.forgotten(m);
+      const gone = known !== undefined ? known : await this.forgottenLineage(ctx, m);
+      if (gone !== null) return forgottenResult(gone);
+    }
     await this.writeRow(ctx, m, op.vector);
     await this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } });
     return { kind: 'insert', id: m.id, status: 'created' };
+  }
+
+  /** The forgotten lineage this new row would bring back (by its id, or its source key and text), or null. */
+  private async forgottenLineage(ctx: BatchContext, m: Memory): Promise<string | null> {
+    // Most namespaces never forget anything: one look per batch spares every insert its round trip.
+    ctx.tombstones ??= (await rows(ctx.c, 'SELECT 1 FROM tombstones WHERE namespace = $1 LIMIT 1', [ctx.p.namespace])).length > 0;
+    if (!ctx.tombstones) return null;
+    const source = forgottenSource(m);
+    const found = await rows<{ lineage_id: string }>(
+      ctx.c,
+      `SELECT t.lineage_id FROM tombstone_ids i JOIN tombstones t ON t.lineage_id = i.lineage_id WHERE i.id = $1 AND t.namespace = $2
+       UNION ALL SELECT lineage_id FROM tombstones WHERE namespace = $3 AND owner_id = $4 AND source_digest = $5 AND content_hash = $6 LIMIT 1`,
+      [m.id, m.namespace, ...(source ?? [null, null, null, null])],
+    );
+    return found[0]?.lineage_id ?? null;
   }
 
   private async update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string, vector?: OpVector): Promise<WriteResult> {
@@ -350,9 +376,10 @@ export class PgWriter {
     for (const place of this.places()) await place.remove(ctx.c, fp.versionIds, lineageId);
     const actor = actorOf(ctx.p);
     await ctx.c.query(
-      'INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
-      [lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, JSON.stringify(fp.versionIds), current.contentHash, ctx.at, actor, reason],
+      'INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason, source_digest) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+      [lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, JSON.stringify(fp.versionIds), current.contentHash, ctx.at, actor, reason, sourceDigest(current.sourceKey)],
     );
+    ctx.tombstones = true;
     await ctx.c.query('INSERT INTO tombstone_ids (id, lineage_id) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING', [fp.versionIds, lineageId]);
     await this.audit(ctx, { action: 'forget', memoryId: lineageId, beforeHash: current.contentHash, afterHash: null, details: { reason, versionIds: fp.versionIds, contentHashes: fp.contentHashes, removed: fp.places } });
     return fp;

@@ -231,6 +231,16 @@ DROP INDEX IF EXISTS memories_valid;
 CREATE INDEX IF NOT EXISTS memories_source_key ON memories(namespace, source_key, id) WHERE source_key IS NOT NULL AND superseded_at IS NULL;
 `,
   },
+  {
+    version: 12,
+    name: 'tombstones remember a digest of the forgotten source key',
+    sql: `
+-- A re-import of an unchanged file wrote a forgotten chunk back (adapters/sql/forgotten-sources.ts).
+-- A digest, never the key: a client key may say what the memory said. Older tombstones have none.
+ALTER TABLE tombstones ADD COLUMN source_digest TEXT;
+CREATE INDEX tombstones_source ON tombstones(namespace, owner_id, source_digest);
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

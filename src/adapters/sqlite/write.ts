@@ -8,6 +8,7 @@ import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
 import type { DerivedPlace } from './places.ts';
 import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
+import { checksForgotten, forgottenResult, forgottenSource, sourceDigest } from '../sql/forgotten-sources.ts';
 import { vectorToBytes } from '../vector-scan.ts';
 
 /**
@@ -28,6 +29,9 @@ export class SqliteWriter {
   private setLifecycle: Database.Statement | undefined;
   private lifecycleRow: Database.Statement | undefined;
   private closeVersion: Database.Statement | undefined;
+  private anyTombstone: Database.Statement | undefined;
+  private forgottenId: Database.Statement | undefined;
+  private forgottenKey: Database.Statement | undefined;
 
   constructor(
     private readonly db: Database.Database,
@@ -123,9 +127,28 @@ export class SqliteWriter {
         return { kind: 'insert', id: existing.id, status: 'unchanged' };
       }
     }
+    if (checksForgotten(op)) {
+      const gone = this.forgottenLineage(ctx, m);
+      if (gone !== null) return forgottenResult(gone);
+    }
     this.writeRow(m, op.vector);
     this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } });
     return { kind: 'insert', id: m.id, status: 'created' };
+  }
+
+  /** The forgotten lineage this new row would bring back (by its id, or its source key and text), or null. */
+  private forgottenLineage(ctx: BatchContext, m: Memory): string | null {
+    // Most namespaces never forget anything: one look per batch spares every insert its two.
+    ctx.tombstones ??= (this.anyTombstone ??= this.db.prepare('SELECT 1 FROM tombstones WHERE namespace = ? LIMIT 1')).get(ctx.p.namespace) !== undefined;
+    if (!ctx.tombstones) return null;
+    this.forgottenId ??= this.db.prepare('SELECT t.lineage_id FROM tombstone_ids i JOIN tombstones t ON t.lineage_id = i.lineage_id WHERE i.id = ? AND t.namespace = ?');
+    const byId = this.forgottenId.get(m.id, m.namespace) as { lineage_id: string } | undefined;
+    if (byId) return byId.lineage_id;
+    const source = forgottenSource(m);
+    if (source === null) return null;
+    this.forgottenKey ??= this.db.prepare('SELECT lineage_id FROM tombstones WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ? LIMIT 1');
+    const byKey = this.forgottenKey.get(...source) as { lineage_id: string } | undefined;
+    return byKey ? byKey.lineage_id : null;
   }
 
   private update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string, vector?: { model: string; vector: Float32Array }): WriteResult {
@@ -210,8 +233,9 @@ export class SqliteWriter {
     for (const place of this.places()) place.remove(rowids, fp.versionIds, lineageId);
     const actor = actorOf(ctx.p);
     this.db
-      .prepare('INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, JSON.stringify(fp.versionIds), current.contentHash, ctx.at, actor, reason);
+      .prepare('INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason, source_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, JSON.stringify(fp.versionIds), current.contentHash, ctx.at, actor, reason, sourceDigest(current.sourceKey));
+    ctx.tombstones = true;
     const mark = this.db.prepare('INSERT OR IGNORE INTO tombstone_ids (id, lineage_id) VALUES (?, ?)');
     for (const id of fp.versionIds) mark.run(id, lineageId);
     this.audit(ctx, { action: 'forget', memoryId: lineageId, beforeHash: current.contentHash, afterHash: null, details: { reason, versionIds: fp.versionIds, contentHashes: fp.contentHashes, removed: fp.places } });
@@ -250,5 +274,7 @@ interface BatchContext {
   now: number;
   at: string;
   head: { seq: number; hash: string } | null;
+  /** Whether the namespace has tombstones: looked up by the first insert that asks, set by a forget. */
+  tombstones?: boolean;
 }
 

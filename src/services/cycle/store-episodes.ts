@@ -26,7 +26,8 @@ export class StoreEpisodes implements EpisodeSink, EpisodeSource {
     const results = await this.store.apply(p, ops);
     return results.map((r, i) => {
       if (r.kind !== 'insert') throw new Error(`unexpected write result ${r.kind}`);
-      return { eventId: episodes[i]!.eventId, memoryId: r.id, status: r.status === 'unchanged' ? 'unchanged' : 'created' };
+      // A replayed flush of an episode its owner has since forgotten writes nothing: it is not created again.
+      return { eventId: episodes[i]!.eventId, memoryId: r.id, status: r.status === 'unchanged' || r.status === 'forgotten' ? 'unchanged' : 'created' };
     });
   }
 

@@ -41,6 +41,12 @@ export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
   /** The most a file's memories may hold in memory before it is written (default: 60% of this process's V8 heap); past it the import stops with limit_exceeded, writing nothing. */
   memoryBudgetBytes?: number;
+  /**
+   * Write chunks, lines and turns that were forgotten back from the file.
+   * Without it they stay forgotten and are counted in `forgotten`: an
+   * unchanged file read again must not bring back what its owner removed.
+   */
+  includeForgotten?: boolean;
 }
 
 export interface FileImportResult {
@@ -50,6 +56,8 @@ export interface FileImportResult {
   unchanged: number;
   superseded: number;
   retired: number;
+  /** Items of the file that were forgotten and stay so (see `includeForgotten`). */
+  forgotten: number;
 }
 
 /**
@@ -144,6 +152,7 @@ const importOptionsSchema = z
     sessionId: storable(z.string().min(1).max(256)).optional(),
     onProgress: z.custom<(p: ImportProgress) => void>((v) => typeof v === 'function', 'onProgress must be a function').optional(),
     memoryBudgetBytes: z.number().int().positive().optional(),
+    includeForgotten: z.boolean().optional(),
   })
   .strict();
 
@@ -191,6 +200,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
     else await assertTurnsNotHeldElsewhere(ctx, p, abs, path, ops);
   }
+  if (opts.includeForgotten === true) for (const op of ops) if (op.kind === 'insert') op.restoreForgotten = true;
   // Unchanged chunks, lines, turns and records are not embedded again: re-importing a million unchanged lines spent most of its time there.
   // Only memory records (export lines, restored by id; jsonlOps gives them the 'conflict' policy) can name an id the store holds.
   await stored.lookUp(ctx, p, ops, (op) => format === 'jsonl' && op.onExistingSource === 'conflict');
@@ -298,7 +308,7 @@ async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops
 }
 
 function summarise(path: string, format: ImportFormat, results: WriteResult[]): FileImportResult {
-  const r: FileImportResult = { path, format, created: 0, unchanged: 0, superseded: 0, retired: 0 };
+  const r: FileImportResult = { path, format, created: 0, unchanged: 0, superseded: 0, retired: 0, forgotten: 0 };
   for (const x of results) {
     if (x.kind === 'insert') r[x.status]++;
     else if (x.kind === 'retire') r.retired++;

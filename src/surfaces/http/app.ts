@@ -84,13 +84,13 @@ export function createApp(opts: AppOptions): Hono<Env> {
     const batch = typeof body === 'object' && body !== null && 'memories' in body;
     const items = batch ? parseInput(batchEnvelope(limits.maxBatch), body, 'memories batch').memories : [body];
     const results = await c.get('memory').rememberMany(items as never[]);
-    const created = results.some((r) => r.status !== 'unchanged');
+    const created = results.some(wroteSomething);
     return c.json(batch ? { results } : results[0]!, created ? 201 : 200);
   });
 
   app.post('/v1/transcripts', async (c) => {
     const r = await c.get('memory').ingestTranscript((await readJson(c)) as never);
-    return c.json(r, r.results.some((x) => x.status !== 'unchanged') ? 201 : 200);
+    return c.json(r, r.results.some(wroteSomething) ? 201 : 200);
   });
 
   app.all('/mcp', async (c) => {
@@ -116,4 +116,9 @@ async function readJson(c: Context): Promise<unknown> {
   } catch (err) {
     throw new MnemosError('validation_failed', `request body is not valid JSON: ${(err as Error).message}`, { field: '(body)' });
   }
+}
+
+/** 201 when a post stored something; 200 when every item was already there, or forgotten and left out. */
+function wroteSomething(r: { status: string }): boolean {
+  return r.status === 'created' || r.status === 'superseded';
 }

@@ -18,9 +18,9 @@ function progressBar(ctx: CommandContext): ((p: ImportProgress) => void) | undef
 
 export const importCmd: Command = {
   name: 'import',
-  usage: 'import <file|dir...> [--format f] [--session id]',
+  usage: 'import <file|dir...> [--format f] [--session id] [--include-forgotten]',
   summary: 'import Markdown, memory JSONL, conversation transcripts or MeTTa MemoryCluster records; a directory imports the files under it (idempotent)',
-  options: { format: { type: 'string' }, session: { type: 'string' } },
+  options: { format: { type: 'string' }, session: { type: 'string' }, 'include-forgotten': { type: 'boolean' } },
   async run(ctx) {
     if (ctx.args.length === 0) throw new MnemosError('validation_failed', 'give at least one file or directory to import', { field: 'file' });
     const format = str(ctx, 'format');
@@ -34,7 +34,7 @@ export const importCmd: Command = {
     const onProgress = progressBar(ctx);
     for (const file of paths) {
       try {
-        files.push(await m.import(file, { ...(format ? { format: format as ImportFormat } : {}), ...(str(ctx, 'session') ? { sessionId: str(ctx, 'session')! } : {}), ...(onProgress ? { onProgress } : {}) }));
+        files.push(await m.import(file, { ...(format ? { format: format as ImportFormat } : {}), ...(str(ctx, 'session') ? { sessionId: str(ctx, 'session')! } : {}), ...(ctx.values['include-forgotten'] ? { includeForgotten: true } : {}), ...(onProgress ? { onProgress } : {}) }));
       } catch (err) {
         // Each file is its own transaction: say which were written before this one failed, and which were not tried.
         if (files.length === 0) throw err;
@@ -47,11 +47,14 @@ export const importCmd: Command = {
         });
       }
     }
-    const total = { created: 0, unchanged: 0, superseded: 0, retired: 0 };
+    const total = { created: 0, unchanged: 0, superseded: 0, retired: 0, forgotten: 0 };
     for (const f of files) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += f[k];
     return { files, total };
   },
-  human: (r) => r.files.map((f: FileImportResult) => `${f.path} (${f.format}): ${f.created} new, ${f.unchanged} unchanged, ${f.superseded} updated, ${f.retired} retired`).join('\n'),
+  human: (r) =>
+    r.files
+      .map((f: FileImportResult) => `${f.path} (${f.format}): ${f.created} new, ${f.unchanged} unchanged, ${f.superseded} updated, ${f.retired} retired${f.forgotten ? `, ${f.forgotten} forgotten earlier and left out (--include-forgotten brings them back)` : ''}`)
+      .join('\n'),
 };
 
 /** The checks a write stream would only fail on later, as an event: a missing folder, or a directory named as the file. */

@@ -45,7 +45,12 @@ export const add: Command = {
     if (json(ctx, 'metadata')) input.metadata = json(ctx, 'metadata');
     return m.remember(input as never);
   },
-  human: (r) => (r.status === 'unchanged' ? `unchanged: ${r.id} (same source key, same text)` : `${r.status} ${r.id}`),
+  human: (r) =>
+    r.status === 'unchanged'
+      ? `unchanged: ${r.id} (same source key, same text)`
+      : r.status === 'forgotten'
+        ? `not stored: this key with this text was forgotten (memory ${r.id}); use another key to store it again`
+        : `${r.status} ${r.id}`,
 };
 
 export const get: Command = {

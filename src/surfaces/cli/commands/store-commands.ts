@@ -21,6 +21,8 @@ export interface CopyResult {
   namespace: string;
   copied: number;
   unchanged: number;
+  /** Versions the target had forgotten: they stay forgotten there, and the copy is then not verified. */
+  forgotten: number;
   /** SHA-256 of both exports (every version, id order); equal means a lossless copy. */
   sourceDigest: string;
   targetDigest: string;
@@ -99,19 +101,22 @@ export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal
   let after: string | null = null;
   let copied = 0;
   let unchanged = 0;
+  // Versions the target has forgotten stay forgotten there (sql/forgotten-sources.ts); the digests then differ.
+  let forgotten = 0;
   for (;;) {
     const page = await from.scan(p, after, batch);
     if (page.length === 0) break;
     const ops: WriteOp[] = page.map((memory) => ({ kind: 'insert', memory, onExistingSource: 'conflict', audit: { details: { copiedFrom: from.backend } } }));
     for (const r of await to.apply(p, ops)) {
       if (r.kind === 'insert' && r.status === 'created') copied++;
+      else if (r.kind === 'insert' && r.status === 'forgotten') forgotten++;
       else unchanged++;
     }
     after = page[page.length - 1]!.id;
   }
   const [a, b] = await Promise.all([exportDigest(from, p), exportDigest(to, p)]);
   const ledger = await copyLedger(from, to, p);
-  return { from: from.location, to: to.location, namespace: p.namespace, copied, unchanged, sourceDigest: a.digest, targetDigest: b.digest, ledger, verified: a.digest === b.digest && ledger.verified };
+  return { from: from.location, to: to.location, namespace: p.namespace, copied, unchanged, forgotten, sourceDigest: a.digest, targetDigest: b.digest, ledger, verified: a.digest === b.digest && ledger.verified };
 }
 
 export const migrate: Command = {
@@ -158,6 +163,6 @@ export const copy: Command = {
     r.verified
       ? `copied ${r.copied} versions (${r.unchanged} already there) and ${r.ledger.copied} ledger facts (${r.ledger.unchanged} already there) of namespace ${r.namespace}; exports and ledgers match (sha256 ${r.targetDigest.slice(0, 16)})`
       : r.sourceDigest !== r.targetDigest
-        ? `COPY NOT VERIFIED: exports differ (source ${r.sourceDigest.slice(0, 16)}, target ${r.targetDigest.slice(0, 16)}); the target holds other memories or lost data`
+        ? `COPY NOT VERIFIED: exports differ (source ${r.sourceDigest.slice(0, 16)}, target ${r.targetDigest.slice(0, 16)}); ${r.forgotten ? `${r.forgotten} versions were forgotten in the target and stay forgotten` : 'the target holds other memories or lost data'}`
         : 'COPY NOT VERIFIED: the ledgers differ; the target holds other ledger facts or lost some',
 };

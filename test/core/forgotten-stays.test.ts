@@ -1,0 +1,103 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openMemory } from '../../src/index.ts';
+import { named, testStores } from '../helpers/backend.ts';
+
+/** Forget, then read the same source again: what was forgotten must not come back without a word. */
+
+async function forgetText(m: Awaited<ReturnType<typeof openMemory>>, needle: string): Promise<string> {
+  const hit = (await m.list({ limit: 100 })).items.find((x) => x.text.includes(needle));
+  assert.ok(hit, `a memory with "${needle}"`);
+  await m.confirmForget((await m.forget(hit.id, 'asked')).token);
+  return hit.lineageId;
+}
+
+test(named('a forgotten Markdown chunk stays forgotten when the unchanged file is imported again, unless asked'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'notes.md');
+    writeFileSync(file, '# Bank\n\nthe pin hint is zanzibarquokka\n\n# Garden\n\nthe roses need water\n');
+    const m = await openMemory({ db });
+    assert.equal((await m.import(file)).created, 2);
+    const lineage = await forgetText(m, 'zanzibarquokka');
+
+    const again = await m.import(file);
+    assert.deepEqual([again.created, again.unchanged, again.forgotten], [0, 1, 1]);
+    assert.equal((await m.search('zanzibarquokka')).hits.length, 0);
+    await assert.rejects(m.get(lineage), { code: 'forgotten' });
+
+    // The chunk changed since: new content from that place is stored.
+    writeFileSync(file, '# Bank\n\nthe pin hint changed to otherword\n\n# Garden\n\nthe roses need water\n');
+    assert.equal((await m.import(file)).created, 1);
+    writeFileSync(file, '# Bank\n\nthe pin hint is zanzibarquokka\n\n# Garden\n\nthe roses need water\n');
+    const back = await m.import(file, { includeForgotten: true });
+    assert.equal(back.forgotten, 0);
+    assert.equal((await m.search('zanzibarquokka')).hits.length, 1, 'asked for, the forgotten chunk is written again');
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('an old export imported again does not restore the versions forgotten since'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db });
+    const { id } = await m.remember({ text: 'Dana moved to Porto' });
+    await m.update(id, { text: 'Dana moved to Lisbon' });
+    await m.remember({ text: 'the deploy key rotates on Mondays' });
+    const lines: string[] = [];
+    await m.export((l) => void lines.push(l));
+    const backup = join(dir, 'backup.jsonl');
+    writeFileSync(backup, lines.join('\n') + '\n');
+    await forgetText(m, 'Lisbon');
+
+    const r = await m.import(backup);
+    assert.deepEqual([r.created, r.unchanged, r.forgotten], [0, 1, 2], 'both versions of the forgotten memory stay forgotten');
+    assert.equal((await m.search('Dana')).hits.length, 0);
+    assert.equal((await m.import(backup, { includeForgotten: true })).created, 2);
+    assert.equal((await m.history(id)).versions.length, 2);
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('a transcript posted again, and a keyed write sent again, do not bring back a forgotten turn or key'), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db });
+    const chat = { sessionId: 's1', messages: [{ role: 'user', content: 'hello there' }, { role: 'user', content: 'my diagnosis is private' }, { role: 'assistant', content: 'noted' }] };
+    await m.ingestTranscript(chat);
+    const lineage = await forgetText(m, 'diagnosis');
+    const again = await m.ingestTranscript(chat);
+    assert.deepEqual(
+      again.results.map((r) => r.status),
+      ['unchanged', 'forgotten', 'unchanged'],
+    );
+    assert.equal(again.results[1]!.id, lineage);
+    assert.equal((await m.search('diagnosis')).hits.length, 0);
+
+    // A key with this text was forgotten: the same write again stores nothing; other text under the key is new.
+    const first = await m.remember({ text: 'the locker code is 4417', key: 'locker' });
+    await m.confirmForget((await m.forget(first.id, 'asked')).token);
+    const results = await m.rememberMany([
+      { text: 'the locker code is 4417', key: 'locker' },
+      { text: 'a brand new memory', key: 'fresh' },
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['forgotten', 'created'],
+    );
+    assert.equal((await m.remember({ text: 'the locker code is 9902', key: 'locker' })).status, 'created');
+    // "haha" forgotten in one session says nothing of "haha" in another.
+    await m.ingestTranscript({ sessionId: 's2', messages: [{ role: 'user', content: 'haha' }] });
+    await forgetText(m, 'haha');
+    assert.equal((await m.ingestTranscript({ sessionId: 's3', messages: [{ role: 'user', content: 'haha' }] })).results[0]!.status, 'created');
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});
