@@ -1,8 +1,8 @@
 import { MnemosError } from '../domain/errors.ts';
-import { parseIso } from '../domain/time.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import { graphCandidates } from '../graph/graph-query.ts';
+import { admitsFilter } from './filter-check.ts';
 import { ledgerExactHits } from '../lifecycle/ledger.ts';
 import { DEFAULT_TIE_EPSILON, rrf, type FusedResult, type RankedList } from '../retrieval/rrf.ts';
 import { parseTimeQuery } from '../retrieval/time/time-expressions.ts';
@@ -118,7 +118,7 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   const first = rrf(lists, { k: ctx.config.rrfK });
   const byId = await fetchRecords(ctx, p, first, { want: mode === 'hybrid' && time.range ? need : q.offset + q.limit, cap: need, filter });
   // The graph list comes from outside the filtered queries: keep only what the filter admits.
-  const known = (id: string) => byId.has(id) && admits(filter, byId.get(id)!);
+  const known = (id: string) => byId.has(id) && admitsFilter(filter, byId.get(id)!);
   if (mode === 'hybrid' && time.range) {
     const from = Date.parse(time.range.from);
     const to = Date.parse(time.range.to);
@@ -226,7 +226,7 @@ async function fetchRecords(ctx: ServiceContext, p: Principal, first: readonly F
     while (end < cap && first[end - 1]!.score - first[end]!.score <= DEFAULT_TIE_EPSILON) end++;
     const batch = first.slice(fetched, end);
     for (const m of await ctx.store.getMany(p, batch.map((f) => f.id))) byId.set(m.id, m);
-    for (const f of batch) if (byId.has(f.id) && admits(o.filter, byId.get(f.id)!)) admitted++;
+    for (const f of batch) if (byId.has(f.id) && admitsFilter(o.filter, byId.get(f.id)!)) admitted++;
     fetched = end;
   }
   return byId;
@@ -238,17 +238,4 @@ function prior(m: Memory | undefined): number {
   return m.importance + Date.parse(m.validFrom) / 1e15;
 }
 
-/** The filter, checked on a memory in hand (for lists that come from outside the store's filtered queries). */
-function admits(f: MemoryFilter, m: Memory): boolean {
-  if (f.types?.length && !f.types.includes(m.type)) return false;
-  if (f.tags?.length && !f.tags.some((t) => m.tags.includes(t))) return false;
-  if (f.labels?.length && !f.labels.some((t) => m.labels.includes(t))) return false;
-  if (f.sessionId && m.sessionId !== f.sessionId) return false;
-  if (f.minSalience !== undefined && m.salience < f.minSalience) return false;
-  // The caller's bounds may name no zone: read as UTC, as the store's own filters read them (domain/time.ts).
-  const v = Date.parse(m.validFrom);
-  if (f.valid?.from && v < parseIso(f.valid.from)) return false;
-  if (f.valid?.to && v >= parseIso(f.valid.to)) return false;
-  return true;
-}
 
