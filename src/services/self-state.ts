@@ -20,7 +20,11 @@ export interface SelfState {
   notes: string[];
 }
 
-/** Surfaces may add what only they know (e.g. which transports are serving). */
+/**
+ * Surfaces may add what only they know (e.g. which transports are serving).
+ * A part named like one of the engine's replaces it: a server knows whether
+ * its consolidation timer runs, the engine only that consolidation exists.
+ */
 export interface SelfStateExtras {
   parts?: PartReport[];
 }
@@ -67,7 +71,7 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, vie
     {
       part: 'consolidation',
       state: 'on',
-      why: 'importance, forgetting, near-duplicate merges, TTLs, open loops and orphan rescue run as a job in the database: `mnemos consolidate`, and on a timer under `mnemos serve`',
+      why: 'importance, forgetting, near-duplicate merges, TTLs, open loops and orphan rescue run as a job in the database when asked: `mnemos consolidate` (a server or an owner\'s MCP session says here whether its timer runs)',
       setting: 'mnemos serve --consolidate-every-ms n (default 30 min, 0 = off) or MNEMOS_CONSOLIDATE_EVERY_MS',
     },
     { part: 'dreams', state: 'unavailable', why: 'the dream engine is not part of this build yet', setting: null },
@@ -79,8 +83,12 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, vie
       setting: 'config previewTtlMs',
     },
     ...journalBridgeParts(ctx),
-    ...(extras.parts ?? []),
   ];
+  for (const extra of extras.parts ?? []) {
+    const at = parts.findIndex((x) => x.part === extra.part);
+    if (at >= 0) parts[at] = extra;
+    else parts.push(extra);
+  }
   // Backend facts worth knowing (e.g. pgvector missing, so vectors are scanned exactly).
   const state = { backend: ctx.store.backend, parts, notes: ctx.store.notes?.() ?? [] };
   return viewer && viewer.role !== 'owner' ? withoutPaths(ctx, state) : state;

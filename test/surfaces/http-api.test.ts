@@ -205,6 +205,18 @@ describe('HTTP API (mnemos serve)', () => {
       assert.match(emb.why, /built-in offline embedder/);
       assert.ok(emb.setting);
       assert.equal(self.parts.find((p: { part: string }) => p.part === 'http_api').state, 'on');
+      // The server says whether its own timer runs (the default: every 30 minutes), once.
+      const consolidation = self.parts.filter((p: { part: string }) => p.part === 'consolidation');
+      assert.equal(consolidation.length, 1);
+      assert.equal(consolidation[0].state, 'on');
+      assert.match(consolidation[0].why, /every 30 min/);
+      // The last consolidation is reported to the owner once one has finished; never to a guest.
+      assert.equal((await tool('memory_status', owner, {})).body.lastConsolidation, null);
+      const run = await cli(['consolidate', '--force', '--db', db]);
+      const last = (await tool('memory_status', owner, {})).body.lastConsolidation;
+      assert.equal(last.jobId, run.jobId);
+      assert.equal(last.finishedAt, run.finishedAt);
+      assert.equal((await tool('memory_status', guest, {})).body.lastConsolidation, null);
     });
   });
 

@@ -67,6 +67,9 @@ describe('MCP over stdio (mnemos mcp)', () => {
         runs = parse(await client.callTool({ name: 'consolidation_status', arguments: {} })).runs;
       }
       assert.ok(runs.some((r) => r.status === 'done'), `a scheduled run finished: ${JSON.stringify(runs)}`);
+      const consolidation = parse(await client.callTool({ name: 'self_state', arguments: {} })).parts.find((p: { part: string }) => p.part === 'consolidation');
+      assert.equal(consolidation.state, 'on');
+      assert.match(consolidation.why, /every 150 ms/);
     } finally {
       await client.close();
     }
@@ -84,6 +87,10 @@ describe('MCP over stdio (mnemos mcp)', () => {
       assert.match(found.searched.message, /visible to guest/);
       const denied = parse(await client.callTool({ name: 'deep_recall', arguments: { query: 'heron' } }));
       assert.equal(denied.error.code, 'forbidden');
+      // A guest's session runs no consolidation timer, and self_state says so (it said "on").
+      const consolidation = parse(await client.callTool({ name: 'self_state', arguments: {} })).parts.find((p: { part: string }) => p.part === 'consolidation');
+      assert.equal(consolidation.state, 'off');
+      assert.match(consolidation.why, /acts as a guest/);
     } finally {
       await client.close();
     }

@@ -1,6 +1,7 @@
 import { MnemosError } from '../../../domain/errors.ts';
 import type { Command, CommandContext } from '../command.ts';
 import type { Mnemos } from '../../library/open-memory.ts';
+import type { PartReport } from '../../../services/self-state.ts';
 import { num, str } from './options.ts';
 import { cycleRegistry } from '../../../services/cycle/cycle-api.ts';
 import { startScheduler } from '../../../lifecycle/scheduler.ts';
@@ -28,18 +29,32 @@ function shutdownSignal(): Promise<string> {
  * job in the database: with several processes on one store, one runs and the
  * others skip.
  */
-function scheduleConsolidation(ctx: CommandContext, memory: Mnemos, surface: string, say: (line: string) => void): { stop(): Promise<void> } | null {
+function scheduleConsolidation(ctx: CommandContext, memory: Mnemos, surface: string): { part: PartReport; start(say: (line: string) => void): { stop(): Promise<void> } | null } {
   const every = num(ctx, 'consolidate-every-ms') ?? (process.env.MNEMOS_CONSOLIDATE_EVERY_MS !== undefined ? Number(process.env.MNEMOS_CONSOLIDATE_EVERY_MS) : 30 * 60_000);
   if (!Number.isFinite(every) || every < 0) throw new MnemosError('validation_failed', '--consolidate-every-ms (or MNEMOS_CONSOLIDATE_EVERY_MS) must be a number of milliseconds, 0 to turn it off', { field: 'consolidate-every-ms' });
-  if (every === 0 || memory.principal.role !== 'owner') return null;
-  const scheduler = startScheduler(memory, {
-    intervalMs: every,
-    onError: (err) => {
-      if (!MnemosError.is(err, 'busy')) say(`mnemos ${surface}: consolidation failed: ${(err as Error).message}`);
+  const setting = '--consolidate-every-ms n (0 = off) or MNEMOS_CONSOLIDATE_EVERY_MS';
+  // What self_state reports: the timer this process runs, not only that consolidation exists.
+  if (every === 0 || memory.principal.role !== 'owner') {
+    const why = every === 0 ? `this ${surface} runs no consolidation timer (--consolidate-every-ms 0); \`mnemos consolidate\` runs one now` : `this ${surface} acts as a ${memory.principal.role}, and only an owner's session consolidates on a timer`;
+    return { part: { part: 'consolidation', state: 'off', why, setting }, start: () => null };
+  }
+  return {
+    part: { part: 'consolidation', state: 'on', why: `this ${surface} runs consolidation every ${everyText(every)} (a job in the database: with several processes on one store, one runs and the others skip)`, setting },
+    start(say) {
+      const scheduler = startScheduler(memory, {
+        intervalMs: every,
+        onError: (err) => {
+          if (!MnemosError.is(err, 'busy')) say(`mnemos ${surface}: consolidation failed: ${(err as Error).message}`);
+        },
+      });
+      say(`  consolidation: every ${everyText(every)} (--consolidate-every-ms 0 turns it off)`);
+      return scheduler;
     },
-  });
-  say(`  consolidation: every ${Math.round(every / 60_000)} min (--consolidate-every-ms 0 turns it off)`);
-  return scheduler;
+  };
+}
+
+function everyText(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${ms} ms`;
 }
 
 export const serveCmd: Command = {
@@ -80,7 +95,9 @@ export const serveCmd: Command = {
     };
     // Loaded here, not at the top: the HTTP and MCP libraries would add about 0.2 s to the 0.45 s start of every other command.
     const { startServer } = await import('../../http/server.ts');
-    const server = await startServer({ memory, host, port, log: say, parts: [searchPart, cachesPart] });
+    // Checked before the server listens: a bad interval is refused without serving.
+    const consolidation = scheduleConsolidation(ctx, memory, 'serve');
+    const server = await startServer({ memory, host, port, log: say, parts: [searchPart, cachesPart, consolidation.part] });
     // Each agent that has used its blackboard gets a cycle tick on this timer (off unless asked for).
     const tickMs = num(ctx, 'cycle-tick-ms') ?? (Number(process.env.MNEMOS_CYCLE_TICK_MS) || 0);
     if (tickMs > 0) {
@@ -100,7 +117,7 @@ export const serveCmd: Command = {
     } else if (boot) {
       say(`  owner token: ${boot.token ? boot.path : `none saved at ${boot.path}; create one with mnemos token create --role owner`}`);
     }
-    const scheduler = scheduleConsolidation(ctx, memory, 'serve', say);
+    const scheduler = consolidation.start(say);
     const sig = await shutdownSignal();
     await scheduler?.stop();
     say(`mnemos serve: ${sig}, finishing in-flight requests`);
@@ -120,10 +137,11 @@ export const mcpCmd: Command = {
     const secret = str(ctx, 'token') ?? process.env.MNEMOS_TOKEN;
     const memory = secret ? root.as(await root.authenticate(secret)) : root;
     const say = log(ctx);
-    const scheduler = scheduleConsolidation(ctx, memory, 'mcp', say);
+    const consolidation = scheduleConsolidation(ctx, memory, 'mcp');
+    const scheduler = consolidation.start(say);
     try {
       const { serveStdio } = await import('../../mcp/stdio.ts');
-      await serveStdio(memory, say);
+      await serveStdio(memory, say, [consolidation.part]);
     } finally {
       await scheduler?.stop();
     }
