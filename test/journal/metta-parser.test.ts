@@ -98,3 +98,26 @@ test('a deep tree built in code prints iteratively without overflowing', () => {
   assert.equal(text.length, 40_001);
   assert.ok(atomsEqual(parseOneAtom(text, { maxDepth: 30_000 }), deep));
 });
+
+test('a number a 64-bit float cannot hold is refused, never written back as another number', () => {
+  const kept: [string, number][] = [
+    ['9007199254740991', 9007199254740991],
+    ['9007199254740992', 2 ** 53],
+    ['100000000000000000000', 1e20],
+    ['-0', 0],
+    ['+5', 5],
+    ['007', 7],
+    ['1.50', 1.5],
+    ['0.30000000000000004', 0.30000000000000004],
+    ['1e21', 1e21],
+  ];
+  for (const [token, value] of kept) {
+    const [atom] = parseMetta(`(X ${token})`) as [{ items: MettaAtom[] }];
+    assert.ok(atomsEqual(atom.items[1]!, num(value)), token);
+    // What the printer writes reads back as the same value.
+    assert.ok(atomsEqual(parseMetta(printAtom(atom.items[1]!))[0]!, num(value)), token);
+  }
+  for (const token of ['9007199254740993', '12345678901234567890', '-18446744073709551615', '3.141592653589793238']) {
+    assert.throws(() => parseMetta(`(X ${token})`), (err: unknown) => MnemosError.is(err, 'validation_failed') && /float/.test((err as Error).message) && (err as Error).message.includes(`"${token}"`), token);
+  }
+});

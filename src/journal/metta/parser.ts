@@ -149,6 +149,23 @@ function readString(src: string, start: number, n: number, options: ParseOptions
   return failAt(options, src, 'validation_failed', start, 'string is never terminated (missing closing ")');
 }
 
+/**
+ * Numbers are kept as 64-bit floats and printed in their shortest form, so
+ * `+5`, `007` and `1.50` are written back as 5, 7 and 1.5: the same value.
+ * A token whose value a float cannot hold is refused instead of being
+ * written back as another number (9007199254740993 became ...992).
+ */
+function precisionLost(token: string, value: number): string | null {
+  const digits = token.replace(/^[-+]/, '').replace(/[eE].*$/, '');
+  // Past 2^53 a float holds only some integers; the printer's own output (9007199254740992, 1e20 written out) is one of them.
+  if (!digits.includes('.') && !/[eE]/.test(token) && !Number.isSafeInteger(value) && BigInt(digits) !== BigInt(Math.abs(value))) {
+    return 'is an integer beyond 2^53 that a 64-bit float cannot hold exactly';
+  }
+  const significant = digits.replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  if (significant.length > 17) return 'has more significant digits than a 64-bit float keeps (17)';
+  return null;
+}
+
 function tokenAtom(src: string, start: number, end: number, options: ParseOptions): MettaAtom {
   const token = src.slice(start, end);
   if (token.charCodeAt(0) === 36) {
@@ -158,6 +175,8 @@ function tokenAtom(src: string, start: number, end: number, options: ParseOption
   if (mayBeNumber(token) && NUMBER_RE.test(token)) {
     const value = Number(token);
     if (!Number.isFinite(value)) failAt(options, src, 'validation_failed', start, `number ${token.slice(0, 40)} is out of range`);
+    const lost = precisionLost(token, value);
+    if (lost) failAt(options, src, 'validation_failed', start, `number ${token.slice(0, 40)} ${lost}; write it as a string atom ("${token.slice(0, 40)}") to keep it exactly`);
     return { kind: 'number', value: value === 0 ? 0 : value };
   }
   const cache = options.symbolCache;
