@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MnemosError } from '../domain/errors.ts';
 
@@ -94,4 +94,43 @@ export function fsyncDir(dir: string): void {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/**
+ * A batch append's intent: where the journal ended before it and how many
+ * bytes it adds. Written and fsynced before the append, removed after it:
+ * one found by the next writer means the appender died, and a batch that is
+ * not all on disk is cut back whole (records of it that did land included).
+ */
+export interface BatchIntent {
+  from: number;
+  bytes: number;
+  records: number;
+}
+
+export function writeIntent(path: string, intent: BatchIntent): void {
+  const fd = openSync(path, 'w', 0o644);
+  try {
+    writeSync(fd, JSON.stringify(intent));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  fsyncDir(dirname(path));
+}
+
+/** The intent left at `path`, or null. An unreadable one (cut short while written) means no append had begun. */
+export function readIntent(path: string): BatchIntent | null {
+  if (!existsSync(path)) return null;
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as BatchIntent;
+    return Number.isSafeInteger(v.from) && Number.isSafeInteger(v.bytes) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+export function removeIntent(path: string): void {
+  rmSync(path, { force: true });
+  fsyncDir(dirname(path));
 }

@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { MnemosError } from '../domain/errors.ts';
 import { clusterText, declaredIds, type MemoryCluster } from './cluster.ts';
 import { withLock, type LockOptions } from './file-lock.ts';
-import { appendDurably, readFrom, statFile, truncateDurably, type FileState } from './journal-io.ts';
+import { appendDurably, readFrom, readIntent, removeIntent, statFile, truncateDurably, writeIntent, type FileState } from './journal-io.ts';
 import { scanJournalBytes } from './journal-scan.ts';
 import { parseClusters } from './parse-clusters.ts';
 import { DEFAULT_LIMITS, UNARY_PREDICATES, type JournalLimits } from './schema.ts';
@@ -21,6 +22,11 @@ import { clusterProblems, invalidCluster, type ValidationProblem } from './valid
  * appender left after the last complete record, with a warning. Nothing but
  * complete records is ever observed, and a rejected cluster is refused
  * before the file is touched, so the file stays byte-identical.
+ *
+ * A batch (appendMany of several clusters) is all or nothing across a crash
+ * too: its intent (`<journal>.batch`: where the file ended, how many bytes
+ * follow) is fsynced first and removed after. Torn-tail repair alone cut
+ * only the last unfinished record, and kept the batch's complete ones.
  */
 
 /** Runs on the canonical text of each cluster before it is written; throw to reject. */
@@ -71,6 +77,10 @@ export class Journal {
     return this.path + '.lock';
   }
 
+  private get intentPath(): string {
+    return this.path + '.batch';
+  }
+
   /** Every warning since open, oldest first. */
   get warnings(): readonly string[] {
     return this.allWarnings;
@@ -115,7 +125,10 @@ export class Journal {
     const warnings = this.load(true);
     this.rejectKnownIds(clusters);
     const data = Buffer.from(texts.join(''), 'utf8');
+    const batch = clusters.length > 1;
+    if (batch) writeIntent(this.intentPath, { from: this.knownBytes, bytes: data.length, records: clusters.length });
     const newSize = appendDurably(this.path, data, this.knownBytes);
+    if (batch) removeIntent(this.intentPath);
     let line = this.knownLines;
     for (const c of clusters) {
       const lines = c.atoms.map((_, i) => line + 2 + i);
@@ -155,6 +168,8 @@ export class Journal {
   /** Reads whatever was appended since the last read; with `repair`, truncates a torn tail. */
   private load(repair: boolean): string[] {
     const warnings: string[] = [];
+    // Past `visibleEnd` lies a batch still being written, or one whose appender died part-way.
+    const visibleEnd = this.settleBatch(repair, warnings);
     const st = statFile(this.path);
     const replaced = this.identity !== null && (st === null || st.dev !== this.identity.dev || st.ino !== this.identity.ino || st.size < this.knownBytes);
     if (replaced) {
@@ -163,8 +178,9 @@ export class Journal {
       this.knownBytes = 0;
       this.knownLines = 0;
     }
-    if (st !== null && st.size !== this.knownBytes) {
-      const { bytes } = readFrom(this.path, this.knownBytes);
+    if (st !== null && st.size !== this.knownBytes && (visibleEnd === null || visibleEnd > this.knownBytes)) {
+      const read = readFrom(this.path, this.knownBytes).bytes;
+      const bytes = visibleEnd === null ? read : read.subarray(0, visibleEnd - this.knownBytes);
       const scan = scanJournalBytes(bytes, { firstLine: this.knownLines + 1, maxDepth: this.limits.maxDepth });
       for (const c of scan.clusters) {
         const problems = clusterProblems(c, { limits: this.limits, isKnownId: (id) => this.snapshot.declaredIn(id) !== undefined });
@@ -189,6 +205,30 @@ export class Journal {
     this.identity = statFile(this.path);
     this.allWarnings.push(...warnings);
     return warnings;
+  }
+
+  /**
+   * A batch intent left behind: under the lock (`repair`), a batch wholly on
+   * disk is kept and one cut short is removed whole; the intent goes either
+   * way. Without the lock it may be a live append: its bytes stay unread.
+   * Returns where readable bytes end (null: the whole file).
+   */
+  private settleBatch(repair: boolean, warnings: string[]): number | null {
+    const intent = readIntent(this.intentPath);
+    if (intent === null) {
+      // One cut short while it was written: the append never began.
+      if (repair && existsSync(this.intentPath)) removeIntent(this.intentPath);
+      return null;
+    }
+    const size = statFile(this.path)?.size ?? 0;
+    const whole = size >= intent.from + intent.bytes;
+    if (!repair) return whole ? null : intent.from;
+    if (!whole && size > intent.from) {
+      truncateDurably(this.path, intent.from);
+      warnings.push(`journal ${this.path}: removed ${size - intent.from} bytes of a batch of ${intent.records} records whose append was interrupted; none of the batch was kept`);
+    }
+    removeIntent(this.intentPath);
+    return null;
   }
 }
 

@@ -89,6 +89,34 @@ test('a cut at every byte of an append is repaired on open, with a warning', asy
   }
 });
 
+test('a batch cut off at any byte is removed whole, records that landed included; a whole one is kept', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const batch = record('mc-b1', 'c-b1') + record('mc-b2', 'c-b2') + record('mc-b3', 'c-b3');
+    const bytes = Buffer.from(batch, 'utf8');
+    const from = Buffer.byteLength(REFERENCE_EXAMPLE);
+    // What a killed `appendMany` leaves: its intent, fsynced first, and any prefix of its bytes.
+    for (const cut of [0, 10, Buffer.byteLength(record('mc-b1', 'c-b1')), bytes.length - 1, bytes.length]) {
+      const path = join(dir, `batch-${cut}.metta`);
+      writeFileSync(path, Buffer.concat([Buffer.from(REFERENCE_EXAMPLE), bytes.subarray(0, cut)]));
+      writeFileSync(`${path}.batch`, JSON.stringify({ from, bytes: bytes.length, records: 3 }));
+      const reader = await Journal.open(path, { readOnly: true });
+      assert.equal(reader.clusters().length, cut === bytes.length ? 4 : 1, `read-only, cut ${cut}: no part of an unfinished batch is seen`);
+      const journal = await Journal.open(path);
+      const whole = cut === bytes.length;
+      assert.equal(journal.clusters().length, whole ? 4 : 1, `cut ${cut}`);
+      assert.equal(readFileSync(path, 'utf8'), whole ? REFERENCE_EXAMPLE + batch : REFERENCE_EXAMPLE, `cut ${cut}`);
+      if (cut > 0 && !whole) assert.match(journal.warnings.join('\n'), /batch of 3 records whose append was interrupted/);
+      assert.equal(existsSync(`${path}.batch`), false, 'the intent is settled');
+      // The same batch can be appended again after the repair.
+      if (!whole) assert.equal((await journal.appendMany([batch])).clusterIds.length, 3);
+      assert.equal(existsSync(`${path}.batch`), false, 'a finished batch leaves no intent');
+    }
+  } finally {
+    cleanup();
+  }
+});
+
 test('read-only open skips an incomplete tail without touching the file', async () => {
   const { dir, cleanup } = tempDir();
   try {

@@ -112,7 +112,7 @@ test('a number a 64-bit float cannot hold is refused, never written back as anot
     ['1e21', 1e21],
   ];
   for (const [token, value] of kept) {
-    const [atom] = parseMetta(`(X ${token})`) as [{ items: MettaAtom[] }];
+    const [atom] = parseMetta(`(X ${token})`) as unknown as [{ items: MettaAtom[] }];
     assert.ok(atomsEqual(atom.items[1]!, num(value)), token);
     // What the printer writes reads back as the same value.
     assert.ok(atomsEqual(parseMetta(printAtom(atom.items[1]!))[0]!, num(value)), token);
