@@ -260,15 +260,23 @@ export interface MemoryStore {
   notes?(): string[];
 }
 
+/** What the audit log recorded of a version's last content write. */
+export interface RecordedWrite {
+  hash: string | null;
+  claims: string | null;
+}
+
 export interface AuditLog {
   /** Entries about the given memory ids (any version), oldest first. */
   forMemories(p: Principal, ids: string[]): Promise<AuditEntry[]>;
   /**
    * The content hash each of these memory versions was last written with, by
    * id, from the entries that write content (create, update, supersede,
-   * merge); an id without such an entry is absent.
+   * merge); an id without such an entry is absent. `claims` is the claims
+   * hash (domain/memory-claims.ts) the writing entry recorded: null for
+   * entries written before the log recorded it.
    */
-  recordedHashes(p: Principal, ids: string[]): Promise<Map<string, string | null>>;
+  recordedHashes(p: Principal, ids: string[]): Promise<Map<string, RecordedWrite>>;
   /**
    * Memory ids of the principal's namespace that an entry wrote content to
    * (CONTENT_WRITES) and that have no row now, in id order after `afterId`

@@ -2,12 +2,14 @@ import { MnemosError } from '../domain/errors.ts';
 import { verifyChainSegment, type ChainProblem } from '../domain/audit.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import type { Principal } from '../domain/principal.ts';
-import type { MemoryContent } from '../ports/store.ts';
+import type { Memory } from '../domain/memory.ts';
+import { claimsHash } from '../domain/memory-claims.ts';
+import type { RecordedWrite } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 
 export interface MemoryProblem {
   memoryId: string;
-  problem: 'text_changed' | 'hash_differs_from_audit' | 'not_in_audit_log' | 'missing_from_store';
+  problem: 'text_changed' | 'hash_differs_from_audit' | 'claims_changed' | 'not_in_audit_log' | 'missing_from_store';
   message: string;
 }
 
@@ -88,7 +90,7 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: Verif
   let problemsFound = 0;
   let after: string | null = null;
   for (;;) {
-    const page = await ctx.store.scanContent(p, after, PAGE);
+    const page = await ctx.store.scan(p, after, PAGE);
     if (page.length === 0) break;
     const recorded = await ctx.store.audit.recordedHashes(p, page.map((m) => m.id));
     for (const m of page) {
@@ -145,9 +147,14 @@ async function forgottenByTheChain(ctx: ServiceContext, p: Principal, ids: strin
   return forgotten;
 }
 
-function checkMemory(m: MemoryContent, recorded: Map<string, string | null>): MemoryProblem | null {
+function checkMemory(m: Memory, recorded: Map<string, RecordedWrite>): MemoryProblem | null {
   if (sha256Hex(m.text) !== m.contentHash) return { memoryId: m.id, problem: 'text_changed', message: `memory ${m.id}: stored text no longer matches its content hash` };
-  if (!recorded.has(m.id)) return { memoryId: m.id, problem: 'not_in_audit_log', message: `memory ${m.id} has no creating entry in the audit log` };
-  if (recorded.get(m.id) !== m.contentHash) return { memoryId: m.id, problem: 'hash_differs_from_audit', message: `memory ${m.id}: content differs from what the audit log recorded` };
+  const write = recorded.get(m.id);
+  if (!write) return { memoryId: m.id, problem: 'not_in_audit_log', message: `memory ${m.id} has no creating entry in the audit log` };
+  if (write.hash !== m.contentHash) return { memoryId: m.id, problem: 'hash_differs_from_audit', message: `memory ${m.id}: content differs from what the audit log recorded` };
+  // Entries written before the log recorded claims vouch for the text only.
+  if (write.claims !== null && write.claims !== claimsHash(m)) {
+    return { memoryId: m.id, problem: 'claims_changed', message: `memory ${m.id}: its labels, flags, metadata, scope or times differ from what the audit log recorded` };
+  }
   return null;
 }

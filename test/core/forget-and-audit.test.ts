@@ -102,6 +102,41 @@ test(named('audit verify detects tampering done directly in the database'), asyn
   }
 });
 
+test(named('audit verify finds labels, flags, metadata and scope edited behind the engine\'s back, and raises no false alarm'), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db });
+    // Varied claims, written the ways a store is written: one memory, a batch, a new version, a file.
+    const safety = await m.remember({ text: 'blocked: verification of the payment failed', labels: ['SafetyAudit'], readOnly: true, metadata: { valueSnapshot: { amount: 12.5, nested: [1, { deep: 'é😀' }] } } });
+    const [note, shared] = await m.rememberMany([
+      { text: 'Dana prefers tea', type: 'preference', tags: ['drinks', 'dana'], validFrom: '2024-01-01', validTo: '2030-06-01T12:00:00+02:00', expiresAt: '2099-01-01T00:00:00Z', importance: 0.7 },
+      { text: 'the office wifi is heron', visibility: 'public', key: 'wifi', metadata: { n: -0, big: 1e21 } },
+    ]);
+    await m.update(note!.id, { text: 'Dana prefers green tea', tags: ['drinks'] });
+    await m.ingestTranscript({ sessionId: 's1', messages: [{ role: 'user', content: 'hello', timestamp: '2025-03-01T10:00:00Z' }] });
+    await m.consolidate({ force: true });
+    const clean = await m.verifyAudit();
+    assert.deepEqual(clean.memoryProblems, [], 'no false alarm on untouched rows');
+    await m.close();
+
+    await rawSql(db, `UPDATE memories SET labels = '["Episode"]', read_only = 0 WHERE id = '${safety.id}'`);
+    await rawSql(db, `UPDATE memories SET visibility = 'shared' WHERE id = '${shared!.id}'`);
+    const m2 = await openMemory({ db });
+    let report = await m2.verifyAudit();
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.memoryProblems.map((x) => [x.memoryId, x.problem]).sort(), [[safety.id, 'claims_changed'], [shared!.id, 'claims_changed']].sort());
+    await m2.close();
+    await rawSql(db, `UPDATE memories SET labels = '["SafetyAudit"]', read_only = 1, metadata = '{"valueSnapshot":"edited"}' WHERE id = '${safety.id}'`);
+    await rawSql(db, `UPDATE memories SET visibility = 'public' WHERE id = '${shared!.id}'`);
+    const m3 = await openMemory({ db });
+    report = await m3.verifyAudit();
+    assert.deepEqual(report.memoryProblems.map((x) => [x.memoryId, x.problem]), [[safety.id, 'claims_changed']], 'the payload alone, edited');
+    await m3.close();
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('audit verify finds a memory deleted behind the engine\'s back, and newest entries cut off since a remembered head'), async () => {
   const { db, cleanup } = testStores();
   try {

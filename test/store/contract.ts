@@ -5,6 +5,7 @@
  * raw rows that hold a memory's text; everything else goes through the port.
  */
 import assert from 'node:assert/strict';
+import { claimsHash } from '../../src/domain/memory-claims.ts';
 import { after, before, describe, test } from 'node:test';
 import { CONTENT_WRITES, verifyChainSegment, type AuditEntry } from '../../src/domain/audit.ts';
 import { contentHash, sha256Hex } from '../../src/domain/hash.ts';
@@ -318,10 +319,13 @@ export function runStoreContract(factory: StoreFactory): void {
       const next = nextVersion(m, 'audited thing, edited');
       await s.apply(owner, [{ kind: 'update', previousId: m.id, next, action: 'update' }]);
       const recorded = await s.audit.recordedHashes(owner, [m.id, next.id, 'no-such-memory']);
-      assert.deepEqual(recorded, new Map(
+      assert.deepEqual(new Map([...recorded].map(([id, w]) => [id, w.hash])), new Map(
         (await s.audit.forMemories(owner, [m.id, next.id])).filter((e) => CONTENT_WRITES.includes(e.action)).map((e) => [e.memoryId!, e.afterHash]),
       ));
-      assert.equal(recorded.get(next.id), next.contentHash);
+      assert.equal(recorded.get(next.id)?.hash, next.contentHash);
+      // Each writing entry commits to what the version claims besides its text (domain/memory-claims.ts).
+      assert.equal(recorded.get(m.id)?.claims, claimsHash(m));
+      assert.equal(recorded.get(next.id)?.claims, claimsHash(next));
       assert.ok(recorded.has(m.id) && !recorded.has('no-such-memory'));
       assert.deepEqual(await s.audit.recordedHashes({ ...owner, namespace: 'elsewhere' }, [m.id]), new Map(), 'scoped by namespace');
       // unstoredWrites: written versions with no row, in id order, paged; here only forgotten ones (a forget removed them).

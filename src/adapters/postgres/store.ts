@@ -16,6 +16,7 @@ import type {
   MemoryStore,
   Page,
   PendingChanges,
+  RecordedWrite,
   StoreCapabilities,
   StoreStats,
   Tombstone,
@@ -26,7 +27,7 @@ import type {
 import { pgQuery, sql } from '../sql/placeholders.ts';
 import { MEMORY_COLUMNS, rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
-import { rowToAudit } from '../sql/audit-rows.ts';
+import { lastWrite, rowToAudit } from '../sql/audit-rows.ts';
 import { createPool, inTransaction, isRetryable, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
 import { migratePg } from './migrations.ts';
 import { graphPgPlace, PgGraph } from './graph.ts';
@@ -445,19 +446,19 @@ class PgAuditLog implements AuditLog {
     return found.map(rowToAudit);
   }
 
-  async recordedHashes(p: Principal, ids: string[]): Promise<Map<string, string | null>> {
+  async recordedHashes(p: Principal, ids: string[]): Promise<Map<string, RecordedWrite>> {
     readScope(p);
-    const out = new Map<string, string | null>();
+    const out = new Map<string, RecordedWrite>();
     if (ids.length === 0) return out;
     const found = await withRetry(this.conn.location, () =>
-      rows<{ id: string; hash: string | null }>(
+      rows<{ id: string; hash: string | null; claims: string | null }>(
         this.conn.pool,
-        'SELECT memory_id AS id, after_hash AS hash FROM audit_log WHERE namespace = $1 AND memory_id = ANY($2::text[]) AND action = ANY($3::text[]) ORDER BY seq',
+        "SELECT memory_id AS id, after_hash AS hash, details::json->>'claims' AS claims FROM audit_log WHERE namespace = $1 AND memory_id = ANY($2::text[]) AND action = ANY($3::text[]) ORDER BY seq",
         [p.namespace, ids, CONTENT_WRITES],
       ),
     );
     // Oldest first: the last write of each version wins.
-    for (const r of found) out.set(r.id, r.hash);
+    for (const r of found) out.set(r.id, lastWrite(out.get(r.id), r.hash, r.claims));
     return out;
   }
 

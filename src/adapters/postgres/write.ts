@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { actorOf, chainEntry, type AuditDraft, type AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
+import { claimsHash } from '../../domain/memory-claims.ts';
 import type { Memory } from '../../domain/memory.ts';
 import { canWrite, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
@@ -177,7 +178,7 @@ export class PgWriter {
       const part = inserts.slice(at, at + BULK_CHUNK);
       const entries = part.map((op) => {
         const m = op.memory;
-        const e = chainEntry(ctx.head, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } }, {
+        const e = chainEntry(ctx.head, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details, claims: claimsHash(m) } }, {
           at: ctx.at,
           actor: actorOf(ctx.p),
           namespace: ctx.p.namespace,
@@ -279,7 +280,7 @@ export class PgWriter {
       if (gone !== null) return forgottenResult(gone);
     }
     await this.writeRow(ctx, m, op.vector);
-    await this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } });
+    await this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details, claims: claimsHash(m) } });
     return { kind: 'insert', id: m.id, status: 'created' };
   }
 
@@ -315,7 +316,7 @@ export class PgWriter {
       memoryId: next.id,
       beforeHash: prev.contentHash,
       afterHash: next.contentHash,
-      details: { lineageId: prev.lineageId, previousId: prev.id, version: next.version, ...(reason ? { reason } : {}) },
+      details: { lineageId: prev.lineageId, previousId: prev.id, version: next.version, claims: claimsHash(next), ...(reason ? { reason } : {}) },
     });
     return { kind: 'update', id: next.id, previousId: prev.id };
   }

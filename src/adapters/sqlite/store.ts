@@ -19,6 +19,7 @@ import type {
   Page,
   PendingChange,
   PendingChanges,
+  RecordedWrite,
   StoreCapabilities,
   TokenStore,
   StoreStats,
@@ -30,7 +31,7 @@ import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '..
 import { openDatabase, withBusyRetry } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
-import { rowToAudit } from '../sql/audit-rows.ts';
+import { lastWrite, rowToAudit } from '../sql/audit-rows.ts';
 import { rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
@@ -404,18 +405,18 @@ class SqliteAuditLog implements AuditLog {
     return rows.map(rowToAudit);
   }
 
-  async recordedHashes(p: Principal, ids: string[]): Promise<Map<string, string | null>> {
+  async recordedHashes(p: Principal, ids: string[]): Promise<Map<string, RecordedWrite>> {
     readScope(p);
-    const out = new Map<string, string | null>();
+    const out = new Map<string, RecordedWrite>();
     if (ids.length === 0) return out;
     const rows = this.db
       .prepare(
-        `SELECT memory_id AS id, after_hash AS hash FROM audit_log WHERE namespace = ? AND memory_id IN (${ids.map(() => '?').join(', ')}) AND action IN (${CONTENT_WRITES.map(() => '?').join(', ')}) ORDER BY seq`,
+        `SELECT memory_id AS id, after_hash AS hash, json_extract(details, '$.claims') AS claims FROM audit_log WHERE namespace = ? AND memory_id IN (${ids.map(() => '?').join(', ')}) AND action IN (${CONTENT_WRITES.map(() => '?').join(', ')}) ORDER BY seq`,
       )
       .raw()
-      .all(p.namespace, ...ids, ...CONTENT_WRITES) as [string, string | null][];
+      .all(p.namespace, ...ids, ...CONTENT_WRITES) as [string, string | null, string | null][];
     // Oldest first: the last write of each version wins.
-    for (const [id, hash] of rows) out.set(id, hash);
+    for (const [id, hash, claims] of rows) out.set(id, lastWrite(out.get(id), hash, claims));
     return out;
   }
 

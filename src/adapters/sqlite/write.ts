@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { actorOf, chainEntry, type AuditDraft, type AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
+import { claimsHash } from '../../domain/memory-claims.ts';
 import type { Memory } from '../../domain/memory.ts';
 import { canWrite, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
@@ -132,7 +133,7 @@ export class SqliteWriter {
       if (gone !== null) return forgottenResult(gone);
     }
     this.writeRow(m, op.vector);
-    this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details } });
+    this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details, claims: claimsHash(m) } });
     return { kind: 'insert', id: m.id, status: 'created' };
   }
 
@@ -168,7 +169,7 @@ export class SqliteWriter {
       memoryId: next.id,
       beforeHash: prev.contentHash,
       afterHash: next.contentHash,
-      details: { lineageId: prev.lineageId, previousId: prev.id, version: next.version, ...(reason ? { reason } : {}) },
+      details: { lineageId: prev.lineageId, previousId: prev.id, version: next.version, claims: claimsHash(next), ...(reason ? { reason } : {}) },
     });
     return { kind: 'update', id: next.id, previousId: prev.id };
   }
