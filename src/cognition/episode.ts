@@ -7,6 +7,8 @@ import type { JsonValue } from './json.ts';
 import type { BlockedRecord } from './safety.ts';
 
 export const EPISODE_LABEL = 'Episode';
+/** Every episode's source key is this prefix and its event id, so a store can find episodes by key range. */
+export const EPISODE_KEY_PREFIX = 'cycle:';
 export const SAFETY_EPISODE_LABELS: readonly string[] = Object.freeze([EPISODE_LABEL, SAFETY_AUDIT_LABEL]);
 
 /** An approved event on its way to the persistent store (the seed's `:Episode` node). */
@@ -128,7 +130,7 @@ export function episodeMemory(draft: EpisodeDraft, principal: Principal, id: str
     supersededBy: null,
     origin: 'cycle',
     source: { key: draft.blackboardKey },
-    sourceKey: `cycle:${draft.eventId}`,
+    sourceKey: `${EPISODE_KEY_PREFIX}${draft.eventId}`,
     namespace: principal.namespace,
     ownerId: principal.id,
     agentId: principal.agentId ?? null,

@@ -4,8 +4,10 @@ import { compileMatcher, type GlobMatcher } from './glob.ts';
 
 /**
  * Salience decides what an agent remembers (seed 000). A key's base score is
- * the maximum over every registry pattern it matches (fnmatch globs), or the
- * default when none matches; it decays linearly with age in ticks.
+ * the maximum of the default and every registry pattern it matches (fnmatch
+ * globs): the seed starts at `base = 0.1` and takes `max(base, score)`, so the
+ * default is a floor that a lower registry score cannot undercut. It decays
+ * linearly with age in ticks.
  * Always-consolidate patterns mark safety events, which are consolidated
  * whatever their score.
  */
@@ -92,7 +94,7 @@ export class SalienceModel {
     return this.config.threshold;
   }
 
-  /** Score before decay: the maximum over every matching pattern, else the default. */
+  /** Score before decay: the maximum of the default and every matching pattern's score. */
   base(key: string): number {
     return this.facts(key).base;
   }

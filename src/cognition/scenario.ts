@@ -6,8 +6,9 @@ import { PRIORITIES, type Priority } from './blackboard-types.ts';
 import type { FlushResult } from './consolidator.ts';
 import type { ModuleFailure } from './cycle.ts';
 import type { DurableEventLog } from './durable-log.ts';
-import type { EpisodeDraft, EpisodeSink, EpisodeSource } from './episode.ts';
-import type { JsonValue } from './json.ts';
+import { checkWrite } from './blackboard-rules.ts';
+import { renderEpisodeText, type EpisodeDraft, type EpisodeSink, type EpisodeSource } from './episode.ts';
+import { freezeJson, type JsonValue } from './json.ts';
 import { BIO_STATE_KEY } from './keys.ts';
 import { createMemoryCycle, type CognitionConfig } from './memory-cycle.ts';
 import { RuleBasedSafetyVerifier, type BlockedRecord, type SafetyVerifier } from './safety.ts';
@@ -43,8 +44,21 @@ const schemas = {
 };
 const KINDS = Object.keys(schemas) as Array<keyof typeof schemas>;
 
-/** Parses and validates every line; throws on the first bad one, naming its line number. */
-export function parseScenario(input: string | readonly string[]): ScenarioStep[] {
+export interface ScenarioLimits {
+  /**
+   * Longest episode text (`<key> = <json value>`) a write may lead to; the
+   * engine passes its memory text limit. A value too big to become an episode
+   * is refused up front, not found out at sleep after earlier ticks persisted.
+   */
+  maxEpisodeChars?: number;
+}
+
+/**
+ * Parses and validates every line; throws on the first bad one, naming its
+ * line number. A write gets the blackboard's own checks (key, JSON depth), so
+ * a line the blackboard would refuse fails here, before any tick has run.
+ */
+export function parseScenario(input: string | readonly string[], limits: ScenarioLimits = {}): ScenarioStep[] {
   const lines = typeof input === 'string' ? input.split(/\r?\n/) : input;
   const steps: ScenarioStep[] = [];
   lines.forEach((text, i) => {
@@ -65,11 +79,30 @@ export function parseScenario(input: string | readonly string[]): ScenarioStep[]
     const d = parsed.data as Record<string, unknown> & { tick: number };
     if (kind === 'write') {
       const w = (d as z.infer<typeof schemas.write>).write;
-      steps.push({ line, tick: d.tick, kind, key: w.key, value: w.value as JsonValue, ...(w.ttl !== undefined ? { ttl: w.ttl } : {}), ...(w.priority ? { priority: w.priority } : {}) });
+      const value = checkedWrite(line, w.key, w.value, w.ttl, w.priority, limits);
+      steps.push({ line, tick: d.tick, kind, key: w.key, value, ...(w.ttl !== undefined ? { ttl: w.ttl } : {}), ...(w.priority ? { priority: w.priority } : {}) });
     } else if (kind === 'state') steps.push({ line, tick: d.tick, kind, state: (d as z.infer<typeof schemas.state>).state });
     else steps.push({ line, tick: d.tick, kind, glob: (d as z.infer<typeof schemas.veto>).veto });
   });
   return steps;
+}
+
+/** The blackboard's checks of one write, and the episode size limit; errors name the line. */
+function checkedWrite(line: number, key: string, raw: unknown, ttl: number | undefined, priority: Priority | undefined, limits: ScenarioLimits): JsonValue {
+  let value: JsonValue;
+  try {
+    checkWrite(key, { ...(ttl !== undefined ? { ttl } : {}), ...(priority ? { priority } : {}) });
+    value = freezeJson(raw, `value of "${key}"`);
+  } catch (err) {
+    if (err instanceof MnemosError) throw bad(line, err.message);
+    throw err;
+  }
+  const max = limits.maxEpisodeChars;
+  if (max !== undefined) {
+    const chars = renderEpisodeText(key, value).length;
+    if (chars > max) throw new MnemosError('limit_exceeded', `scenario line ${line}: the episode text of "${key}" would be ${chars} characters; at most ${max}`, { line, field: 'value' });
+  }
+  return value;
 }
 
 function bad(line: number, why: string): MnemosError {
@@ -93,6 +126,7 @@ export interface ScenarioDeps {
   tickMs?: number;
   timer?: () => number;
   config?: CognitionConfig;
+  limits?: ScenarioLimits;
 }
 
 export interface ScenarioResult {
@@ -107,7 +141,7 @@ export interface ScenarioResult {
 }
 
 export async function runScenario(input: string | readonly string[], deps: ScenarioDeps): Promise<ScenarioResult> {
-  const steps = parseScenario(input);
+  const steps = parseScenario(input, deps.limits);
   const verifier = deps.verifier ?? new RuleBasedSafetyVerifier();
   const tickMs = deps.tickMs ?? 1000;
   const start = deps.startMs ?? Date.now();

@@ -33,6 +33,24 @@ test('computeSalience: the seed registry, default 0.1, max over matches, linear 
   for (const [key, age, expected] of table) close(computeSalience(key, age), expected, `${key} @${age}`);
 });
 
+test('the default score is a floor, as in the seed (base = 0.1, then max over matches)', () => {
+  // seed 000 compute_salience: `base = 0.1; for pattern, score in ...: base = max(base, score)`.
+  const table: Array<[registry: Record<string, number>, defaultScore: number | undefined, key: string, base: number, buffered: boolean]> = [
+    [{ ...DEFAULT_SALIENCE_REGISTRY, 'noise.*': 0.05 }, undefined, 'noise.tick', 0.1, false], // below the floor: no effect
+    [{ ...DEFAULT_SALIENCE_REGISTRY, 'noise.*': 0.05 }, 0, 'noise.tick', 0.05, false],
+    [{ 'chatter.*': 0.2, 'goal.achieved': 0.9 }, 0.8, 'chatter.x', 0.8, true],
+    [{ 'chatter.*': 0.2, 'goal.achieved': 0.9 }, 0.8, 'goal.achieved', 0.9, true],
+    [{ 'chatter.*': 0.2 }, 0.8, 'other', 0.8, true],
+    [{ 'chatter.*': 0.2 }, 0.1, 'chatter.x', 0.2, false],
+    [{}, undefined, 'anything', 0.1, false],
+  ];
+  for (const [registry, defaultScore, key, base, buffered] of table) {
+    const m = new SalienceModel({ registry, ...(defaultScore !== undefined ? { defaultScore } : {}) });
+    close(m.base(key), base, `${key} default ${defaultScore}`);
+    assert.equal(m.shouldBuffer(key), buffered, `${key} default ${defaultScore}`);
+  }
+});
+
 test('alwaysConsolidate: safety.*blocked* and safety.verification_blocked only', () => {
   const table: Array<[string, boolean]> = [
     ['safety.weight_update_blocked', true],

@@ -83,3 +83,45 @@ test('an empty scenario runs no ticks', async () => {
   const r = await runScenario('', { principal: owner, sink: new MemoryEpisodeStore() });
   assert.equal(r.ticks, 0);
 });
+
+test('a write the blackboard would refuse fails at parse, with its line, before any tick persists', async () => {
+  const deep = JSON.stringify(Array.from({ length: 70 }).reduce<unknown>((v) => [v], 1));
+  const cases: Array<[line: string, message: RegExp]> = [
+    ['{"tick": 2, "write": {"key": "goal. bad key", "value": 1}}', /line 3: invalid blackboard key/],
+    ['{"tick": 2, "write": {"key": "goal..x", "value": 1}}', /line 3: invalid blackboard key/],
+    ['{"tick": 2, "write": {"key": ".goal", "value": 1}}', /line 3: invalid blackboard key/],
+    [`{"tick": 2, "write": {"key": "k${'x'.repeat(300)}", "value": 1}}`, /line 3: invalid blackboard key/],
+    [`{"tick": 2, "write": {"key": "learning.new_association.deep", "value": ${deep}}}`, /line 3: .*nests deeper than 64 levels/],
+  ];
+  for (const [bad, message] of cases) {
+    const store = new MemoryEpisodeStore();
+    // Tick 1 sleeps: without the check its episode was persisted before tick 2 failed.
+    const text = ['{"tick": 1, "write": {"key": "goal.achieved", "value": 1}}', '{"tick": 1, "state": "sleep"}', bad].join('\n');
+    assert.throws(() => parseScenario(text), (e) => MnemosError.is(e, 'validation_failed') && message.test(e.message) && e.details?.['line'] === 3, bad.slice(0, 60));
+    await assert.rejects(runScenario(text, { principal: owner, sink: store }), (e) => MnemosError.is(e, 'validation_failed') && e.details?.['line'] === 3);
+    assert.equal(store.batches, 0, `nothing persisted: ${bad.slice(0, 60)}`);
+  }
+});
+
+test('maxEpisodeChars: a write whose episode text would be too long is limit_exceeded, naming its line', async () => {
+  // `goal.achieved = "…"` is 18 characters plus the value's length.
+  const line = (n: number) => JSON.stringify({ tick: 2, write: { key: 'goal.achieved', value: 'x'.repeat(n) } });
+  const cases: Array<[valueChars: number, max: number | undefined, ok: boolean]> = [
+    [82, 100, true], // exactly 100
+    [83, 100, false], // 101
+    [300_000, 200_000, false],
+    [300_000, undefined, true], // no limit given: the cognition layer has none of its own
+  ];
+  for (const [n, max, ok] of cases) {
+    const text = ['{"tick": 1, "write": {"key": "goal.achieved", "value": 1}}', '{"tick": 1, "state": "sleep"}', line(n)].join('\n');
+    const limits = max === undefined ? {} : { maxEpisodeChars: max };
+    if (ok) {
+      assert.equal(parseScenario(text, limits).length, 3, `${n}/${max}`);
+      continue;
+    }
+    assert.throws(() => parseScenario(text, limits), (e) => MnemosError.is(e, 'limit_exceeded') && /line 3/.test(e.message) && e.details?.['line'] === 3, `${n}/${max}`);
+    const store = new MemoryEpisodeStore();
+    await assert.rejects(runScenario(text, { principal: owner, sink: store, limits }), (e) => MnemosError.is(e, 'limit_exceeded'));
+    assert.equal(store.batches, 0, 'nothing persisted');
+  }
+});

@@ -1,10 +1,9 @@
-import { join } from 'node:path';
-import { FileDurableEventLog } from '../../cognition/durable-log-file.ts';
 import type { DurableEventLog } from '../../cognition/durable-log.ts';
 import { createMemoryCycle, type CognitionConfig, type MemoryCycle } from '../../cognition/memory-cycle.ts';
 import type { TickResult } from '../../cognition/cycle.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { MemoryStore } from '../../ports/store.ts';
+import { openSafetyLog } from './safety-log.ts';
 import { StoreEpisodes } from './store-episodes.ts';
 
 export interface AgentCycle extends MemoryCycle {
@@ -16,8 +15,10 @@ export interface AgentCycle extends MemoryCycle {
 }
 
 export interface CycleRegistryOptions {
-  /** Folder for each agent's durable safety-event log. */
+  /** Folder for each agent's durable safety-event log (named by agent and store: services/cycle/safety-log.ts). */
   logDir: string;
+  /** Where a legacy log that could not be adopted is reported; default: a process warning. */
+  onNotice?: (message: string) => void;
   config?: CognitionConfig;
 }
 
@@ -52,7 +53,8 @@ export class CycleRegistry {
 
   private async create(key: string, principal: Principal): Promise<AgentCycle> {
     const episodes = new StoreEpisodes(this.store);
-    const log = await FileDurableEventLog.open(join(this.opts.logDir, `safety-events.${key.replace(/[^A-Za-z0-9._-]/g, '_')}.jsonl`));
+    const { log, notice } = await openSafetyLog(this.store, this.opts.logDir, key);
+    if (notice) (this.opts.onNotice ?? ((m) => process.emitWarning(m, 'MnemosSafetyLog')))(notice);
     const cycle = createMemoryCycle({ principal, sink: episodes, source: episodes, log, ...(this.opts.config ? { config: this.opts.config } : {}) });
     // Safety events logged before a crash are consolidated on the next sleep.
     await cycle.consolidator.recover();

@@ -1,4 +1,4 @@
-import { episodeMemory, episodeFromMemory, type EpisodeDraft, type EpisodeQuery, type EpisodeSink, type EpisodeSource, type PersistedEpisode, type RetrievedEpisode } from '../../cognition/episode.ts';
+import { EPISODE_KEY_PREFIX, episodeMemory, episodeFromMemory, type EpisodeDraft, type EpisodeQuery, type EpisodeSink, type EpisodeSource, type PersistedEpisode, type RetrievedEpisode } from '../../cognition/episode.ts';
 import type { BlockedRecord } from '../../cognition/safety.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Memory } from '../../domain/memory.ts';
@@ -50,7 +50,11 @@ export class StoreEpisodes implements EpisodeSink, EpisodeSource {
   }
 
   async recentEpisodes(p: Principal, q: EpisodeQuery): Promise<RetrievedEpisode[]> {
-    const memories = await this.store.list(p, { types: ['episode'], minSalience: q.minSalience, valid: { from: q.since } }, { limit: q.limit }, 'salience_desc');
+    // The cycle's own episodes only, chosen in the query: ordinary memories of type episode (a
+    // diary) filtered out after the limit left it short, often empty. The store has no origin
+    // filter; every cycle episode's source key is `cycle:<eventId>` (the origin test stays below).
+    const filter = { types: ['episode' as const], sourceKeyPrefix: EPISODE_KEY_PREFIX, minSalience: q.minSalience, valid: { from: q.since } };
+    const memories = await this.store.list(p, filter, { limit: q.limit }, 'salience_desc');
     return memories.map(episodeFromMemory).filter((e): e is RetrievedEpisode => e !== null);
   }
 }

@@ -9,15 +9,26 @@ import { MnemosError } from '../../../domain/errors.ts';
 import { localOwner } from '../../../domain/principal.ts';
 import { BENCH_FILE, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { StoreEpisodes } from '../../../services/cycle/store-episodes.ts';
+import { openSafetyLog } from '../../../services/cycle/safety-log.ts';
+import type { DurableEventLog } from '../../../cognition/durable-log.ts';
+import type { MemoryStore } from '../../../ports/store.ts';
 import { openMemory } from '../../library/open-memory.ts';
 import { stateDir } from '../../../services/state-dir.ts';
+import { MAX_TEXT_CHARS } from '../../../services/inputs.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { num, oneLine, positional, shortTime, str } from './options.ts';
 
-/** Where the durable safety-event log lives: beside a SQLite file, or under ./.mnemos for a server database. */
-function safetyLogPath(ctx: CommandContext, storeLocation: string): string {
+/**
+ * The durable safety-event log: --log, else the store's own log beside a SQLite
+ * file or under ./.mnemos for a server database, named by namespace and store
+ * (services/cycle/safety-log.ts) so stores sharing a folder never share events.
+ */
+async function safetyLog(ctx: CommandContext, store: MemoryStore): Promise<DurableEventLog> {
   const explicit = str(ctx, 'log');
-  return explicit ? resolve(explicit) : join(stateDir(storeLocation), `safety-events.${ctx.namespace}.jsonl`);
+  if (explicit) return FileDurableEventLog.open(resolve(explicit));
+  const { log, notice } = await openSafetyLog(store, stateDir(store.location), ctx.namespace);
+  if (notice) ctx.stderr(`note: ${notice}\n`);
+  return log;
 }
 
 const run: Command = {
@@ -33,12 +44,14 @@ const run: Command = {
     } catch (err) {
       throw new MnemosError('not_found', `cannot read ${file}: ${(err as Error).message}`, { path: file });
     }
-    parseScenario(text); // a malformed line fails here, with its line number, before anything runs
+    // A malformed line, or a value too big for an episode, fails here with its line number, before the store is opened.
+    const limits = { maxEpisodeChars: MAX_TEXT_CHARS };
+    parseScenario(text, limits);
     const m = await ctx.open();
     const episodes = new StoreEpisodes(m.store);
-    const log = await FileDurableEventLog.open(safetyLogPath(ctx, m.store.location));
+    const log = await safetyLog(ctx, m.store);
     try {
-      const r: ScenarioResult = await runScenario(text, { principal: m.principal, sink: episodes, source: episodes, log });
+      const r: ScenarioResult = await runScenario(text, { principal: m.principal, sink: episodes, source: episodes, log, limits });
       return { ticks: r.ticks, buffered: r.buffered, consolidated: r.consolidated, blocked: r.blocked, evicted: r.evicted, episodes: r.episodes, blockedEvents: r.blockedEvents, errors: r.errors };
     } finally {
       await log.close();

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { FileDurableEventLog } from '../../cognition/durable-log-file.ts';
+import { VolatileEventLog, type DurableEventLog } from '../../cognition/durable-log.ts';
+import type { MemoryStore } from '../../ports/store.ts';
+
+type StoreId = Pick<MemoryStore, 'backend' | 'location'>;
+
+/**
+ * A store's identity for naming its safety-event log, or null for a store
+ * that has none across processes (in-memory). Logs sit in the store's state
+ * directory, which every store of that directory shares (services/state-dir.ts),
+ * so the name must say whose events they are: a log named by agent alone was
+ * recovered into whichever store slept next, and lost to its own.
+ *
+ * A SQLite file is named by its file name (the log lives beside it, so moving
+ * the folder keeps the pair); a server database by its URL without the
+ * credentials (host, port, database and `?schema=`).
+ */
+export function storeIdentity(store: StoreId): string | null {
+  const loc = store.location;
+  if (!loc || loc === ':memory:') return null;
+  if (!loc.includes('://')) return `sqlite:${basename(resolve(loc))}`;
+  try {
+    const u = new URL(loc);
+    u.username = '';
+    u.password = '';
+    return `${store.backend}:${u.toString()}`;
+  } catch {
+    return `${store.backend}:${loc}`;
+  }
+}
+
+const safeName = (agent: string) => agent.replace(/[^A-Za-z0-9._-]/g, '_');
+
+/** `safety-events.<agent>.<digest of the store identity>.jsonl`. */
+export function safetyLogName(identity: string, agent: string): string {
+  return `safety-events.${safeName(agent)}.${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.jsonl`;
+}
+
+/** The name every store of a directory shared before the store's identity was part of it. */
+export function legacySafetyLogName(agent: string): string {
+  return `safety-events.${safeName(agent)}.jsonl`;
+}
+
+export interface OpenedSafetyLog {
+  log: DurableEventLog;
+  /** Set when a legacy shared log holds pending events this store could not claim as its own. */
+  notice?: string;
+}
+
+/**
+ * Opens the durable safety-event log of one agent of `store` in `dir`. An
+ * in-memory store gets a volatile log: its episodes die with the process,
+ * and its events must not be recovered into another store.
+ *
+ * A legacy log (named by agent only) is adopted when its pending events can
+ * only be this store's: a SQLite file that is the only SQLite database in
+ * the directory. Otherwise it is left untouched and a notice says how to
+ * recover it (`mnemos cycle run --log <file>` on the right store).
+ */
+export async function openSafetyLog(store: StoreId, dir: string, agent: string): Promise<OpenedSafetyLog> {
+  const identity = storeIdentity(store);
+  if (identity === null) return { log: new VolatileEventLog() };
+  const log = await FileDurableEventLog.open(join(dir, safetyLogName(identity, agent)));
+  const legacy = join(dir, legacySafetyLogName(agent));
+  if (!existsSync(legacy)) return { log };
+  try {
+    const old = await FileDurableEventLog.open(legacy);
+    const pending = await old.pending();
+    await old.close();
+    if (pending.length === 0) return { log };
+    if (!soleSqliteStore(store, dir)) {
+      return { log, notice: `${legacy} (shared by every store in ${dir} before this version) holds ${pending.length} unconsolidated safety event(s) that may belong to another store; replay them into the right one with \`mnemos cycle run <scenario> --log ${legacy}\`` };
+    }
+    // append is idempotent per event id, and a replayed episode is keyed by it: a crash before the rename repeats this harmlessly.
+    for (const e of pending) await log.append(e);
+    renameSync(legacy, `${legacy}.adopted`);
+    return { log };
+  } catch (err) {
+    return { log, notice: `could not read the legacy safety-event log ${legacy}: ${(err as Error).message}` };
+  }
+}
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** Whether `store` is a SQLite file and no other SQLite database sits beside it in `dir`. */
+function soleSqliteStore(store: StoreId, dir: string): boolean {
+  if (store.location.includes('://') || resolve(dirname(resolve(store.location))) !== resolve(dir)) return false;
+  const own = basename(resolve(store.location));
+  for (const name of readdirSync(dir)) {
+    if (name === own || !isSqliteFile(join(dir, name))) continue;
+    return false;
+  }
+  return true;
+}
+
+function isSqliteFile(path: string): boolean {
+  const head = Buffer.alloc(SQLITE_MAGIC.length);
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    return readSync(fd, head, 0, head.length, 0) === head.length && head.equals(SQLITE_MAGIC);
+  } catch {
+    return false; // a folder, or unreadable: not a store this one could be confused with
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
