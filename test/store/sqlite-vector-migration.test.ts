@@ -20,7 +20,8 @@ test('a store from before migration 8 keeps its vectors and then holds a second 
     const model = (await m.search({ query: 'lighthouse lamp', mode: 'vector' })).explain.vectorModel!;
     await m.close();
 
-    // Put the store back in its version-7 shape, as an older Mnemos left it: the old vector table, no ledger version.
+    // Put the store back in its version-7 shape, as an older Mnemos left it: the old vector table, no ledger version,
+    // tombstones without the source digest (migration 12).
     const raw = new Database(db);
     const before = raw.prepare('SELECT memory_rowid, model, vector FROM memory_vectors ORDER BY memory_rowid').all();
     assert.equal(before.length, 5);
@@ -32,6 +33,8 @@ test('a store from before migration 8 keeps its vectors and then holds a second 
       DROP TRIGGER ledger_facts_versioned_insert;
       DROP TRIGGER ledger_facts_versioned_update;
       DROP TRIGGER ledger_facts_versioned_delete;
+      DROP INDEX tombstones_source;
+      ALTER TABLE tombstones DROP COLUMN source_digest;
     `);
     const put = raw.prepare('INSERT INTO memory_vectors (memory_rowid, model, vector) VALUES (?, ?, ?)');
     for (const r of before as { memory_rowid: number; model: string; vector: Buffer }[]) put.run(r.memory_rowid, r.model, r.vector);

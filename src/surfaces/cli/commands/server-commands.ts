@@ -104,7 +104,8 @@ export const serveCmd: Command = {
       cycleRegistry(memory.context).start(tickMs, (err) => say(`mnemos serve: cycle tick failed: ${(err as Error).message}`));
       say(`  cognitive cycle: ticking every ${tickMs} ms for each agent with a blackboard`);
     }
-    say(`mnemos serve: ${server.url} (store ${ctx.db}, namespace ${ctx.namespace})`);
+    // The store's location, not --db as typed: a PostgreSQL URL's password is masked there.
+    say(`mnemos serve: ${server.url} (store ${memory.store.location}, namespace ${ctx.namespace})`);
     say(`  HTTP API ${server.url}/v1   MCP ${server.url}/mcp   OpenAPI ${server.url}/openapi.json`);
     say(`  searches: ${threads > 0 ? `${threads} search thread${threads === 1 ? '' : 's'}` : 'on the event loop'} (--search-threads)`);
     if (boot?.created) {
