@@ -45,6 +45,8 @@ describe('HTTP API (mnemos serve)', () => {
 
   describe('authentication', () => {
     it(named('serves /healthz and /openapi.json without a token'), async () => {
+      // A PostgreSQL store's password never reaches the server's log.
+      if (db.includes('://')) assert.ok(!server.stderr().includes(`:${new URL(db).password}@`), 'the password is masked in the log');
       assert.deepEqual((await call('GET', '/healthz', null)).body, { ok: true });
       const doc = (await call('GET', '/openapi.json', null)).body;
       assert.equal(doc.openapi, '3.1.0');
