@@ -102,6 +102,16 @@ export function promptBlock(ranked: readonly LedgerFact[], maxTokens = DEFAULT_P
   return { text: lines.length ? [header, ...lines].join('\n') : '', facts: lines.length, tokens: lines.length ? tokens : 0 };
 }
 
+/**
+ * Whether a new value is the stored one, for strengthen vs supersede: only
+ * letter case and surrounding whitespace are ignored. Not normalizeForMatch,
+ * which is for finding facts in a query and drops punctuation, signs and
+ * symbols ("-5" would equal "5").
+ */
+export function sameValue(a: string, b: string): boolean {
+  return a.trim().toLowerCase() === b.trim().toLowerCase();
+}
+
 /** Normalises text for exact matching: lower-case, separators as spaces. */
 export function normalizeForMatch(s: string): string {
   return s.toLowerCase().replace(/[._\-\s]+/g, ' ').replace(/[^\p{L}\p{N} ]/gu, '').trim();

@@ -9,16 +9,15 @@ import {
   LEDGER_CATEGORIES,
   PIN_CONFIDENCE,
   isPinned,
-  normalizeForMatch,
   promptBlock,
   rankFacts,
+  sameValue,
   strengthen,
   validateFactInput,
   type LedgerCategory,
   type LedgerFact,
   type LedgerSource,
 } from './ledger-rules.ts';
-import { lifecyclePrincipal } from './principals.ts';
 import { LedgerIndexCache } from './ledger-index.ts';
 
 export function requireLedger(ctx: ServiceContext): LedgerStore {
@@ -78,10 +77,13 @@ function supersedeOps(old: { id: string }, fresh: LedgerFact, at: string): Ledge
 
 /**
  * Settles a fact. A pin (owner or agent) has confidence 0.95 and outranks
- * anything learned; the same value strengthens the fact; a different value
- * supersedes it, except that replacing an owner pin by anyone but the owner
- * waits for the owner's confirmation, and background learning never replaces
- * a pin.
+ * anything learned; the same value (ignoring letter case and surrounding
+ * whitespace) strengthens the fact; a different value, or the same value with
+ * a new statement or category, supersedes it, except that replacing an owner
+ * pin by anyone but the owner waits for the owner's confirmation, and
+ * background learning never replaces a pin. A fact the caller may not read is
+ * never compared with the input: the answer and the fact stay the same
+ * whether a guess of its value is right or wrong.
  */
 export async function settleFact(ctx: ServiceContext, p: Principal, input: FactInput, mode: 'pin' | 'learn'): Promise<PinOutcome> {
   if (p.role === 'guest') throw new MnemosError('forbidden', 'guests cannot change the canonical ledger');
@@ -97,30 +99,30 @@ export async function settleFact(ctx: ServiceContext, p: Principal, input: FactI
     await ledger.write(p, [{ kind: 'insert', fact: fresh }]);
     return { status: 'added', fact: fresh };
   }
-  // The holder may be invisible to the caller (an owner pin seen by an agent); compare as the engine, reveal nothing.
-  const current = (await ledger.get(lifecyclePrincipal(p.namespace), holder.id))!;
-  if (normalizeForMatch(current.value) === normalizeForMatch(input.value)) {
-    const s = strengthen(current, confidence);
+  // Read as the caller: null when the holder is hidden from it (an owner-only fact, to an agent).
+  const current = await ledger.get(p, holder.id);
+  if (!current) {
+    // Its confidence would be an oracle too, so background learning leaves a hidden fact alone.
+    if (mode === 'learn') return { status: 'rejected', reason: `"${input.key}" is held by a fact you cannot see` };
+  } else if (sameValue(current.value, input.value)) {
+    const restated = (input.statement !== undefined && input.statement !== current.statement) || (input.category !== undefined && fresh.category !== current.category);
     const upgrade = mode === 'pin' && !isPinned(current);
-    await ledger.write(p, [{ kind: 'patch', id: current.id, op: 'strengthen', set: { ...s, updatedAt: at } }]);
-    if (upgrade) {
-      // A pin of a learned fact's value makes it a pin: supersede with the same value.
-      const pinned = { ...fresh, confidence: Math.max(s.confidence, confidence), mentions: s.mentions };
-      await ledger.write(p, supersedeOps(current, pinned, at));
-      return { status: 'superseded', fact: pinned, replaced: current.id };
+    if (!restated && !upgrade) {
+      const s = strengthen(current, confidence);
+      await ledger.write(p, [{ kind: 'patch', id: current.id, op: 'strengthen', set: { ...s, updatedAt: at } }]);
+      return { status: 'strengthened', fact: { ...current, ...s, updatedAt: at } };
     }
-    return { status: 'strengthened', fact: { ...current, ...s, updatedAt: at } };
   }
-  if (mode === 'learn' && isPinned(current)) {
+  if (current && mode === 'learn' && isPinned(current)) {
     await ledger.write(p, [{ kind: 'patch', id: current.id, op: 'reject', set: {} }]);
     return { status: 'rejected', reason: `"${input.key}" is pinned; background learning never replaces a pin` };
   }
-  if (mode === 'learn' && confidence < current.confidence) return { status: 'rejected', reason: `"${input.key}" is already settled with higher confidence` };
-  if (current.source === 'owner pin' && p.role !== 'owner') {
+  if (current && mode === 'learn' && confidence < current.confidence) return { status: 'rejected', reason: `"${input.key}" is already settled with higher confidence` };
+  if (holder.source === 'owner pin' && p.role !== 'owner') {
     const pending: LedgerPending = {
       id: newId(now),
       key: input.key,
-      targetId: current.id,
+      targetId: holder.id,
       proposed: { value: fresh.value, statement: fresh.statement, category: fresh.category, source: fresh.source, confidence: fresh.confidence, agentId: fresh.agentId, ownerId: fresh.ownerId, visibility: fresh.visibility },
       proposer: actorOf(p),
       createdAt: at,
@@ -129,8 +131,13 @@ export async function settleFact(ctx: ServiceContext, p: Principal, input: FactI
     await ledger.write(p, [{ kind: 'pending', pending }]);
     return { status: 'pending_confirmation', pending, message: `"${input.key}" was pinned by the owner; the change waits for the owner's confirmation (mnemos pin confirm ${pending.id})` };
   }
-  await ledger.write(p, supersedeOps(current, fresh, at));
-  return { status: 'superseded', fact: fresh, replaced: current.id };
+  // The same value restated (or a learned fact pinned) is the same fact again: it keeps its standing, and what the input leaves out.
+  const next =
+    current && sameValue(current.value, input.value)
+      ? { ...fresh, ...strengthen(current, confidence), statement: input.statement ?? current.statement, category: input.category !== undefined ? fresh.category : current.category }
+      : fresh;
+  await ledger.write(p, supersedeOps(holder, next, at));
+  return { status: 'superseded', fact: next, replaced: holder.id };
 }
 
 /** Owner only: applies (or rejects) a pending replacement of an owner pin. */
@@ -148,11 +155,12 @@ export async function resolvePending(ctx: ServiceContext, p: Principal, pendingI
   const at = toIso(now);
   // Confirmed by the owner, the new value takes the owner pin's place: owner scope, and later changes wait again.
   const fresh = newFact(p, { key: q.key, value: q.proposed.value, statement: q.proposed.statement, category: q.proposed.category }, 'owner pin', PIN_CONFIDENCE, now);
+  // The proposal was made against q.targetId; applied over a newer value it would overwrite that value unseen.
   const holder = await ledger.keyHolder(p, q.key);
-  const ops: LedgerWrite[] = [{ kind: 'resolve', pendingId, status: 'confirmed' }];
-  if (holder) ops.push(...supersedeOps(holder, fresh, at));
-  else ops.push({ kind: 'insert', fact: fresh });
-  await ledger.write(p, ops);
+  if (holder?.id !== q.targetId) {
+    throw new MnemosError('conflict', `pending change ${pendingId} targets a fact of "${q.key}" that has since been replaced or retired; reject it (mnemos pin reject ${pendingId}) and pin again if still wanted`, { id: pendingId, key: q.key });
+  }
+  await ledger.write(p, [{ kind: 'resolve', pendingId, status: 'confirmed' }, ...supersedeOps(holder, fresh, at)]);
   return { status: 'confirmed', fact: fresh };
 }
 

@@ -95,3 +95,93 @@ test(named('guests never see owner ledger or graph data'), async () => {
     await s.close();
   }
 });
+
+test(named('an agent pinning or learning a key held by an owner-only fact learns nothing of it and changes nothing, whatever value it guesses'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const owner = s.m.lifecycle;
+    const a = s.m.as(agent).lifecycle;
+    const secret = await owner.pin({ key: 'user.bank', value: 'Barclays', statement: 'Owner banks at Barclays, account ending 4410' });
+    if (secret.status !== 'added') throw new Error();
+    const right = await a.pin({ key: 'user.bank', value: 'barclays' });
+    const wrong = await a.pin({ key: 'user.bank', value: 'Lloyds' });
+    // The same answer for a right and a wrong guess, once the caller's own words and fresh ids are set aside.
+    const shape = (r: Awaited<ReturnType<typeof a.pin>>) => {
+      if (r.status !== 'pending_confirmation') return r;
+      return { ...r, message: r.message.replace(r.pending.id, ''), pending: { ...r.pending, id: '', createdAt: '', proposed: { ...r.pending.proposed, value: '' } } };
+    };
+    assert.equal(right.status, 'pending_confirmation');
+    assert.deepEqual(shape(right), shape(wrong));
+    assert.doesNotMatch(JSON.stringify([right, wrong]), /4410|Barclays/);
+    // Background learning by the agent gets one answer too.
+    const learnRight = await a.learn({ key: 'user.bank', value: 'BARCLAYS', confidence: 1 });
+    const learnWrong = await a.learn({ key: 'user.bank', value: 'Lloyds', confidence: 1 });
+    assert.equal(learnRight.status, 'rejected');
+    assert.deepEqual(learnRight, learnWrong);
+    assert.doesNotMatch(JSON.stringify(learnRight), /4410|Barclays/);
+    const after = await owner.fact('user.bank');
+    assert.deepEqual(after, secret.fact, 'the owner fact is unchanged: no strengthening by a guess');
+
+    // An owner-only learned fact: the agent's pin replaces it as any pin replaces a learned fact, carrying nothing over.
+    await owner.learn({ key: 'user.tea', value: 'green', statement: 'Owner drinks green tea at night', confidence: 0.8 });
+    const pinned = await a.pin({ key: 'user.tea', value: 'Green' });
+    assert.equal(pinned.status, 'superseded');
+    if (pinned.status !== 'superseded') throw new Error();
+    assert.deepEqual([pinned.fact.value, pinned.fact.statement, pinned.fact.mentions, pinned.fact.confidence], ['Green', '', 1, 0.95]);
+    assert.equal((await owner.fact(pinned.replaced!)).mentions, 1);
+  } finally {
+    await s.close();
+  }
+});
+
+test(named('a pin whose value differs beyond letter case and surrounding spaces, or that restates the statement or category, is stored'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const owner = s.m.lifecycle;
+    for (const [key, before, after] of [['thermostat.offset', '-5', '5'], ['user.email', 'a.b@example.com', 'a_b@example.com'], ['project.lang', 'C++', 'C'], ['user.score', '+1', '1']]) {
+      await owner.pin({ key: key!, value: before! });
+      const r = await owner.pin({ key: key!, value: after! });
+      assert.equal(r.status, 'superseded', `${before} -> ${after}`);
+      assert.equal((await owner.fact(key!)).value, after);
+    }
+    // Letter case and surrounding spaces are the same value (docs: LIFECYCLE.md).
+    assert.equal((await owner.pin({ key: 'project.lang', value: ' c ' })).status, 'strengthened');
+    assert.equal((await owner.fact('project.lang')).value, 'C');
+
+    const first = await owner.pin({ key: 'user.city', value: 'Lisbon', statement: 'User lives in Lisbon', category: 'identity' });
+    if (first.status !== 'added') throw new Error();
+    const restated = await owner.pin({ key: 'user.city', value: 'Lisbon', statement: 'User moved back to Lisbon in 2025', category: 'preference' });
+    assert.equal(restated.status, 'superseded');
+    const now = await owner.fact('user.city');
+    assert.deepEqual([now.value, now.statement, now.category, now.mentions], ['Lisbon', 'User moved back to Lisbon in 2025', 'preference', 2]);
+    assert.equal((await owner.fact(first.fact.id)).status, 'superseded');
+    // Only the category given: the statement stays; nothing new: strengthened.
+    assert.equal((await owner.pin({ key: 'user.city', value: 'Lisbon', category: 'identity' })).status, 'superseded');
+    assert.deepEqual([(await owner.fact('user.city')).statement, (await owner.fact('user.city')).category], ['User moved back to Lisbon in 2025', 'identity']);
+    assert.equal((await owner.pin({ key: 'user.city', value: 'lisbon', statement: 'User moved back to Lisbon in 2025' })).status, 'strengthened');
+    // Pinning a learned fact's value keeps its statement.
+    await owner.learn({ key: 'user.tea', value: 'green', statement: 'Drinks green tea', confidence: 0.7 });
+    assert.equal((await owner.pin({ key: 'user.tea', value: 'green' })).status, 'superseded');
+    assert.deepEqual([(await owner.fact('user.tea')).statement, (await owner.fact('user.tea')).source], ['Drinks green tea', 'owner pin']);
+  } finally {
+    await s.close();
+  }
+});
+
+test(named('confirming a pending change whose target the owner has since replaced is a conflict and changes nothing'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const owner = s.m.lifecycle;
+    await owner.pin({ key: 'user.bank', value: 'Barclays' });
+    const proposal = await s.m.as(agent).lifecycle.pin({ key: 'user.bank', value: 'HSBC' });
+    if (proposal.status !== 'pending_confirmation') throw new Error();
+    await owner.pin({ key: 'user.bank', value: 'Santander' });
+    await assert.rejects(owner.confirmPin(proposal.pending.id), { code: 'conflict', message: /since been replaced/ });
+    assert.equal((await owner.fact('user.bank')).value, 'Santander');
+    assert.deepEqual((await owner.facts()).pending.map((q) => [q.id, q.status]), [[proposal.pending.id, 'pending']]);
+    // The owner can still refuse it.
+    assert.equal((await owner.rejectPin(proposal.pending.id)).status, 'rejected');
+  } finally {
+    await s.close();
+  }
+});

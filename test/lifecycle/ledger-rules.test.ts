@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isExactHit, ledgerScore, promptBlock, rankFacts, strengthen, validateFactInput, type LedgerFact } from '../../src/lifecycle/ledger-rules.ts';
+import { isExactHit, ledgerScore, promptBlock, rankFacts, sameValue, strengthen, validateFactInput, type LedgerFact } from '../../src/lifecycle/ledger-rules.ts';
 import { ledgerFact } from './helpers.ts';
 
 test('ledger key, value and statement limits', () => {
@@ -59,4 +59,9 @@ test('exact ledger hits: key in any separator style, or the whole value', () => 
     ['home', false],
   ];
   for (const [q, want] of rows) assert.equal(isExactHit(f, q), want, q);
+});
+
+test('the same ledger value ignores only letter case and surrounding whitespace', () => {
+  for (const [a, b] of [['SQLite', 'sqlite'], [' Lisbon ', 'lisbon'], ['C++', 'c++']]) assert.ok(sameValue(a!, b!), `${a} = ${b}`);
+  for (const [a, b] of [['-5', '5'], ['a.b@example.com', 'a_b@example.com'], ['C++', 'C'], ['+1', '1'], ['new york', 'new-york'], ['$5', '5']]) assert.ok(!sameValue(a!, b!), `${a} != ${b}`);
 });
