@@ -12,7 +12,17 @@ export function isWellFormed(s: string): boolean {
 
 export const LONE_SURROGATE = 'contains half of a UTF-16 surrogate pair (a broken character), which cannot be stored as given; send valid Unicode';
 
+/**
+ * PostgreSQL text cannot hold U+0000 (SQLite can): the same write stored on
+ * one backend was an `internal` error on the other, and a SQLite store
+ * holding one could not be copied over. Refused on both.
+ */
+export const hasNoNul = (s: string): boolean => !s.includes('\u0000');
+export const NUL_CHAR = 'contains the NUL character (U+0000), which a PostgreSQL store cannot hold; remove it';
+
 /** Throws validation_failed when `value` is a string that cannot be stored as given. */
 export function assertStorableText(value: string | null, field: string): void {
-  if (value !== null && !isWellFormed(value)) throw new MnemosError('validation_failed', `${field} ${LONE_SURROGATE}`, { field });
+  if (value === null) return;
+  if (!isWellFormed(value)) throw new MnemosError('validation_failed', `${field} ${LONE_SURROGATE}`, { field });
+  if (!hasNoNul(value)) throw new MnemosError('validation_failed', `${field} ${NUL_CHAR}`, { field });
 }

@@ -1,5 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
-import { isWellFormed, LONE_SURROGATE } from '../domain/unicode.ts';
+import { assertStorableText } from '../domain/unicode.ts';
 
 /**
  * The canonical ledger's rules (formulas.md): settled facts as key, value and
@@ -48,7 +48,7 @@ export function validateFactInput(f: { key: string; value: string; statement?: s
   if (f.confidence !== undefined && (typeof f.confidence !== 'number' || !(f.confidence >= 0 && f.confidence <= 1))) {
     throw new MnemosError('validation_failed', 'ledger confidence must be a number from 0 to 1', { field: 'confidence' });
   }
-  if (!isWellFormed(f.value) || (f.statement !== undefined && !isWellFormed(f.statement))) throw new MnemosError('validation_failed', `ledger value ${LONE_SURROGATE}`, { field: 'value' });
+  for (const field of ['value', 'statement', 'category'] as const) if (f[field] !== undefined) assertStorableText(f[field], field);
   if (!LEDGER_KEY_RE.test(f.key)) throw new MnemosError('validation_failed', `ledger key "${f.key}" must match ${LEDGER_KEY_RE.source} (lower-case, 2-64 chars)`, { field: 'key' });
   if (f.value.length === 0 || f.value.length > MAX_VALUE) throw new MnemosError('validation_failed', `ledger value must be 1-${MAX_VALUE} characters`, { field: 'value' });
   if (f.statement !== undefined && f.statement.length > MAX_STATEMENT)

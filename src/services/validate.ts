@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
 import { parseIso } from '../domain/time.ts';
-import { isWellFormed, LONE_SURROGATE } from '../domain/unicode.ts';
+import { hasNoNul, isWellFormed, LONE_SURROGATE, NUL_CHAR } from '../domain/unicode.ts';
 import { freezeJson } from '../cognition/json.ts';
 
 /**
@@ -47,7 +47,7 @@ function calendarDayExists(s: string): boolean {
 
 /** A string schema that refuses what a database text column cannot store as given (domain/unicode.ts). */
 export function storable(s: z.ZodString): z.ZodString {
-  return s.refine(isWellFormed, { message: LONE_SURROGATE });
+  return s.refine(isWellFormed, { message: LONE_SURROGATE }).refine(hasNoNul, { message: NUL_CHAR });
 }
 
 /**

@@ -49,6 +49,23 @@ test(named('a lone UTF-16 surrogate is refused on every way in, and the audit ch
   }),
 );
 
+test(named('a NUL character is refused on every backend (PostgreSQL cannot store it; it was an internal error there and stored on SQLite)'), () =>
+  withMemory(async (m, dir) => {
+    await assert.rejects(m.remember({ text: 'line with nul \u0000 inside' }), refused('validation_failed', /text/));
+    await assert.rejects(m.remember({ text: 'fine', key: 'k\u0000' }), refused('validation_failed', /key/));
+    await assert.rejects(m.remember({ text: 'fine', tags: ['a\u0000b'] }), refused('validation_failed', /tags/));
+    await assert.rejects(m.remember({ text: 'fine', sessionId: 's\u0000' }), refused('validation_failed', /sessionId/));
+    await assert.rejects(m.ingestTranscript({ sessionId: 's1', messages: [{ role: 'user', content: 'x\u0000' }] }), refused('validation_failed', /^messages\.0\.content$/));
+    await assert.rejects(m.lifecycle.pin({ key: 'user.city', value: 'Lis\u0000bon' }), refused('validation_failed', /value/));
+    writeFileSync(join(dir, 'nul.jsonl'), JSON.stringify({ text: 'from a file \u0000' }) + '\n');
+    await assert.rejects(m.import(join(dir, 'nul.jsonl')), refused('validation_failed'));
+    // Escaped inside JSON text, metadata keeps it as given.
+    const ok = await m.remember({ text: 'fine', metadata: { raw: 'a\u0000b' } });
+    assert.equal((await m.get(ok.id)).metadata.raw, 'a\u0000b');
+    assert.equal((await m.list()).total, 1);
+  }),
+);
+
 test(named('metadata must be plain JSON nested at most 64 levels: cycles, BigInt and deep nesting are refused, not internal errors'), () =>
   withMemory(async (m) => {
     const circular: Record<string, unknown> = { a: 1 };

@@ -16,11 +16,15 @@ export type MemoryRow = Record<(typeof MEMORY_COLUMNS)[number], unknown> & { row
 
 export function memoryToRow(m: Memory, docLen: number): unknown[] {
   // The last guard of every path into the table (inputs, imports, the cycle): a
-  // text column would store U+FFFD for a lone surrogate. JSON columns escape it.
+  // text column would store U+FFFD for a lone surrogate, and PostgreSQL refuses
+  // NUL; tags and labels are JSONB there, which refuses both. Metadata and
+  // source are stored as JSON text, which escapes them.
   assertStorableText(m.text, 'text');
   assertStorableText(m.sourceKey, 'key');
   assertStorableText(m.sessionId, 'sessionId');
   assertStorableText(m.agentId, 'agentId');
+  for (const t of m.tags) assertStorableText(t, 'tags');
+  for (const l of m.labels) assertStorableText(l, 'labels');
   return [
     m.id, m.lineageId, m.version, m.text, m.contentHash, m.type, m.importance, m.accessCount, toMsOrNull(m.lastAccessedAt),
     m.emotionalValence, m.salience, m.lifecycle, toMs(m.validFrom), toMsOrNull(m.validTo), toMs(m.recordedAt),
