@@ -19,6 +19,7 @@ import {
   planAllMerges,
   planLifecycle,
   planOrphanRescue,
+  planPurge,
   refreshModel,
   stalledGoals,
   type ChangeNote,
@@ -160,7 +161,8 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         }
         if (replaced.size > 0) memories = memories.map((m) => replaced.get(m.id) ?? m);
       } else if (phase === 'purge') {
-        const due = await jobs.dueForPurge(sys, now - cfg.purgeAfterMs, 100_000);
+        // `memories` is current here (the lifecycle and merge phases kept it so): held merge losers are spared.
+        const due = planPurge(await jobs.dueForPurge(sys, now - cfg.purgeAfterMs, 100_000), memories, now);
         const ops: WriteOp[] = due.map((lineageId) => ({ kind: 'forget', lineageId, reason: `purge: expired more than ${Math.round(cfg.purgeAfterMs / 86_400_000)} days ago` }));
         counts.purged = (counts.purged ?? 0) + (await applyInBatches(ctx, sys, ops, 200, afterBatch));
         note(due.slice(0, 100).map((id) => ({ id, action: 'purge' as const, reason: 'expired past retention' })));
@@ -171,6 +173,7 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         const r = planOrphanRescue(memories, now, cfg);
         counts.rescued = (counts.rescued ?? 0) + (await applyInBatches(ctx, sys, r.ops, 1000, afterBatch));
         note(r.notes);
+        if (r.replaced.size > 0) memories = memories.map((m) => r.replaced.get(m.id) ?? m);
         openLoops = stalledGoals(memories, now, cfg);
         counts.openLoops = openLoops.length;
       } else if (phase === 'graph' && ctx.store.graph) {

@@ -104,12 +104,31 @@ export async function applyGroups(ctx: ServiceContext, sys: Principal, groups: W
   return out;
 }
 
+/** The lineage a merge archived this memory into, or null. */
+export function mergedIntoLineage(m: Memory): string | null {
+  const into = m.metadata.mergedInto as { lineageId?: unknown } | undefined;
+  return typeof into?.lineageId === 'string' ? into.lineageId : null;
+}
+
+/**
+ * A merge loser (archived by the merge, or expired by an older build) whose
+ * survivor still has a current version, of any lifecycle. It lives as long
+ * as its survivor: scored, expired or purged on its own it would be lost
+ * while the survivor's `mergedFrom` still points at it, and reverseMerge
+ * could not bring it back.
+ */
+export function heldByMerge(m: Memory, lineages: ReadonlySet<string>): boolean {
+  const into = mergedIntoLineage(m);
+  return into !== null && (m.lifecycle === 'archived' || m.lifecycle === 'expired') && lineages.has(into);
+}
+
 /** Importance recalculation, threshold moves and TTL governance. */
 export function planLifecycle(memories: readonly Memory[], now: number): { ops: WriteOp[]; notes: ChangeNote[]; expiredLineages: string[]; counts: Record<string, number> } {
   const ops: WriteOp[] = [];
   const notes: ChangeNote[] = [];
   const expiredLineages: string[] = [];
-  const counts: Record<string, number> = { scored: 0, consolidated: 0, archived: 0, expired: 0, ttlExpired: 0 };
+  const counts: Record<string, number> = { scored: 0, consolidated: 0, archived: 0, expired: 0, ttlExpired: 0, heldByMerge: 0 };
+  const lineages = new Set(memories.map((m) => m.lineageId));
   for (const m of memories) {
     if (m.lifecycle === 'expired') {
       expiredLineages.push(m.lineageId);
@@ -121,6 +140,11 @@ export function planLifecycle(memories: readonly Memory[], now: number): { ops: 
       notes.push({ id: m.id, action: 'lifecycle', from: m.lifecycle, to: 'expired', reason: 'ttl' });
       expiredLineages.push(m.lineageId);
       counts.ttlExpired!++;
+      continue;
+    }
+    // An owner-set TTL still applies (above); decay does not, while the survivor lives.
+    if (heldByMerge(m, lineages)) {
+      counts.heldByMerge!++;
       continue;
     }
     counts.scored!++;
@@ -136,11 +160,30 @@ export function planLifecycle(memories: readonly Memory[], now: number): { ops: 
   return { ops, notes, expiredLineages, counts };
 }
 
+/**
+ * Lineages due for purge that may really be forgotten now: not a memory
+ * whose current version is no longer expired, and not a merge loser held by
+ * its survivor (unless its own TTL ran out). Lineages with no current
+ * version are left to the forget op.
+ */
+export function planPurge(due: readonly string[], memories: readonly Memory[], now: number): string[] {
+  const byLineage = new Map(memories.map((m) => [m.lineageId, m]));
+  const lineages = new Set(byLineage.keys());
+  return due.filter((id) => {
+    const m = byLineage.get(id);
+    if (!m) return true;
+    if (m.lifecycle !== 'expired') return false;
+    const ttlPassed = m.expiresAt !== null && Date.parse(m.expiresAt) <= now;
+    return ttlPassed || !heldByMerge(m, lineages);
+  });
+}
+
 /** The two new versions of one merge: one batch, so a merge is all or nothing. */
 export function mergeOps(survivor: Memory, loser: Memory, plan: PlannedMerge, now: number): WriteOp[] {
   const at = toIso(now);
   const nextSurvivorId = newId(now);
-  const provenance = { id: loser.id, lineageId: loser.lineageId, origin: loser.origin, source: loser.source, sourceKey: loser.sourceKey, similarity: plan.similarity, method: plan.method, at };
+  // Each side's lifecycle before the merge, so reverseMerge can put it back.
+  const provenance = { id: loser.id, lineageId: loser.lineageId, origin: loser.origin, source: loser.source, sourceKey: loser.sourceKey, similarity: plan.similarity, method: plan.method, at, survivorLifecycle: survivor.lifecycle };
   const prior = Array.isArray(survivor.metadata.mergedFrom) ? (survivor.metadata.mergedFrom as unknown[]) : [];
   const base = { recordedAt: at, supersededAt: null, supersededBy: null };
   const s: Memory = {
@@ -157,7 +200,7 @@ export function mergeOps(survivor: Memory, loser: Memory, plan: PlannedMerge, no
     id: newId(now),
     version: loser.version + 1,
     lifecycle: 'archived',
-    metadata: { ...loser.metadata, mergedInto: { id: nextSurvivorId, lineageId: survivor.lineageId, similarity: plan.similarity, method: plan.method, at } },
+    metadata: { ...loser.metadata, mergedInto: { id: nextSurvivorId, lineageId: survivor.lineageId, similarity: plan.similarity, method: plan.method, at, lifecycle: loser.lifecycle } },
   };
   s.contentHash = contentHash(s.text);
   return [
@@ -179,20 +222,33 @@ export function planAllMerges(memories: readonly Memory[], cfg: LifecycleConfig)
   return planMerges(memories, surfaceWords, { textThreshold: cfg.textDuplicateThreshold, vectorThreshold: cfg.vectorDuplicateThreshold });
 }
 
-/** Archived memories merged into a survivor that is gone, still strong and long unused: back to activated. */
-export function planOrphanRescue(memories: readonly Memory[], now: number, cfg: LifecycleConfig): { ops: WriteOp[]; notes: ChangeNote[] } {
-  const liveLineages = new Set(memories.filter((m) => m.lifecycle !== 'archived' && m.lifecycle !== 'expired').map((m) => m.lineageId));
+/**
+ * Archived merge losers whose survivor is gone (no current version: forgotten
+ * or purged; an archived or expired survivor still exists), still strong and
+ * long unused: back to activated. `memories` must be the state after the
+ * lifecycle and purge phases. The rescue is a new version that trades
+ * `mergedInto` for `rescuedFrom`: the memory is an ordinary one again, so
+ * when it decays and is archived later, it is not rescued again (no
+ * archive/rescue flip-flop every run).
+ */
+export function planOrphanRescue(memories: readonly Memory[], now: number, cfg: LifecycleConfig): { ops: WriteOp[]; notes: ChangeNote[]; replaced: Map<string, Memory> } {
+  const lineages = new Set(memories.map((m) => m.lineageId));
   const ops: WriteOp[] = [];
   const notes: ChangeNote[] = [];
+  const replaced = new Map<string, Memory>();
   for (const m of memories) {
     if (m.lifecycle !== 'archived' || m.importance <= MID_TERM_THRESHOLD) continue;
-    const into = m.metadata.mergedInto as { lineageId?: string } | undefined;
-    if (!into?.lineageId || liveLineages.has(into.lineageId)) continue;
+    const into = mergedIntoLineage(m);
+    if (into === null || lineages.has(into)) continue;
     if (now - Date.parse(m.lastAccessedAt ?? m.recordedAt) < cfg.orphanUnusedMs) continue;
-    ops.push({ kind: 'lifecycle', id: m.id, from: 'archived', to: 'activated', reason: `rescue: merged into ${into.lineageId}, which is gone` });
+    const at = toIso(now);
+    const { mergedInto, ...meta } = m.metadata;
+    const next: Memory = { ...m, id: newId(now), version: m.version + 1, recordedAt: at, supersededAt: null, supersededBy: null, lifecycle: 'activated', metadata: { ...meta, rescuedFrom: { ...(mergedInto as object), rescuedAt: at } } };
+    ops.push({ kind: 'update', previousId: m.id, next, action: 'update', reason: `rescue: merged into ${into}, which is gone` });
     notes.push({ id: m.id, action: 'rescue', from: 'archived', to: 'activated', reason: 'orphaned by its merge survivor' });
+    replaced.set(m.id, next);
   }
-  return { ops, notes };
+  return { ops, notes, replaced };
 }
 
 export interface OpenLoop {

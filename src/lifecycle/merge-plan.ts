@@ -1,5 +1,5 @@
 import { OWNER_MARKED_LABEL, type Memory } from '../domain/memory.ts';
-import { similarPairs, shingles, type SimilarityItem } from './similarity.ts';
+import { factTerms, similarPairs, shingles, type SimilarityItem } from './similarity.ts';
 
 /** Chunks carrying this label were marked by the owner and are never rewritten or merged. */
 export { OWNER_MARKED_LABEL };
@@ -44,8 +44,40 @@ function stronger(a: Memory, b: Memory): Memory {
 }
 
 /**
+ * Whether the survivor's valid time covers the loser's. Archiving the loser
+ * must not hide a fact at a time it held: a text valid in January 2020 and
+ * the same text valid since last month are two facts, and an as-of search
+ * for today must still find the second.
+ */
+export function coversValidTime(survivor: Pick<Memory, 'validFrom' | 'validTo'>, loser: Pick<Memory, 'validFrom' | 'validTo'>): boolean {
+  if (Date.parse(survivor.validFrom) > Date.parse(loser.validFrom)) return false;
+  if (survivor.validTo === null) return true;
+  return loser.validTo !== null && Date.parse(loser.validTo) <= Date.parse(survivor.validTo);
+}
+
+/** What reverseMerge records on both memories of a pair the owner took apart. */
+export interface KeptApart {
+  lineageId: string;
+  /** Content hashes of both texts at the reversal: a changed text makes it a new pair. */
+  hash: string;
+  ownHash: string;
+  at: string;
+}
+
+/** True when the owner reversed a merge of these two and neither text changed since. */
+export function keptApart(a: Memory, b: Memory): boolean {
+  const apart = (x: Memory, y: Memory) => {
+    const list = x.metadata.keptApartFrom;
+    return Array.isArray(list) && (list as Partial<KeptApart>[]).some((k) => k.lineageId === y.lineageId && k.hash === y.contentHash && k.ownHash === x.contentHash);
+  };
+  return apart(a, b) || apart(b, a);
+}
+
+/**
  * Pairs to merge, most similar first. A memory is merged at most once per
  * run (as survivor or loser), so each merge is one small reversible step.
+ * A pair is skipped when the stronger memory's valid time does not cover
+ * the other's, or when the owner took the two apart (reverseMerge).
  */
 export function planMerges(
   memories: readonly Memory[],
@@ -58,7 +90,9 @@ export function planMerges(
     if (!mergeable(m)) continue;
     byId.set(m.id, m);
     const v = opts.vectors?.get(m.id);
-    items.push({ id: m.id, group: `${scopeKey(m)}\u0000${m.type}`, shingles: shingles(analyze(m.text)), ...(v ? { vector: v } : {}) });
+    const terms = analyze(m.text);
+    // Only texts with the same numbers, dates and negations are ever compared (vectors blur them too).
+    items.push({ id: m.id, group: `${scopeKey(m)}\u0000${m.type}\u0000${factTerms(terms).join(' ')}`, shingles: shingles(terms), ...(v ? { vector: v } : {}) });
   }
   const used = new Set<string>();
   const out: PlannedMerge[] = [];
@@ -67,8 +101,10 @@ export function planMerges(
     const a = byId.get(pair.a)!;
     const b = byId.get(pair.b)!;
     if (scopeKey(a) !== scopeKey(b)) continue; // defence in depth: groups already separate scopes
+    if (keptApart(a, b)) continue;
     const survivor = stronger(a, b);
     const loser = survivor === a ? b : a;
+    if (!coversValidTime(survivor, loser)) continue;
     used.add(a.id);
     used.add(b.id);
     out.push({ survivorId: survivor.id, loserId: loser.id, similarity: Math.round(pair.similarity * 1e4) / 1e4, method: pair.method });

@@ -16,6 +16,24 @@ export function shingles(terms: readonly string[]): Set<string> {
   return out;
 }
 
+const FACT_WORDS = new Set([
+  'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
+  'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday',
+  'today', 'tomorrow', 'yesterday', 'tonight',
+  'not', 'no', 'never',
+]);
+
+/**
+ * The terms that pin a fact down, in text order: every term with a digit
+ * (room 12, 3pm, 2026), date words and negations. Jaccard weighs them like
+ * any other word, so "in room 12" and "in room 14" score 0.87 in a long
+ * sentence; two texts whose fact terms differ state different facts and are
+ * never near-duplicates, however many other words they share.
+ */
+export function factTerms(terms: readonly string[]): string[] {
+  return terms.filter((t) => FACT_WORDS.has(t) || /\p{N}/u.test(t));
+}
+
 export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 && b.size === 0) return 1;
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];

@@ -35,7 +35,9 @@ test(named('near-duplicates merge within one scope only; survivor keeps both pro
     assert.equal((await other.get(o3.id)).version, 1);
 
     const back = await s.m.lifecycle.reverseMerge(o2.id);
-    assert.equal((await s.m.get(back.restoredId)).lifecycle, 'activated');
+    // Each side gets back the lifecycle it had before the merge.
+    assert.equal((await s.m.get(back.restoredId)).lifecycle, 'generated');
+    assert.equal((await s.m.get(back.survivorId)).lifecycle, 'generated');
     assert.equal((await s.m.get(back.survivorId)).metadata.mergedFrom, undefined);
   } finally {
     await s.close();
