@@ -136,6 +136,12 @@ export type WriteOp =
       readOnlyOfOthers?: boolean;
     }
   | { kind: 'touch'; ids: string[]; at: string }
+  /**
+   * Brings a stored version's in-place state (closing, lifecycle, importance,
+   * access statistics) to that of the same version in another store: a copy
+   * run again after the source moved on. Its content must match.
+   */
+  | { kind: 'mirror'; memory: Memory }
   /** An audit entry with no data change (a refused safety event, a token issued). */
   | { kind: 'record'; audit: AuditDraft };
 
@@ -147,6 +153,7 @@ export type WriteResult =
   | { kind: 'retire'; id: string }
   | { kind: 'forget'; lineageId: string; removed: ForgetFootprint }
   | { kind: 'touch'; count: number }
+  | { kind: 'mirror'; id: string; changed: boolean }
   | { kind: 'record' };
 
 /** Everything a forget would remove, counted place by place. */

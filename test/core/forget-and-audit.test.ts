@@ -240,3 +240,21 @@ test(named('the audit log refuses updates and deletes through SQL'), async () =>
     await cleanup();
   }
 });
+
+test(named('a chunk retired because it left its file still verifies: closing a version is not tampering'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const { writeFileSync } = await import('node:fs');
+    const file = join(dir, 'notes.md');
+    writeFileSync(file, '# A\n\nalpha paragraph\n\n# B\n\nbeta paragraph\n');
+    const m = await openMemory({ db });
+    await m.import(file);
+    writeFileSync(file, '# A\n\nalpha paragraph\n');
+    assert.equal((await m.import(file)).retired, 1);
+    const report = await m.verifyAudit();
+    assert.deepEqual(report.memoryProblems, [], 'the retired version was reported as tampered with');
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});

@@ -328,6 +328,9 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.equal(recorded.get(next.id)?.claims, claimsHash(next));
       assert.ok(recorded.has(m.id) && !recorded.has('no-such-memory'));
       assert.deepEqual(await s.audit.recordedHashes({ ...owner, namespace: 'elsewhere' }, [m.id]), new Map(), 'scoped by namespace');
+      // A retirement (its chunk left the file) closes the version without changing its text: what it was written with stands.
+      await s.apply(owner, [{ kind: 'retire', id: next.id, reason: 'contract' }]);
+      assert.deepEqual((await s.audit.recordedHashes(owner, [next.id])).get(next.id), { hash: next.contentHash, claims: claimsHash(next) });
       // unstoredWrites: written versions with no row, in id order, paged; here only forgotten ones (a forget removed them).
       const gone = mem(owner, { text: 'written then forgotten' });
       await s.apply(owner, [insert(gone)]);

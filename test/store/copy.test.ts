@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { runCli } from '../../src/surfaces/cli/main.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { tempDir } from '../helpers/temp.ts';
-import { postgresOnly, sqliteOnly } from '../helpers/backend.ts';
+import { named, postgresOnly, sqliteOnly, testStores } from '../helpers/backend.ts';
 import { dropSchema, freshSchema } from '../helpers/pg-env.ts';
 
 async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -105,5 +105,47 @@ test('copy SQLite -> PostgreSQL -> SQLite gives an identical export', postgresOn
   } finally {
     tmp.cleanup();
     await dropSchema(schema);
+  }
+});
+
+test(named('copy run again after the source moved on brings the target up to date: one current version, the same export'), async () => {
+  const tmp = tempDir();
+  const target = testStores();
+  try {
+    const src = join(tmp.dir, 'moving.db');
+    const m = await openMemory({ db: src });
+    const plain = await m.remember({ text: 'the boiler was serviced in March' });
+    const keyed = await m.remember({ text: 'the spare key is under the mat', key: 'rk' });
+    const other = await m.remember({ text: 'the gate code is on the fridge' });
+    await m.close();
+    const first = JSON.parse((await cli(['copy', '--from', src, '--to', target.db, '--json'])).out);
+    assert.deepEqual([first.copied, first.verified], [3, true]);
+
+    // The source moves on: new versions (one under a key), a lifecycle move, a recall.
+    const again = await openMemory({ db: src });
+    await again.update(plain.id, { text: 'the boiler was serviced in April' });
+    await again.update(keyed.id, { text: 'the spare key is with the neighbour' });
+    await again.store.apply(again.principal, [{ kind: 'lifecycle', id: other.id, from: 'generated', to: 'archived', reason: 'owner' }, { kind: 'touch', ids: [other.id], at: '2026-05-01T00:00:00.000Z' }]);
+    await again.close();
+
+    const second = await cli(['copy', '--from', src, '--to', target.db, '--json']);
+    assert.equal(second.code, 0, second.out + second.err);
+    const r = JSON.parse(second.out);
+    assert.deepEqual([r.copied, r.updated, r.verified], [2, 3, true], 'two new versions; two closed and one archived and recalled in the target');
+    assert.equal(await exportOf(target.db), await exportOf(src));
+    const t = await openMemory({ db: target.db });
+    try {
+      const current = (await t.list({ limit: 10 })).items.map((x) => x.text).sort();
+      assert.deepEqual(current, ['the boiler was serviced in April', 'the spare key is with the neighbour'], 'one current version of each');
+      const v = await t.verifyAudit();
+      assert.equal(v.ok, true, JSON.stringify(v.memoryProblems));
+    } finally {
+      await t.close();
+    }
+    const third = JSON.parse((await cli(['copy', '--from', src, '--to', target.db, '--json'])).out);
+    assert.deepEqual([third.copied, third.updated, third.unchanged, third.verified], [0, 0, 5, true], 'and a third run changes nothing');
+  } finally {
+    tmp.cleanup();
+    await target.cleanup();
   }
 });

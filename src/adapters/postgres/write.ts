@@ -13,6 +13,7 @@ import type { PgPlace } from './places.ts';
 import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { packVectors, writeVectors } from './vectors.ts';
 import { KnownRows } from './known-rows.ts';
+import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
 import { checksForgotten, forgottenResult, forgottenSource, sourceDigest } from '../sql/forgotten-sources.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'] as const;
@@ -225,6 +226,8 @@ export class PgWriter {
         return { kind: 'forget', lineageId: op.lineageId, removed: await this.forget(ctx, op.lineageId, op.reason, op.readOnlyOfOthers === true) };
       case 'touch':
         return { kind: 'touch', count: await this.touch(ctx, op.ids, toMs(op.at)) };
+      case 'mirror':
+        return this.mirror(ctx, op.memory);
       case 'record':
         await this.audit(ctx, op.audit);
         return { kind: 'record' };
@@ -297,6 +300,18 @@ export class PgWriter {
       [m.id, m.namespace, ...(source ?? [null, null, null, null])],
     );
     return found[0]?.lineage_id ?? null;
+  }
+
+  private async mirror(ctx: BatchContext, source: Memory): Promise<WriteResult> {
+    const row = (await rows<MemoryRow>(ctx.c, `SELECT ${SELECT_COLUMNS} FROM memories WHERE id = $1 FOR UPDATE`, [source.id]))[0];
+    if (!row) throw new MnemosError('not_found', `memory ${source.id} does not exist`, { id: source.id });
+    const target = rowToMemory(row);
+    this.assertWritable(ctx.p, target);
+    const plan = planMirror(target, source);
+    if (!plan.changed) return { kind: 'mirror', id: source.id, changed: false };
+    await ctx.c.query(`UPDATE memories SET ${MIRROR_COLUMNS.map((c, i) => `${c} = $${i + 1}`).join(', ')} WHERE id = $${MIRROR_COLUMNS.length + 1}`, [...plan.values, source.id]);
+    for (const a of plan.audits) await this.audit(ctx, { ...a, memoryId: source.id });
+    return { kind: 'mirror', id: source.id, changed: true };
   }
 
   private async update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string, vector?: OpVector): Promise<WriteResult> {

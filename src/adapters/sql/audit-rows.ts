@@ -19,10 +19,12 @@ export function rowToAudit(r: Record<string, unknown>): AuditEntry {
 }
 
 /**
- * Folds a version's content writes, oldest first: the last hash wins (a
- * retirement records none), and the claims are those of the last write that
- * recorded any: the one that wrote the version.
+ * Folds a version's content writes, oldest first, into what it was written
+ * with: the last write's hash and claims. A closing (a retirement: its
+ * chunk vanished from the file) records no after-hash and leaves the text as
+ * it was; taking its null for the hash made `audit verify` report every
+ * retired chunk as tampered with.
  */
 export function lastWrite(prev: RecordedWrite | undefined, hash: string | null, claims: string | null): RecordedWrite {
-  return { hash, claims: claims ?? prev?.claims ?? null };
+  return { hash: hash ?? prev?.hash ?? null, claims: claims ?? prev?.claims ?? null };
 }

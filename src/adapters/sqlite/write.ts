@@ -9,6 +9,7 @@ import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
 import type { DerivedPlace } from './places.ts';
 import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
+import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
 import { checksForgotten, forgottenResult, forgottenSource, sourceDigest } from '../sql/forgotten-sources.ts';
 import { vectorToBytes } from '../vector-scan.ts';
 
@@ -94,6 +95,8 @@ export class SqliteWriter {
         return { kind: 'forget', lineageId: op.lineageId, removed: this.forget(ctx, op.lineageId, op.reason, op.readOnlyOfOthers === true) };
       case 'touch':
         return { kind: 'touch', count: this.touch(ctx, op.ids, toMs(op.at)) };
+      case 'mirror':
+        return this.mirror(ctx, op.memory);
       case 'record':
         this.audit(ctx, op.audit);
         return { kind: 'record' };
@@ -200,6 +203,18 @@ export class SqliteWriter {
     this.db.prepare('UPDATE memories SET superseded_at = ? WHERE id = ?').run(ctx.now, id);
     this.audit(ctx, { action: 'supersede', memoryId: id, beforeHash: m.contentHash, afterHash: null, details: { lineageId: m.lineageId, reason } });
     return { kind: 'retire', id };
+  }
+
+  private mirror(ctx: BatchContext, source: Memory): WriteResult {
+    const row = this.byId.get(source.id) as MemoryRow | undefined;
+    if (!row) throw new MnemosError('not_found', `memory ${source.id} does not exist`, { id: source.id });
+    const target = rowToMemory(row);
+    this.assertWritable(ctx.p, target);
+    const plan = planMirror(target, source);
+    if (!plan.changed) return { kind: 'mirror', id: source.id, changed: false };
+    this.db.prepare(`UPDATE memories SET ${MIRROR_COLUMNS.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...plan.values, source.id);
+    for (const a of plan.audits) this.audit(ctx, { ...a, memoryId: source.id });
+    return { kind: 'mirror', id: source.id, changed: true };
   }
 
   private touch(ctx: BatchContext, ids: string[], at: number): number {

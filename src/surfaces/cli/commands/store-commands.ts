@@ -20,6 +20,8 @@ export interface CopyResult {
   to: string;
   namespace: string;
   copied: number;
+  /** Versions the target held already and took the source's state of (closed since, consolidated, recalled). */
+  updated: number;
   unchanged: number;
   /** Versions the target had forgotten: they stay forgotten there, and the copy is then not verified. */
   forgotten: number;
@@ -91,8 +93,9 @@ export async function exportDigest(store: MemoryStore, p: Principal): Promise<{ 
  * Copies every stored version of one namespace (superseded and archived ones
  * too) from one store to another through the port: scan, then inserts that
  * keep the original ids, so it works between any two backends; then the
- * ledger's facts (copyLedger). Re-running is idempotent (existing ids are
- * unchanged). The target's audit log records the copy as its own entries;
+ * ledger's facts (copyLedger). Re-running is idempotent, and brings the
+ * target up to date: a version it holds takes the source's state (closing,
+ * lifecycle, importance, access statistics) through a `mirror` op. The target's audit log records the copy as its own entries;
  * tombstones and pending previews stay. Vectors, the knowledge graph and
  * the built-in model are derived from the memories and are rebuilt there
  * (by writes with an embedder, `mnemos embed --backfill` and consolidation).
@@ -103,20 +106,31 @@ export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal
   let unchanged = 0;
   // Versions the target has forgotten stay forgotten there (sql/forgotten-sources.ts); the digests then differ.
   let forgotten = 0;
+  let updated = 0;
   for (;;) {
     const page = await from.scan(p, after, batch);
     if (page.length === 0) break;
-    const ops: WriteOp[] = page.map((memory) => ({ kind: 'insert', memory, onExistingSource: 'conflict', audit: { details: { copiedFrom: from.backend } } }));
-    for (const r of await to.apply(p, ops)) {
+    // A version the target holds already is brought to the source's state (closed since, consolidated,
+    // recalled): inserting it again answered "unchanged" and left the target with two current versions.
+    const held = new Map((await to.getMany(p, page.map((m) => m.id))).map((m) => [m.id, m]));
+    const ops: WriteOp[] = [];
+    for (const memory of page) {
+      const there = held.get(memory.id);
+      if (!there) ops.push({ kind: 'insert', memory, onExistingSource: 'conflict', audit: { details: { copiedFrom: from.backend } } });
+      else if (JSON.stringify(there) !== JSON.stringify(memory)) ops.push({ kind: 'mirror', memory });
+      else unchanged++;
+    }
+    for (const r of ops.length ? await to.apply(p, ops) : []) {
       if (r.kind === 'insert' && r.status === 'created') copied++;
       else if (r.kind === 'insert' && r.status === 'forgotten') forgotten++;
+      else if (r.kind === 'mirror' && r.changed) updated++;
       else unchanged++;
     }
     after = page[page.length - 1]!.id;
   }
   const [a, b] = await Promise.all([exportDigest(from, p), exportDigest(to, p)]);
   const ledger = await copyLedger(from, to, p);
-  return { from: from.location, to: to.location, namespace: p.namespace, copied, unchanged, forgotten, sourceDigest: a.digest, targetDigest: b.digest, ledger, verified: a.digest === b.digest && ledger.verified };
+  return { from: from.location, to: to.location, namespace: p.namespace, copied, updated, unchanged, forgotten, sourceDigest: a.digest, targetDigest: b.digest, ledger, verified: a.digest === b.digest && ledger.verified };
 }
 
 export const migrate: Command = {
@@ -161,7 +175,7 @@ export const copy: Command = {
   },
   human: (r: CopyResult) =>
     r.verified
-      ? `copied ${r.copied} versions (${r.unchanged} already there) and ${r.ledger.copied} ledger facts (${r.ledger.unchanged} already there) of namespace ${r.namespace}; exports and ledgers match (sha256 ${r.targetDigest.slice(0, 16)})`
+      ? `copied ${r.copied} versions (${r.updated ? `${r.updated} brought up to date, ` : ''}${r.unchanged} already there) and ${r.ledger.copied} ledger facts (${r.ledger.unchanged} already there) of namespace ${r.namespace}; exports and ledgers match (sha256 ${r.targetDigest.slice(0, 16)})`
       : r.sourceDigest !== r.targetDigest
         ? `COPY NOT VERIFIED: exports differ (source ${r.sourceDigest.slice(0, 16)}, target ${r.targetDigest.slice(0, 16)}); ${r.forgotten ? `${r.forgotten} versions were forgotten in the target and stay forgotten` : 'the target holds other memories or lost data'}`
         : 'COPY NOT VERIFIED: the ledgers differ; the target holds other ledger facts or lost some',
