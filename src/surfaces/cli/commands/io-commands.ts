@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createWriteStream, existsSync, statSync, type WriteStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { MnemosError, toMnemosError } from '../../../domain/errors.ts';
@@ -92,7 +93,9 @@ export const exportCmd: Command = {
     const count = await run((line) => {
       if (failed) throw cannotWrite(failed);
       const s = file();
-      if (!s.write(line)) return new Promise<void>((r, j) => s.once('drain', () => r()).once('error', j));
+      // events.once removes both listeners when either fires: an error listener per wait, never removed,
+      // piled up to a MaxListenersExceededWarning on any large export.
+      if (!s.write(line)) return once(s, 'drain').then(() => undefined);
     });
     const s = file();
     await new Promise<void>((resolve, reject) => s.end((err?: Error | null) => (err ? reject(err) : resolve()))).catch((err: Error) => (failed ??= err));
