@@ -252,9 +252,9 @@ export async function consolidationStatus(ctx: ServiceContext, p: Principal, lim
   const runs = await jobs.list(lifecyclePrincipal(p.namespace), CONSOLIDATE_JOB, limit);
   const lastDone = runs.find((r) => r.status === 'done');
   const report = (lastDone?.report ?? null) as ConsolidationReport | null;
-  const cfg = lifecycleConfig(ctx);
   return {
-    intervalMs: cfg.consolidationIntervalMs,
+    // The engine runs no timer of its own: a server or an MCP session says what it runs (consolidation_status).
+    intervalMs: null as number | null,
     running: runs.find((r) => r.status === 'running') ?? null,
     last: report,
     openLoops: report?.openLoops ?? [],

@@ -12,6 +12,8 @@ export interface PartReport {
   why: string;
   /** The setting or action that changes the state; null when nothing needs changing. */
   setting: string | null;
+  /** A timer's period, for parts that run on one (a server's consolidation). */
+  everyMs?: number;
 }
 
 export interface SelfState {

@@ -70,6 +70,8 @@ describe('MCP over stdio (mnemos mcp)', () => {
       const consolidation = parse(await client.callTool({ name: 'self_state', arguments: {} })).parts.find((p: { part: string }) => p.part === 'consolidation');
       assert.equal(consolidation.state, 'on');
       assert.match(consolidation.why, /every 150 ms/);
+      // consolidation_status gives the period of the timer this session runs (it gave the library default, 30 minutes).
+      assert.equal(parse(await client.callTool({ name: 'consolidation_status', arguments: {} })).intervalMs, 150);
     } finally {
       await client.close();
     }

@@ -8,7 +8,10 @@ export const consolidationStatus = defineTool({
   ownerOnly: true,
   readOnly: true,
   input: z.object({ limit: z.number().int().min(1).max(50).default(5).describe('how many recent runs to list') }).strict(),
-  async run(q, { memory }) {
-    return memory.lifecycle.status(q.limit);
+  async run(q, { memory, surfaceParts }) {
+    // The timer is the surface's (serve, mcp): its period, or null when it runs none.
+    const timer = surfaceParts?.find((p) => p.part === 'consolidation');
+    const status = await memory.lifecycle.status(q.limit);
+    return { ...status, intervalMs: timer?.state === 'on' ? (timer.everyMs ?? null) : null };
   },
 });

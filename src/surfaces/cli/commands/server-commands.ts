@@ -39,7 +39,7 @@ function scheduleConsolidation(ctx: CommandContext, memory: Mnemos, surface: str
     return { part: { part: 'consolidation', state: 'off', why, setting }, start: () => null };
   }
   return {
-    part: { part: 'consolidation', state: 'on', why: `this ${surface} runs consolidation every ${everyText(every)} (a job in the database: with several processes on one store, one runs and the others skip)`, setting },
+    part: { part: 'consolidation', state: 'on', why: `this ${surface} runs consolidation every ${everyText(every)} (a job in the database: with several processes on one store, one runs and the others skip)`, setting, everyMs: every },
     start(say) {
       const scheduler = startScheduler(memory, {
         intervalMs: every,
