@@ -183,3 +183,27 @@ test(named('optional LLM extractor speaks the OpenAI-compatible chat protocol wi
     await s.close();
   }
 });
+
+test(named('a corrected memory takes its old text out of the graph: the old entity and relation go, the new ones come'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const keep = await s.m.remember({ text: 'Priya Nair works at Initech' });
+    const wrong = await s.m.remember({ text: 'Marco Rossi works at Globex' });
+    const moved = await s.m.remember({ text: 'Dana Reyes works at Acme' });
+    await s.m.consolidate({ force: true });
+    assert.equal((await s.m.lifecycle.entity('Marco Rossi')).entities.length, 1);
+    await s.m.update(wrong.id, { text: 'The weather in the valley is nice today' });
+    const danaNow = await s.m.update(moved.id, { text: 'Dana Reyes works at Umbrella' });
+    await s.m.consolidate({ force: true });
+
+    assert.deepEqual((await s.m.lifecycle.entity('Marco Rossi')).entities, [], 'no text says anything of Marco any more');
+    assert.deepEqual(await s.m.lifecycle.graphCandidates('where does Marco Rossi work', 10), []);
+    const dana = (await s.m.lifecycle.entity('Dana Reyes')).entities[0]!;
+    assert.deepEqual(dana.relations.map((r) => [r.predicate, r.object, r.holds]), [['works_at', 'Umbrella', true]], 'the corrected employer replaces the old, which no text states');
+    assert.deepEqual(dana.memoryIds, [danaNow.id]);
+    assert.deepEqual((await s.m.lifecycle.entity('Acme')).entities, []);
+    assert.equal((await s.m.lifecycle.entity('Priya Nair')).entities[0]!.memoryIds[0], keep.id, 'other memories keep their graph');
+  } finally {
+    await s.close();
+  }
+});

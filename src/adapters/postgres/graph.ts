@@ -109,6 +109,7 @@ export class PgGraph implements GraphStore {
         ]);
       }
       for (const i of w.indexed) await c.query('INSERT INTO graph_indexed (memory_id, lineage_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [i.memoryId, i.lineageId]);
+      await retractOlderVersions(c, w.indexed);
     });
   }
 }
@@ -152,37 +153,53 @@ async function count(c: pg.Pool | pg.PoolClient, text: string, values: unknown[]
   return Number((await c.query<{ n: number }>(text, values)).rows[0]?.n ?? 0);
 }
 
+type Hit = { entity_id: string | null; relation_id: string | null };
+
+async function dropRelation(c: pg.PoolClient, id: string): Promise<void> {
+  await c.query('DELETE FROM graph_evidence WHERE relation_id = $1', [id]);
+  await c.query(SPLICE_SUPERSEDED_SQL, [id]);
+  await c.query('DELETE FROM graph_relations WHERE id = $1', [id]);
+}
+
+/** After evidence went: relations and entities left with none go, surviving entities are recounted (as settleEvidence for SQLite). */
+async function settleEvidence(c: pg.PoolClient, hit: readonly Hit[]): Promise<void> {
+  for (const h of hit) if (h.relation_id && (await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE relation_id = $1', [h.relation_id])) === 0) await dropRelation(c, h.relation_id);
+  for (const h of hit) {
+    if (!h.entity_id) continue;
+    if ((await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE entity_id = $1', [h.entity_id])) === 0) {
+      for (const r of await rows<{ id: string }>(c, 'SELECT id FROM graph_relations WHERE subject_id = $1 OR object_id = $1', [h.entity_id])) await dropRelation(c, r.id);
+      await c.query('DELETE FROM graph_entities WHERE id = $1', [h.entity_id]);
+    } else {
+      await c.query(RECOUNT_ENTITY_SQL, [h.entity_id]);
+    }
+  }
+}
+
+/** A new version's extraction replaces the older versions' (see retractOlderVersions in the SQLite graph). */
+async function retractOlderVersions(c: pg.PoolClient, indexed: GraphWrite['indexed']): Promise<void> {
+  for (const i of indexed) {
+    if (i.memoryId === i.lineageId) continue; // a first version: nothing older
+    const hit = await rows<Hit>(c, 'SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = $1 AND memory_id <> $2', [i.lineageId, i.memoryId]);
+    if (hit.length === 0) continue;
+    await c.query('DELETE FROM graph_evidence WHERE lineage_id = $1 AND memory_id <> $2', [i.lineageId, i.memoryId]);
+    await settleEvidence(c, hit);
+  }
+}
+
 /**
  * Forget joins the graph here, as in graphPlace for SQLite: the memory's
  * evidence goes, then every relation and entity left without evidence, and
  * surviving entities take their name and count from the evidence that remains.
  */
 export function graphPgPlace(): PgPlace {
-  const dropRelation = async (c: pg.PoolClient, id: string) => {
-    await c.query('DELETE FROM graph_evidence WHERE relation_id = $1', [id]);
-    await c.query(SPLICE_SUPERSEDED_SQL, [id]);
-    await c.query('DELETE FROM graph_relations WHERE id = $1', [id]);
-  };
   return {
     name: 'knowledge_graph',
     count: (c, _ids, lineageId) => count(c, 'SELECT (SELECT count(*) FROM graph_evidence WHERE lineage_id = $1) + (SELECT count(*) FROM graph_indexed WHERE lineage_id = $1) AS n', [lineageId]),
     remove: async (c, _ids, lineageId) => {
-      const hit = await rows<{ entity_id: string | null; relation_id: string | null }>(c, 'SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
+      const hit = await rows<Hit>(c, 'SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
       await c.query('DELETE FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
       await c.query('DELETE FROM graph_indexed WHERE lineage_id = $1', [lineageId]);
-      for (const h of hit) if (h.relation_id && (await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE relation_id = $1', [h.relation_id])) === 0) await dropRelation(c, h.relation_id);
-      for (const h of hit) {
-        if (!h.entity_id) continue;
-        if ((await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE entity_id = $1', [h.entity_id])) === 0) {
-          for (const r of await rows<{ id: string }>(c, 'SELECT id FROM graph_relations WHERE subject_id = $1 OR object_id = $1', [h.entity_id])) await dropRelation(c, r.id);
-          await c.query('DELETE FROM graph_entities WHERE id = $1', [h.entity_id]);
-        } else {
-          await c.query(
-            RECOUNT_ENTITY_SQL,
-            [h.entity_id],
-          );
-        }
-      }
+      await settleEvidence(c, hit);
     },
   };
 }

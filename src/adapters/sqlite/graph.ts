@@ -110,6 +110,7 @@ export class SqliteGraph implements GraphStore {
     const close = this.db.prepare('UPDATE graph_relations SET valid_to = ?, superseded_by = ? WHERE id = ? AND valid_to IS NULL');
     const ev = this.db.prepare('INSERT OR IGNORE INTO graph_evidence (entity_id, relation_id, lineage_id, memory_id, mention, norm) VALUES (?, ?, ?, ?, ?, ?)');
     const idx = this.db.prepare('INSERT OR IGNORE INTO graph_indexed (memory_id, lineage_id) VALUES (?, ?)');
+    const retract = olderVersionsRetractor(this.db);
     const namespaceOk = (ns: string) => ns === p.namespace;
     const run = this.db.transaction(() => {
       for (const e of w.upsertEntities) {
@@ -123,6 +124,7 @@ export class SqliteGraph implements GraphStore {
       for (const c of w.closeRelations) close.run(toMs(c.validTo), c.supersededBy, c.id);
       for (const e of w.evidence) ev.run(e.entityId, e.relationId, e.lineageId, e.memoryId, e.mention, e.norm);
       for (const i of w.indexed) idx.run(i.memoryId, i.lineageId);
+      retract(w.indexed);
     });
     withBusyRetry(() => run.immediate());
   }
@@ -163,16 +165,15 @@ function rowToRelation(r: Row): RelationRecord {
   };
 }
 
+type Hit = { entity_id: string | null; relation_id: string | null };
+
 /**
- * Forget joins the graph here: the memory's evidence goes, then every
- * relation and entity left without evidence, and surviving entities take
- * their name and count from the evidence that remains.
+ * After evidence went: every relation and entity left without evidence goes
+ * (a relation leaving the chain of closures it was in), and surviving
+ * entities take their name, count and sightings from the evidence that
+ * remains. Shared by forget and by a new version's extraction.
  */
-export function graphPlace(db: Database.Database): DerivedPlace {
-  const count = db.prepare('SELECT (SELECT count(*) FROM graph_evidence WHERE lineage_id = ?) + (SELECT count(*) FROM graph_indexed WHERE lineage_id = ?) AS n');
-  const touched = db.prepare('SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = ?');
-  const delEvidence = db.prepare('DELETE FROM graph_evidence WHERE lineage_id = ?');
-  const delIndexed = db.prepare('DELETE FROM graph_indexed WHERE lineage_id = ?');
+function evidenceSettler(db: Database.Database): (hit: readonly Hit[]) => void {
   const relLeft = db.prepare('SELECT count(*) AS n FROM graph_evidence WHERE relation_id = ?');
   const entLeft = db.prepare('SELECT count(*) AS n FROM graph_evidence WHERE entity_id = ?');
   const delRelation = db.prepare('DELETE FROM graph_relations WHERE id = ?');
@@ -185,21 +186,54 @@ export function graphPlace(db: Database.Database): DerivedPlace {
     unlinkSuperseded.run({ id });
     delRelation.run(id);
   };
+  return (hit) => {
+    for (const h of hit) if (h.relation_id && (relLeft.get(h.relation_id) as { n: number }).n === 0) dropRelation(h.relation_id);
+    for (const h of hit) {
+      if (!h.entity_id) continue;
+      if ((entLeft.get(h.entity_id) as { n: number }).n === 0) {
+        for (const r of relationsOfEntity.all(h.entity_id, h.entity_id) as { id: string }[]) dropRelation(r.id);
+        delEntity.run(h.entity_id);
+      } else rename.run({ id: h.entity_id });
+    }
+  };
+}
+
+/**
+ * A new version's extraction replaces the older versions': their evidence
+ * goes, with what it alone held up. A corrected "Marco Rossi works at
+ * Globex" kept Marco's job at Globex, evidenced by the new text, and search
+ * returned the new text for Marco.
+ */
+function olderVersionsRetractor(db: Database.Database): (indexed: GraphWrite['indexed']) => void {
+  const touched = db.prepare('SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = ? AND memory_id <> ?');
+  const del = db.prepare('DELETE FROM graph_evidence WHERE lineage_id = ? AND memory_id <> ?');
+  const settle = evidenceSettler(db);
+  return (indexed) => {
+    for (const i of indexed) {
+      if (i.memoryId === i.lineageId) continue; // a first version: nothing older
+      const hit = touched.all(i.lineageId, i.memoryId) as Hit[];
+      if (hit.length === 0) continue;
+      del.run(i.lineageId, i.memoryId);
+      settle(hit);
+    }
+  };
+}
+
+/** Forget joins the graph here: the memory's evidence goes, then what it alone held up (evidenceSettler). */
+export function graphPlace(db: Database.Database): DerivedPlace {
+  const count = db.prepare('SELECT (SELECT count(*) FROM graph_evidence WHERE lineage_id = ?) + (SELECT count(*) FROM graph_indexed WHERE lineage_id = ?) AS n');
+  const touched = db.prepare('SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = ?');
+  const delEvidence = db.prepare('DELETE FROM graph_evidence WHERE lineage_id = ?');
+  const delIndexed = db.prepare('DELETE FROM graph_indexed WHERE lineage_id = ?');
+  const settle = evidenceSettler(db);
   return {
     name: 'knowledge_graph',
     count: (_r, _ids, lineageId) => (count.get(lineageId, lineageId) as { n: number }).n,
     remove: (_r, _ids, lineageId) => {
-      const hit = touched.all(lineageId) as { entity_id: string | null; relation_id: string | null }[];
+      const hit = touched.all(lineageId) as Hit[];
       delEvidence.run(lineageId);
       delIndexed.run(lineageId);
-      for (const h of hit) if (h.relation_id && (relLeft.get(h.relation_id) as { n: number }).n === 0) dropRelation(h.relation_id);
-      for (const h of hit) {
-        if (!h.entity_id) continue;
-        if ((entLeft.get(h.entity_id) as { n: number }).n === 0) {
-          for (const r of relationsOfEntity.all(h.entity_id, h.entity_id) as { id: string }[]) dropRelation(r.id);
-          delEntity.run(h.entity_id);
-        } else rename.run({ id: h.entity_id });
-      }
+      settle(hit);
     },
   };
 }
