@@ -129,6 +129,8 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         const plan = planLifecycle(memories, now);
         const applied = await applyInBatches(ctx, sys, plan.ops, 1000, afterBatch);
         await jobs.markExpired(sys, plan.expiredLineages, now);
+        // Expired again after a new life: the retention starts over (it kept the first expiry's date and purged at once).
+        await jobs.markExpired(sys, plan.newlyExpired, now, true);
         // Keep the loaded list current instead of reading everything again; reload only if something was stale.
         if (applied === plan.ops.length) {
           const to = new Map<string, Lifecycle>();

@@ -123,10 +123,16 @@ export function heldByMerge(m: Memory, lineages: ReadonlySet<string>): boolean {
 }
 
 /** Importance recalculation, threshold moves and TTL governance. */
-export function planLifecycle(memories: readonly Memory[], now: number): { ops: WriteOp[]; notes: ChangeNote[]; expiredLineages: string[]; counts: Record<string, number> } {
+/**
+ * `expiredLineages`: lineages already expired (their retention date stays);
+ * `newlyExpired`: lineages this run expires, whose retention starts now even
+ * if an earlier expiry was listed (the owner gave the memory a new life).
+ */
+export function planLifecycle(memories: readonly Memory[], now: number): { ops: WriteOp[]; notes: ChangeNote[]; expiredLineages: string[]; newlyExpired: string[]; counts: Record<string, number> } {
   const ops: WriteOp[] = [];
   const notes: ChangeNote[] = [];
   const expiredLineages: string[] = [];
+  const newlyExpired: string[] = [];
   const counts: Record<string, number> = { scored: 0, consolidated: 0, archived: 0, expired: 0, ttlExpired: 0, heldByMerge: 0 };
   const lineages = new Set(memories.map((m) => m.lineageId));
   for (const m of memories) {
@@ -138,7 +144,7 @@ export function planLifecycle(memories: readonly Memory[], now: number): { ops: 
     if (m.expiresAt !== null && Date.parse(m.expiresAt) <= now && m.lifecycle !== 'frozen') {
       ops.push({ kind: 'lifecycle', id: m.id, from: m.lifecycle, to: 'expired', reason: 'ttl: expiresAt passed' });
       notes.push({ id: m.id, action: 'lifecycle', from: m.lifecycle, to: 'expired', reason: 'ttl' });
-      expiredLineages.push(m.lineageId);
+      newlyExpired.push(m.lineageId);
       counts.ttlExpired!++;
       continue;
     }
@@ -154,10 +160,10 @@ export function planLifecycle(memories: readonly Memory[], now: number): { ops: 
     const rounded = Math.round(importance * 1e4) / 1e4;
     ops.push({ kind: 'lifecycle', id: m.id, from: m.lifecycle, to: move.to, reason: `${move.reason}: importance ${rounded}` });
     notes.push({ id: m.id, action: 'lifecycle', from: m.lifecycle, to: move.to, reason: move.reason, importance: rounded });
-    if (move.to === 'expired') expiredLineages.push(m.lineageId);
+    if (move.to === 'expired') newlyExpired.push(m.lineageId);
     counts[move.to === 'consolidated' ? 'consolidated' : move.to === 'archived' ? 'archived' : 'expired']!++;
   }
-  return { ops, notes, expiredLineages, counts };
+  return { ops, notes, expiredLineages, newlyExpired, counts };
 }
 
 /**

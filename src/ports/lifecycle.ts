@@ -156,8 +156,13 @@ export interface JobStore {
   finish(p: Principal, jobId: string, holder: string, status: 'done' | 'failed', report: Record<string, unknown>, now: number): Promise<JobRecord>;
   last(p: Principal, name: string): Promise<JobRecord | null>;
   list(p: Principal, name: string, limit: number): Promise<JobRecord[]>;
-  /** Expired (soft-deleted) memories and when they expired, for the purge after retention. */
-  markExpired(p: Principal, lineageIds: string[], at: number): Promise<void>;
+  /**
+   * Expired (soft-deleted) memories and when they expired, for the purge
+   * after retention. A lineage already listed keeps its date, unless
+   * `restart` (it has just expired again, after a new life): its retention
+   * then starts over.
+   */
+  markExpired(p: Principal, lineageIds: string[], at: number, restart?: boolean): Promise<void>;
   dueForPurge(p: Principal, before: number, limit: number): Promise<string[]>;
   /**
    * Optional fast path: current versions (any lifecycle) in storage order, a

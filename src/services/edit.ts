@@ -48,12 +48,15 @@ export function applyPatch(prev: Memory, patch: MemoryPatch, now: number): Memor
   if (patch.tags !== undefined) next.tags = patch.tags;
   if (patch.metadata !== undefined) next.metadata = patch.metadata;
   if (patch.expiresAt !== undefined) next.expiresAt = patch.expiresAt === null ? null : normalizeIso(patch.expiresAt);
+  // An expired memory given a new life (a later expiresAt, or none) comes back. Its new version stayed
+  // expired: hidden from search and list, and purged by the first expiry's date.
+  if (prev.lifecycle === 'expired' && patch.expiresAt !== undefined && (next.expiresAt === null || Date.parse(next.expiresAt) > now)) next.lifecycle = 'activated';
   next.contentHash = contentHash(next.text);
   return next;
 }
 
 export function diff(prev: Memory, next: Memory): FieldChange[] {
-  return EDITABLE.filter((f) => JSON.stringify(prev[f]) !== JSON.stringify(next[f])).map((f) => ({ field: f, from: prev[f], to: next[f] }));
+  return [...EDITABLE, 'lifecycle' as const].filter((f) => JSON.stringify(prev[f]) !== JSON.stringify(next[f])).map((f) => ({ field: f, from: prev[f], to: next[f] }));
 }
 
 async function editable(ctx: ServiceContext, p: Principal, id: string): Promise<Memory> {

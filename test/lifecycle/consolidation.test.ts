@@ -130,3 +130,29 @@ test(named('one runner at a time: a live lease makes a second runner report busy
     await s.close();
   }
 });
+
+test(named('a memory that expires a second time waits the whole retention again before it is purged'), async () => {
+  const s = await lifecycleStore({ lifecycle: { purgeAfterMs: 30 * DAY } });
+  try {
+    const door = await s.m.remember({ text: 'Door code 4471 valid this week', expiresAt: new Date(s.clock.t + DAY).toISOString() });
+    s.advance(2 * DAY);
+    await s.m.consolidate({ force: true });
+    assert.equal((await s.m.history(door.id)).versions.at(-1)!.lifecycle, 'expired');
+    // The owner gives it a new life of 40 days; it expires again after them.
+    const renewed = await s.m.update(door.id, { expiresAt: new Date(s.clock.t + 40 * DAY).toISOString() });
+    // Its new life brings it back: the new version was expired too, hidden from search.
+    assert.equal((await s.m.get(renewed.id)).lifecycle, 'activated');
+    assert.deepEqual((await s.m.search('door code')).hits.map((h) => h.memory.id), [renewed.id]);
+    s.advance(41 * DAY);
+    await s.m.consolidate({ force: true });
+    assert.equal((await s.m.history(door.id)).versions.at(-1)!.lifecycle, 'expired');
+    s.advance(DAY);
+    const early = await s.m.consolidate({ force: true });
+    assert.equal(early.counts.purged ?? 0, 0, 'purged a day after its second expiry, by the date of the first');
+    assert.equal((await s.m.history(door.id)).versions.at(-1)!.id, renewed.id);
+    s.advance(30 * DAY);
+    assert.equal((await s.m.consolidate({ force: true })).counts.purged, 1);
+  } finally {
+    await s.close();
+  }
+});

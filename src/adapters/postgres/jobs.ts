@@ -102,11 +102,12 @@ export class PgJobs implements JobStore {
     return found.map(rowToJob);
   }
 
-  async markExpired(p: Principal, lineageIds: string[], at: number): Promise<void> {
+  async markExpired(p: Principal, lineageIds: string[], at: number, restart = false): Promise<void> {
     this.owner(p);
     if (lineageIds.length === 0) return;
+    const onConflict = restart ? 'ON CONFLICT (lineage_id) DO UPDATE SET expired_at = EXCLUDED.expired_at' : 'ON CONFLICT DO NOTHING';
     await withRetry(this.conn.location, () =>
-      this.conn.pool.query('INSERT INTO lifecycle_expired (lineage_id, namespace, expired_at) SELECT unnest($1::text[]), $2, $3 ON CONFLICT DO NOTHING', [lineageIds, p.namespace, at]),
+      this.conn.pool.query(`INSERT INTO lifecycle_expired (lineage_id, namespace, expired_at) SELECT unnest($1::text[]), $2, $3 ${onConflict}`, [lineageIds, p.namespace, at]),
     );
   }
 

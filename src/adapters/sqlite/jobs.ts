@@ -81,9 +81,11 @@ export class SqliteJobs implements JobStore {
     return (this.db.prepare('SELECT * FROM jobs WHERE namespace = ? AND name = ? ORDER BY started_at DESC, id DESC LIMIT ?').all(p.namespace, name, limit) as Row[]).map(rowToJob);
   }
 
-  async markExpired(p: Principal, lineageIds: string[], at: number): Promise<void> {
+  async markExpired(p: Principal, lineageIds: string[], at: number, restart = false): Promise<void> {
     this.owner(p);
-    const stmt = this.db.prepare('INSERT OR IGNORE INTO lifecycle_expired (lineage_id, namespace, expired_at) VALUES (?, ?, ?)');
+    const stmt = this.db.prepare(
+      `INSERT INTO lifecycle_expired (lineage_id, namespace, expired_at) VALUES (?, ?, ?) ON CONFLICT(lineage_id) DO ${restart ? 'UPDATE SET expired_at = excluded.expired_at' : 'NOTHING'}`,
+    );
     const run = this.db.transaction(() => {
       for (const id of lineageIds) stmt.run(id, p.namespace, at);
     });
