@@ -110,6 +110,10 @@ test('a number a 64-bit float cannot hold is refused, never written back as anot
     ['1.50', 1.5],
     ['0.30000000000000004', 0.30000000000000004],
     ['1e21', 1e21],
+    ['1.5e3', 1500],
+    ['0.1', 0.1],
+    ['-2.50e-3', -0.0025],
+    ['5e-324', 5e-324],
   ];
   for (const [token, value] of kept) {
     const [atom] = parseMetta(`(X ${token})`) as unknown as [{ items: MettaAtom[] }];
@@ -117,7 +121,7 @@ test('a number a 64-bit float cannot hold is refused, never written back as anot
     // What the printer writes reads back as the same value.
     assert.ok(atomsEqual(parseMetta(printAtom(atom.items[1]!))[0]!, num(value)), token);
   }
-  for (const token of ['9007199254740993', '12345678901234567890', '-18446744073709551615', '3.141592653589793238']) {
+  for (const token of ['9007199254740993', '12345678901234567890', '-18446744073709551615', '3.141592653589793238', '9007199254740993.0', '9007199254740993e0', '0.9007199254740993e16', '1e-400', '2.5e-330', '0.30000000000000001']) {
     assert.throws(() => parseMetta(`(X ${token})`), (err: unknown) => MnemosError.is(err, 'validation_failed') && /float/.test((err as Error).message) && (err as Error).message.includes(`"${token}"`), token);
   }
 });

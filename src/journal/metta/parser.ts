@@ -1,3 +1,4 @@
+import { printNumber } from './printer.ts';
 import { MnemosError, type ErrorCode } from '../../domain/errors.ts';
 import { NUMBER_RE, isDelimiter, isWhitespace, mayBeNumber, type MettaAtom } from './ast.ts';
 
@@ -152,18 +153,30 @@ function readString(src: string, start: number, n: number, options: ParseOptions
 /**
  * Numbers are kept as 64-bit floats and printed in their shortest form, so
  * `+5`, `007` and `1.50` are written back as 5, 7 and 1.5: the same value.
- * A token whose value a float cannot hold is refused instead of being
- * written back as another number (9007199254740993 became ...992).
+ * A token whose float prints as another decimal value is refused instead of
+ * being written back as a neighbouring number: 9007199254740993 (in any
+ * spelling, 9007199254740993.0 or 9007199254740993e0) became ...992, 1e-400
+ * became 0, 0.30000000000000001 became 0.3.
  */
 function precisionLost(token: string, value: number): string | null {
-  const digits = token.replace(/^[-+]/, '').replace(/[eE].*$/, '');
-  // Past 2^53 a float holds only some integers; the printer's own output (9007199254740992, 1e20 written out) is one of them.
-  if (!digits.includes('.') && !/[eE]/.test(token) && !Number.isSafeInteger(value) && BigInt(digits) !== BigInt(Math.abs(value))) {
-    return 'is an integer beyond 2^53 that a 64-bit float cannot hold exactly';
+  const printed = printNumber(value);
+  const a = decimalValue(token);
+  const b = decimalValue(printed);
+  if (a.negative === b.negative && a.digits === b.digits && a.exponent === b.exponent) return null;
+  return `cannot be kept exactly by a 64-bit float (it would be written back as ${printed})`;
+}
+
+/** A decimal token's exact value: sign, significant digits without trailing zeros, and the power of ten they are scaled by. */
+function decimalValue(token: string): { negative: boolean; digits: bigint; exponent: number } {
+  const [, sign, int = '', frac = '', exp = '0'] = /^([-+]?)(\d*)(?:\.(\d*))?(?:[eE]([-+]?\d+))?$/.exec(token) ?? [];
+  let digits = BigInt(int + frac || '0');
+  let exponent = Number(exp) - frac.length;
+  if (digits === 0n) return { negative: false, digits, exponent: 0 };
+  while (digits % 10n === 0n) {
+    digits /= 10n;
+    exponent++;
   }
-  const significant = digits.replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
-  if (significant.length > 17) return 'has more significant digits than a 64-bit float keeps (17)';
-  return null;
+  return { negative: sign === '-', digits, exponent };
 }
 
 function tokenAtom(src: string, start: number, end: number, options: ParseOptions): MettaAtom {
