@@ -213,7 +213,7 @@ test(named('the CLI refuses what it used to drop or misread: extra words, --dry-
       assert.equal(copy.code, 3);
       assert.equal(existsSync(join(dir, 'nosuch.db')), false);
       // Commands that read, preview or change a memory that must exist: none makes a store at a typo.
-      for (const args of [['consolidate', '--status'], ['forget', id, '--dry-run'], ['update', id, '--text', 'x', '--yes']]) {
+      for (const args of [['consolidate', '--status'], ['forget', id, '--dry-run'], ['update', id, '--text', 'x', '--yes'], ['pin', 'retire', 'ab.c'], ['pin', 'confirm', 'p1'], ['pin', 'reject', 'p1'], ['token', 'revoke', 'tok_1']]) {
         const r = cli(dir, '', ...args, '--db', 'typo2.db');
         assert.equal(r.code, 3, `${args.join(' ')}: ${r.stderr}`);
         assert.equal(existsSync(join(dir, 'typo2.db')), false, args.join(' '));

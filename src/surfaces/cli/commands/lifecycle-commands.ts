@@ -80,6 +80,7 @@ const pinGet: Command = {
 
 const pinRetire: Command = {
   name: 'retire',
+  needsExistingStore: true,
   usage: 'retire <key|id>',
   summary: 'retire a fact (closes its validity)',
   async run(ctx) {
@@ -90,6 +91,7 @@ const pinRetire: Command = {
 
 const pinConfirm: Command = {
   name: 'confirm',
+  needsExistingStore: true,
   usage: 'confirm <pending-id>',
   summary: 'apply a pending change to an owner pin',
   async run(ctx) {
@@ -100,6 +102,7 @@ const pinConfirm: Command = {
 
 const pinReject: Command = {
   name: 'reject',
+  needsExistingStore: true,
   usage: 'reject <pending-id>',
   summary: 'refuse a pending change to an owner pin',
   async run(ctx) {

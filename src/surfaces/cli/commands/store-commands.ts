@@ -159,7 +159,7 @@ export const copy: Command = {
     const toLoc = str(ctx, 'to');
     if (!fromLoc || !toLoc) throw new MnemosError('validation_failed', 'copy needs --from <db> and --to <db>', { field: fromLoc ? 'to' : 'from' });
     if (fromLoc === toLoc) throw new MnemosError('validation_failed', '--from and --to name the same store', { field: 'to' });
-    assertStoreExists(fromLoc, '--from');
+    await assertStoreExists(fromLoc, '--from');
     const from = await openStore(fromLoc, { analyze });
     try {
       const to = await openStore(toLoc, { analyze });

@@ -49,6 +49,8 @@ const list: Command = {
 
 const revoke: Command = {
   name: 'revoke',
+  // The token it revokes must exist: a missing store file is a typo.
+  needsExistingStore: true,
   usage: 'revoke <id>',
   summary: 'revoke a token at once',
   async run(ctx) {
