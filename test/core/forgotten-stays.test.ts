@@ -59,6 +59,10 @@ test(named('an old export imported again does not restore the versions forgotten
     assert.equal((await m.search('Dana')).hits.length, 0);
     assert.equal((await m.import(backup, { includeForgotten: true })).created, 2);
     assert.equal((await m.history(id)).versions.length, 2);
+    // Forgotten again: the second forget renews the tombstone (it failed on the tombstone's key).
+    await forgetText(m, 'Lisbon');
+    await assert.rejects(m.get(id), { code: 'forgotten' });
+    assert.equal((await m.import(backup)).forgotten, 2);
     await m.close();
   } finally {
     await cleanup();
@@ -96,6 +100,42 @@ test(named('a transcript posted again, and a keyed write sent again, do not brin
     await m.ingestTranscript({ sessionId: 's2', messages: [{ role: 'user', content: 'haha' }] });
     await forgetText(m, 'haha');
     assert.equal((await m.ingestTranscript({ sessionId: 's3', messages: [{ role: 'user', content: 'haha' }] })).results[0]!.status, 'created');
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('every version stays forgotten, also through a changed chunk changing back; a restored memory can be forgotten again'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'pin.md');
+    const m = await openMemory({ db });
+    // Two versions of one chunk, then the lineage is forgotten: the older text stays forgotten too.
+    writeFileSync(file, '# Bank\n\nMy bank PIN is 4711.\n');
+    await m.import(file);
+    writeFileSync(file, '# Bank\n\nMy bank PIN is 9999.\n');
+    assert.equal((await m.import(file)).superseded, 1);
+    await forgetText(m, '9999');
+    writeFileSync(file, '# Bank\n\nMy bank PIN is 4711.\n');
+    assert.equal((await m.import(file)).forgotten, 1, 'the older version');
+    // The chunk says something else, then the forgotten text again: what it said meanwhile is closed.
+    writeFileSync(file, '# Bank\n\nNothing about the bank here.\n');
+    assert.equal((await m.import(file)).created, 1);
+    writeFileSync(file, '# Bank\n\nMy bank PIN is 9999.\n');
+    const back = await m.import(file);
+    assert.deepEqual([back.superseded, back.forgotten], [0, 1]);
+    assert.deepEqual((await m.list()).items, [], 'neither the forgotten text nor the stale one is current');
+    assert.equal((await m.search('4711')).hits.length + (await m.search('9999')).hits.length, 0);
+
+    // Restored on purpose, then forgotten again: the second forget works, and the text stays forgotten after it.
+    assert.equal((await m.import(file, { includeForgotten: true })).created, 1);
+    assert.equal((await m.search('9999')).hits.length, 1);
+    await forgetText(m, '9999');
+    assert.equal((await m.search('9999')).hits.length, 0);
+    assert.equal((await m.import(file)).forgotten, 1);
+    assert.equal((await m.consolidate({ force: true })).status, 'done');
+    assert.equal((await m.verifyAudit()).ok, true);
     await m.close();
   } finally {
     await cleanup();

@@ -33,8 +33,8 @@ test('a store from before migration 8 keeps its vectors and then holds a second 
       DROP TRIGGER ledger_facts_versioned_insert;
       DROP TRIGGER ledger_facts_versioned_update;
       DROP TRIGGER ledger_facts_versioned_delete;
-      DROP INDEX tombstones_source;
-      ALTER TABLE tombstones DROP COLUMN source_digest;
+      DROP INDEX tombstones_namespace;
+      DROP TABLE tombstone_sources;
     `);
     const put = raw.prepare('INSERT INTO memory_vectors (memory_rowid, model, vector) VALUES (?, ?, ?)');
     for (const r of before as { memory_rowid: number; model: string; vector: Buffer }[]) put.run(r.memory_rowid, r.model, r.vector);

@@ -74,7 +74,7 @@ export class KnownRows {
       if (sources.length === 0) continue;
       const found = await rows<{ owner_id: string; source_digest: string; content_hash: string; lineage_id: string }>(
         c,
-        `SELECT t.owner_id, t.source_digest, t.content_hash, t.lineage_id FROM tombstones t JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(ow, sd, ch)
+        `SELECT t.owner_id, t.source_digest, t.content_hash, t.lineage_id FROM tombstone_sources t JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(ow, sd, ch)
            ON t.namespace = $1 AND t.owner_id = k.ow AND t.source_digest = k.sd AND t.content_hash = k.ch`,
         [namespace, sources.map((s) => s[1]), sources.map((s) => s[2]), sources.map((s) => s[3])],
       );

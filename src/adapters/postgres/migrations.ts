@@ -386,11 +386,18 @@ CREATE INDEX IF NOT EXISTS memories_source_key ON memories(namespace, source_key
   },
   {
     version: 13,
-    name: 'tombstones remember a digest of the forgotten source key',
+    name: 'what was forgotten from which source: digests of the source keys and the texts they held',
     sql: `
 -- As SQLite migration 12: a forgotten chunk, turn or key stays forgotten when its source is read again.
-ALTER TABLE tombstones ADD COLUMN source_digest TEXT;
-CREATE INDEX tombstones_source ON tombstones(namespace, owner_id, source_digest);
+CREATE TABLE tombstone_sources (
+  namespace TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  source_digest TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  lineage_id TEXT NOT NULL,
+  PRIMARY KEY (namespace, owner_id, source_digest, content_hash, lineage_id)
+);
+CREATE INDEX tombstones_namespace ON tombstones(namespace);
 `,
   },
 ];

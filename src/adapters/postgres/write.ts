@@ -14,7 +14,7 @@ import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/wr
 import { packVectors, writeVectors } from './vectors.ts';
 import { KnownRows } from './known-rows.ts';
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
-import { checksForgotten, forgottenResult, forgottenSource, sourceDigest } from '../sql/forgotten-sources.ts';
+import { checksForgotten, forgottenResult, forgottenSource, forgottenSourceRows, sourceDigest, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'] as const;
 const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING row_no`;
@@ -171,7 +171,7 @@ export class PgWriter {
             + (SELECT count(*) FROM memories m JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(ns, ow, sk) ON m.namespace = k.ns AND m.owner_id = k.ow AND m.source_key = k.sk
                WHERE m.source_key IS NOT NULL AND m.superseded_at IS NULL)
             + (SELECT count(*) FROM tombstone_ids WHERE id = ANY($1::text[]))
-            + (SELECT count(*) FROM tombstones t JOIN unnest($2::text[], $3::text[], $5::text[], $6::text[]) AS k(ns, ow, sd, ch) ON t.namespace = k.ns AND t.owner_id = k.ow AND t.source_digest = k.sd AND t.content_hash = k.ch) AS n`,
+            + (SELECT count(*) FROM tombstone_sources t JOIN unnest($2::text[], $3::text[], $5::text[], $6::text[]) AS k(ns, ow, sd, ch) ON t.namespace = k.ns AND t.owner_id = k.ow AND t.source_digest = k.sd AND t.content_hash = k.ch) AS n`,
       [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey), keyed.map((m) => sourceDigest(m.sourceKey)), keyed.map((m) => m.contentHash)],
     );
     if ((clash[0]?.n ?? 0) > 0) return null;
@@ -266,6 +266,15 @@ export class PgWriter {
           });
         }
         if (op.onExistingSource === 'supersede') {
+          // The source says again what was forgotten from it: what it said meanwhile is closed, nothing is written.
+          if (checksForgotten(op)) {
+            const known = ctx.known?.forgotten(m);
+            const gone = known !== undefined ? known : await this.forgottenLineage(ctx, m);
+            if (gone !== null) {
+              await this.retire(ctx, existing.id as string, 'its source holds forgotten text again');
+              return forgottenResult(gone);
+            }
+          }
           // A known row carries only its id and hash (a re-imported million lines would hold every row); read it whole.
           const whole = 'text' in existing ? existing : await this.byId(ctx.c, existing.id);
           if (!whole) throw new MnemosError('internal', `memory ${existing.id} vanished under the writer lock`);
@@ -281,7 +290,7 @@ export class PgWriter {
       const known = ctx.known?.forgotten(m);
       const gone = known !== undefined ? known : await this.forgottenLineage(ctx, m);
       if (gone !== null) return forgottenResult(gone);
-    }
+    } else await this.liftForgotten(ctx, m);
     await this.writeRow(ctx, m, op.vector);
     await this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details, claims: claimsHash(m) } });
     return { kind: 'insert', id: m.id, status: 'created' };
@@ -296,10 +305,19 @@ export class PgWriter {
     const found = await rows<{ lineage_id: string }>(
       ctx.c,
       `SELECT t.lineage_id FROM tombstone_ids i JOIN tombstones t ON t.lineage_id = i.lineage_id WHERE i.id = $1 AND t.namespace = $2
-       UNION ALL SELECT lineage_id FROM tombstones WHERE namespace = $3 AND owner_id = $4 AND source_digest = $5 AND content_hash = $6 LIMIT 1`,
+       UNION ALL SELECT lineage_id FROM tombstone_sources WHERE namespace = $3 AND owner_id = $4 AND source_digest = $5 AND content_hash = $6 LIMIT 1`,
       [m.id, m.namespace, ...(source ?? [null, null, null, null])],
     );
     return found[0]?.lineage_id ?? null;
+  }
+
+  /** A restore on purpose: what it writes is no longer forgotten (its id, its source key with its text). */
+  private async liftForgotten(ctx: BatchContext, m: Memory): Promise<void> {
+    ctx.tombstones ??= (await rows(ctx.c, 'SELECT 1 FROM tombstones WHERE namespace = $1 LIMIT 1', [ctx.p.namespace])).length > 0;
+    if (!ctx.tombstones) return;
+    await ctx.c.query('DELETE FROM tombstone_ids WHERE id = $1', [m.id]);
+    const source = forgottenSource(m);
+    if (source) await ctx.c.query('DELETE FROM tombstone_sources WHERE namespace = $1 AND owner_id = $2 AND source_digest = $3 AND content_hash = $4', source);
   }
 
   private async mirror(ctx: BatchContext, source: Memory): Promise<WriteResult> {
@@ -391,10 +409,21 @@ export class PgWriter {
     if (versions.some((v) => v.readOnly) && !mayForgetReadOnly(ctx.p, versions, readOnlyOfOthers)) throw new MnemosError('read_only', `memory ${lineageId} is read-only (${current.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id: lineageId });
     for (const place of this.places()) await place.remove(ctx.c, fp.versionIds, lineageId);
     const actor = actorOf(ctx.p);
+    // A lineage restored on purpose and forgotten again has a tombstone already: it is renewed, listing both forgets' versions.
+    const prior = (await rows<{ version_ids: string }>(ctx.c, 'SELECT version_ids FROM tombstones WHERE lineage_id = $1', [lineageId]))[0]?.version_ids;
     await ctx.c.query(
-      'INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason, source_digest) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-      [lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, JSON.stringify(fp.versionIds), current.contentHash, ctx.at, actor, reason, sourceDigest(current.sourceKey)],
+      `INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (lineage_id) DO UPDATE SET namespace = EXCLUDED.namespace, owner_id = EXCLUDED.owner_id, agent_id = EXCLUDED.agent_id, visibility = EXCLUDED.visibility,
+         version_ids = EXCLUDED.version_ids, content_hash = EXCLUDED.content_hash, forgotten_at = EXCLUDED.forgotten_at, actor = EXCLUDED.actor, reason = EXCLUDED.reason`,
+      [lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, tombstoneVersionIds(prior, fp.versionIds), current.contentHash, ctx.at, actor, reason],
     );
+    const sources = forgottenSourceRows(versions, lineageId);
+    if (sources.length > 0) {
+      await ctx.c.query(
+        'INSERT INTO tombstone_sources (namespace, owner_id, source_digest, content_hash, lineage_id) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) ON CONFLICT DO NOTHING',
+        [0, 1, 2, 3, 4].map((i) => sources.map((r) => r[i])),
+      );
+    }
     ctx.tombstones = true;
     await ctx.c.query('INSERT INTO tombstone_ids (id, lineage_id) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING', [fp.versionIds, lineageId]);
     await this.audit(ctx, { action: 'forget', memoryId: lineageId, beforeHash: current.contentHash, afterHash: null, details: { reason, versionIds: fp.versionIds, contentHashes: fp.contentHashes, removed: fp.places } });

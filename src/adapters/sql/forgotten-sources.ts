@@ -8,11 +8,14 @@ import type { WriteOp, WriteResult } from '../../ports/store.ts';
  * each would write the forgotten text back under its old source key or id,
  * and the memory a user removed would return without a word.
  *
- * The tombstone keeps a digest of the forgotten version's source key, never
- * the key itself: a client's key may say what the memory said. An insert
- * whose id was forgotten, or whose source key and exact text were, is
- * answered `forgotten` and writes nothing, unless the op asks to restore.
- * Another text under the same key is new content and is stored.
+ * tombstone_sources keeps a digest of each forgotten version's source key
+ * with its text's hash, never the key itself: a client's key may say what
+ * the memory said. An insert whose id was forgotten, or whose source key and
+ * exact text were (any version's), is answered `forgotten` and writes
+ * nothing, unless the op asks to restore; when the key's current version
+ * holds other text, that version is closed, as the source no longer says
+ * it. Another text under the same key is new content and is stored. A
+ * restore lifts the match for what it restores.
  */
 export function sourceDigest(sourceKey: string | null): string | null {
   return sourceKey === null ? null : sha256Hex(`source\0${sourceKey}`);
@@ -32,4 +35,28 @@ export function forgottenSource(m: Memory): [string, string, string, string] | n
 /** The insert's answer when what it carries was forgotten: the id is the forgotten lineage's, which `get` answers with `forgotten`. */
 export function forgottenResult(lineageId: string): WriteResult {
   return { kind: 'insert', id: lineageId, status: 'forgotten' };
+}
+
+/** One row per distinct source key and text among a forgotten lineage's versions: [namespace, owner, digest, text hash, lineage]. */
+export function forgottenSourceRows(versions: readonly Memory[], lineageId: string): [string, string, string, string, string][] {
+  const seen = new Set<string>();
+  const out: [string, string, string, string, string][] = [];
+  for (const v of versions) {
+    if (v.sourceKey === null) continue;
+    const row: [string, string, string, string, string] = [v.namespace, v.ownerId, sourceDigest(v.sourceKey)!, v.contentHash, lineageId];
+    const k = row.join('\u0000');
+    if (!seen.has(k)) out.push(row);
+    seen.add(k);
+  }
+  return out;
+}
+
+/**
+ * The version ids a tombstone lists: those of an earlier forget of the same
+ * lineage too (a memory restored on purpose, then forgotten again; the second
+ * forget failed on the tombstone's key and the memory could not be removed).
+ */
+export function tombstoneVersionIds(prior: string | null | undefined, versionIds: readonly string[]): string {
+  const earlier = prior ? (JSON.parse(prior) as string[]) : [];
+  return JSON.stringify([...new Set([...earlier, ...versionIds])]);
 }

@@ -233,12 +233,21 @@ CREATE INDEX IF NOT EXISTS memories_source_key ON memories(namespace, source_key
   },
   {
     version: 12,
-    name: 'tombstones remember a digest of the forgotten source key',
+    name: 'what was forgotten from which source: digests of the source keys and the texts they held',
     sql: `
 -- A re-import of an unchanged file wrote a forgotten chunk back (adapters/sql/forgotten-sources.ts).
--- A digest, never the key: a client key may say what the memory said. Older tombstones have none.
-ALTER TABLE tombstones ADD COLUMN source_digest TEXT;
-CREATE INDEX tombstones_source ON tombstones(namespace, owner_id, source_digest);
+-- One row per source key and text of each forgotten version, so an older version's text stays
+-- forgotten too. A digest, never the key: a client key may say what the memory said. Tombstones
+-- from before have none.
+CREATE TABLE tombstone_sources (
+  namespace TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  source_digest TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  lineage_id TEXT NOT NULL,
+  PRIMARY KEY (namespace, owner_id, source_digest, content_hash, lineage_id)
+);
+CREATE INDEX tombstones_namespace ON tombstones(namespace);
 `,
   },
 ];

@@ -10,7 +10,7 @@ import { MEMORY_COLUMNS, memoryToRow, rowToMemory, supersededAtMs, type MemoryRo
 import type { DerivedPlace } from './places.ts';
 import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
-import { checksForgotten, forgottenResult, forgottenSource, sourceDigest } from '../sql/forgotten-sources.ts';
+import { checksForgotten, forgottenResult, forgottenSource, forgottenSourceRows, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
 import { vectorToBytes } from '../vector-scan.ts';
 
 /**
@@ -123,6 +123,12 @@ export class SqliteWriter {
           });
         }
         if (op.onExistingSource === 'supersede') {
+          // The source says again what was forgotten from it: what it said meanwhile is closed, nothing is written.
+          const gone = checksForgotten(op) ? this.forgottenLineage(ctx, m) : null;
+          if (gone !== null) {
+            this.retire(ctx, existing.id, 'its source holds forgotten text again');
+            return forgottenResult(gone);
+          }
           const prev = rowToMemory(this.byId.get(existing.id) as MemoryRow);
           const next: Memory = { ...m, lineageId: prev.lineageId, version: prev.version + 1 };
           this.update(ctx, prev.id, next, 'supersede', 'source changed', op.vector);
@@ -134,7 +140,7 @@ export class SqliteWriter {
     if (checksForgotten(op)) {
       const gone = this.forgottenLineage(ctx, m);
       if (gone !== null) return forgottenResult(gone);
-    }
+    } else this.liftForgotten(ctx, m);
     this.writeRow(m, op.vector);
     this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details, claims: claimsHash(m) } });
     return { kind: 'insert', id: m.id, status: 'created' };
@@ -150,9 +156,18 @@ export class SqliteWriter {
     if (byId) return byId.lineage_id;
     const source = forgottenSource(m);
     if (source === null) return null;
-    this.forgottenKey ??= this.db.prepare('SELECT lineage_id FROM tombstones WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ? LIMIT 1');
+    this.forgottenKey ??= this.db.prepare('SELECT lineage_id FROM tombstone_sources WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ? LIMIT 1');
     const byKey = this.forgottenKey.get(...source) as { lineage_id: string } | undefined;
     return byKey ? byKey.lineage_id : null;
+  }
+
+  /** A restore on purpose: what it writes is no longer forgotten (its id, its source key with its text). */
+  private liftForgotten(ctx: BatchContext, m: Memory): void {
+    ctx.tombstones ??= (this.anyTombstone ??= this.db.prepare('SELECT 1 FROM tombstones WHERE namespace = ? LIMIT 1')).get(ctx.p.namespace) !== undefined;
+    if (!ctx.tombstones) return;
+    this.db.prepare('DELETE FROM tombstone_ids WHERE id = ?').run(m.id);
+    const source = forgottenSource(m);
+    if (source) this.db.prepare('DELETE FROM tombstone_sources WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ?').run(...source);
   }
 
   private update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string, vector?: { model: string; vector: Float32Array }): WriteResult {
@@ -248,9 +263,17 @@ export class SqliteWriter {
     const rowids = (this.db.prepare('SELECT rowid FROM memories WHERE lineage_id = ? AND namespace = ?').all(lineageId, ctx.p.namespace) as { rowid: number }[]).map((r) => r.rowid);
     for (const place of this.places()) place.remove(rowids, fp.versionIds, lineageId);
     const actor = actorOf(ctx.p);
+    // A lineage restored on purpose and forgotten again has a tombstone already: it is renewed, listing both forgets' versions.
+    const prior = this.db.prepare('SELECT version_ids FROM tombstones WHERE lineage_id = ?').pluck().get(lineageId) as string | undefined;
     this.db
-      .prepare('INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason, source_digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, JSON.stringify(fp.versionIds), current.contentHash, ctx.at, actor, reason, sourceDigest(current.sourceKey));
+      .prepare(
+        `INSERT INTO tombstones (lineage_id, namespace, owner_id, agent_id, visibility, version_ids, content_hash, forgotten_at, actor, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(lineage_id) DO UPDATE SET namespace = excluded.namespace, owner_id = excluded.owner_id, agent_id = excluded.agent_id, visibility = excluded.visibility,
+           version_ids = excluded.version_ids, content_hash = excluded.content_hash, forgotten_at = excluded.forgotten_at, actor = excluded.actor, reason = excluded.reason`,
+      )
+      .run(lineageId, current.namespace, current.ownerId, current.agentId, current.visibility, tombstoneVersionIds(prior, fp.versionIds), current.contentHash, ctx.at, actor, reason);
+    const source = this.db.prepare('INSERT OR IGNORE INTO tombstone_sources (namespace, owner_id, source_digest, content_hash, lineage_id) VALUES (?, ?, ?, ?, ?)');
+    for (const row of forgottenSourceRows(versions, lineageId)) source.run(...row);
     ctx.tombstones = true;
     const mark = this.db.prepare('INSERT OR IGNORE INTO tombstone_ids (id, lineage_id) VALUES (?, ?)');
     for (const id of fp.versionIds) mark.run(id, lineageId);
