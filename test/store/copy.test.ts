@@ -108,6 +108,8 @@ test('copy SQLite -> PostgreSQL -> SQLite gives an identical export', postgresOn
   }
 });
 
+const plainNow = (page: { items: { id: string; text: string }[] }) => page.items.find((x) => x.text.startsWith('the boiler'))!.id;
+
 test(named('copy run again after the source moved on brings the target up to date: one current version, the same export'), async () => {
   const tmp = tempDir();
   const target = testStores();
@@ -144,6 +146,24 @@ test(named('copy run again after the source moved on brings the target up to dat
     }
     const third = JSON.parse((await cli(['copy', '--from', src, '--to', target.db, '--json'])).out);
     assert.deepEqual([third.copied, third.updated, third.unchanged, third.verified], [0, 0, 5, true], 'and a third run changes nothing');
+
+    // Both stores go on from one version, each its own way: refused, nothing written.
+    const t2 = await openMemory({ db: target.db });
+    const ownNext = await t2.update(plainNow(await t2.list({ limit: 10 })), { text: 'the boiler was serviced in May' });
+    await t2.close();
+    const s2 = await openMemory({ db: src });
+    await s2.update(plainNow(await s2.list({ limit: 10 })), { text: 'the boiler was serviced in June' });
+    await s2.close();
+    const forked = await cli(['copy', '--from', src, '--to', target.db, '--json']);
+    assert.equal(forked.code, 5, forked.out);
+    assert.equal(JSON.parse(forked.out).error.code, 'conflict');
+    const t3 = await openMemory({ db: target.db });
+    try {
+      assert.deepEqual((await t3.list({ limit: 10 })).items.map((x) => x.text).sort(), ['the boiler was serviced in May', 'the spare key is with the neighbour'], 'nothing of the fork was written');
+      assert.equal((await t3.get(ownNext.id)).supersededAt, null);
+    } finally {
+      await t3.close();
+    }
   } finally {
     tmp.cleanup();
     await target.cleanup();

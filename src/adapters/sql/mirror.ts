@@ -23,8 +23,9 @@ export function planMirror(target: Memory, source: Memory): MirrorPlan {
   if (target.contentHash !== source.contentHash || target.namespace !== source.namespace || target.lineageId !== source.lineageId) {
     throw new MnemosError('conflict', `a memory with id ${target.id} already exists with different content`, { id: target.id });
   }
-  if (target.supersededAt !== null && source.supersededAt === null) {
-    throw new MnemosError('conflict', `memory ${target.id} is closed in the target but current in the source: the two stores' histories differ`, { id: target.id });
+  // Each store went on from this version its own way (a new version in each): copying the source's would leave two current ones.
+  if (target.supersededAt !== null && (source.supersededAt === null || target.supersededBy !== source.supersededBy)) {
+    throw new MnemosError('conflict', `memory ${target.id} was replaced differently in the target than in the source: the two stores' histories differ; copy into an empty store, or forget the target's later version first`, { id: target.id });
   }
   const audits: Omit<AuditDraft, 'memoryId'>[] = [];
   if (target.supersededAt === null && source.supersededAt !== null) {
