@@ -119,9 +119,11 @@ export async function embedForWrite(
   texts: string[],
   onProgress?: (done: number, total: number) => void,
 ): Promise<{ model: string; vectors: Float32Array[] } | null> {
-  const svc = await embeddingsFor(ctx, p);
-  if (!svc || texts.length === 0) return null;
+  if (texts.length === 0) return null;
   try {
+    // Loading counts as the provider too: a missing or broken ONNX model directory refused every write.
+    const svc = await embeddingsFor(ctx, p);
+    if (!svc) return null;
     return { model: svc.model, vectors: await svc.embed(texts, { kind: 'document', ...(onProgress ? { onProgress } : {}) }) };
   } catch (err) {
     if (MnemosError.is(err, 'unavailable')) return null;

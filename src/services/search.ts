@@ -183,7 +183,15 @@ async function vectorList(
     skipped.vector = `the ${ctx.store.backend} store has no vector index`;
     return null;
   }
-  const svc = await embeddingsFor(ctx, p);
+  let svc: Awaited<ReturnType<typeof embeddingsFor>>;
+  try {
+    svc = await embeddingsFor(ctx, p);
+  } catch (err) {
+    // A model that cannot be loaded (a missing or broken ONNX directory) leaves keywords, as a failing endpoint does.
+    if (!MnemosError.is(err, 'unavailable')) throw err;
+    skipped.vector = `${(err as Error).message}; results are keyword-only`;
+    return null;
+  }
   if (!svc) {
     skipped.vector = 'embeddings are off (MNEMOS_EMBEDDINGS=off)';
     return null;

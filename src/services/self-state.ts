@@ -1,3 +1,4 @@
+import { missingModelFilesNow } from '../embedding/providers/onnx-directory.ts';
 import { dirname } from 'node:path';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
@@ -139,7 +140,11 @@ function embeddingsPart(ctx: ServiceContext): PartReport {
       };
     case 'openai':
       return { part: 'embeddings', state: 'on', why: `OpenAI-compatible endpoint ${e.baseUrl} model ${e.model}`, setting };
-    case 'onnx':
+    case 'onnx': {
+      // A directory without the model's files was reported "on" while every search went without vectors.
+      const missing = missingModelFilesNow(e.directory);
+      if (missing.length > 0) return { part: 'embeddings', state: 'unavailable', why: `the local ONNX model directory ${e.directory} lacks ${missing.join(', ')}; memories are stored without vectors and searches use keywords`, setting };
       return { part: 'embeddings', state: 'on', why: `local ONNX model directory ${e.directory}`, setting };
+    }
   }
 }

@@ -42,3 +42,29 @@ test(named('concurrent first uses of the embedder load the stored model once; a 
     await stores.cleanup();
   }
 });
+
+test(named('a local ONNX model that cannot be loaded loses no write and fails no search; self_state says it is unavailable'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const broken = join(dir, 'broken-model');
+    mkdirSync(join(broken, 'onnx'), { recursive: true });
+    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx']) writeFileSync(join(broken, f), 'not what it should be');
+    for (const directory of [join(dir, 'no-such-model'), broken]) {
+      const m = await openMemory({ db, config: { embeddings: { provider: 'onnx', directory } } });
+      try {
+        const r = await m.remember({ text: `Bob likes coffee, says ${directory}` });
+        assert.equal(r.status, 'created');
+        const found = await m.search('Bob coffee');
+        assert.ok(found.hits.some((h) => h.memory.id === r.id), 'found by keywords');
+        assert.match(found.explain.skipped.vector ?? '', /keyword-only/);
+        if (directory !== broken) assert.equal(m.selfState().parts.find((x) => x.part === 'embeddings')!.state, 'unavailable');
+      } finally {
+        await m.close();
+      }
+    }
+  } finally {
+    await cleanup();
+  }
+});

@@ -9,6 +9,7 @@
  *   config.json, tokenizer.json, tokenizer_config.json,
  *   onnx/model.onnx (fp32) or onnx/model_quantized.onnx (q8)
  */
+import { existsSync } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
@@ -46,6 +47,14 @@ async function exists(path: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** As missingModelFiles, without waiting: for self_state, which reports at once (the package is checked when the model loads). */
+export function missingModelFilesNow(directory: string): string[] {
+  if (!existsSync(directory)) return ['the directory itself'];
+  const missing: string[] = REQUIRED_FILES.filter((f) => !existsSync(join(directory, f)));
+  if (!MODEL_FILES.some((f) => existsSync(join(directory, f)))) missing.push(`one of ${MODEL_FILES.join(' or ')}`);
+  return missing;
 }
 
 /** Files the directory lacks, named relative to it (the model file as "one of ..."). */
@@ -87,7 +96,12 @@ export async function loadOnnxEmbedder(options: OnnxDirectoryOptions): Promise<E
       missingFiles,
     });
   }
-  const config = JSON.parse(await readFile(join(directory, 'config.json'), 'utf8')) as { hidden_size?: number };
+  let config: { hidden_size?: number };
+  try {
+    config = JSON.parse(await readFile(join(directory, 'config.json'), 'utf8')) as { hidden_size?: number };
+  } catch (err) {
+    throw new MnemosError('unavailable', `cannot read ${join(directory, 'config.json')}: ${(err as Error).message}`, { provider: 'onnx', directory }, { cause: err });
+  }
   const dimensions = options.dimensions ?? config.hidden_size;
   if (!dimensions) throw new MnemosError('unavailable', `cannot tell the vector size of ${directory}: config.json has no hidden_size; set dimensions`, { directory });
   const quantized = !(await exists(join(directory, MODEL_FILES[0])));
