@@ -113,13 +113,16 @@ export class EmbeddingService {
   }
 
   private async embedBatch(batch: string[], options: EmbedOptions): Promise<Float32Array[]> {
+    // A search waits for its query's vector and has keywords without it: one retry, not the write path's four
+    // (a hung endpoint held every search for five timeouts, about two and a half minutes).
+    const retries = options.kind === 'query' ? Math.min(1, this.retry.retries) : this.retry.retries;
     for (let attempt = 0; ; attempt++) {
       try {
         const vectors = await this.embedder.embed(batch, options);
         this.check(batch, vectors);
         return vectors;
       } catch (err) {
-        if (!isRetryable(err) || attempt >= this.retry.retries || options.signal?.aborted) throw toMnemosError(err);
+        if (!isRetryable(err) || attempt >= retries || options.signal?.aborted) throw toMnemosError(err);
         const after = (err as MnemosError).details?.['retryAfterMs'];
         await this.sleep(backoffDelay(attempt, this.retry, typeof after === 'number' ? after : undefined), options.signal);
       }

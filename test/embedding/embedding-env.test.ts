@@ -17,6 +17,10 @@ test('embedding settings from the environment', () => {
       { MNEMOS_EMBEDDINGS: 'openai', MNEMOS_EMBEDDINGS_URL: 'http://127.0.0.1:11434/v1', MNEMOS_EMBEDDINGS_MODEL: 'nomic', MNEMOS_EMBEDDINGS_DIMENSIONS: '768' },
       { provider: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', model: 'nomic', dimensions: 768 },
     ],
+    [
+      { MNEMOS_EMBEDDINGS: 'openai', MNEMOS_EMBEDDINGS_URL: 'http://x/v1', MNEMOS_EMBEDDINGS_MODEL: 'm', MNEMOS_EMBEDDINGS_DIMENSIONS: '8', MNEMOS_EMBEDDINGS_TIMEOUT_MS: '2500' },
+      { provider: 'openai', baseUrl: 'http://x/v1', model: 'm', dimensions: 8, timeoutMs: 2500 },
+    ],
   ];
   for (const [env, config] of ok) assert.deepEqual(embeddingConfigFromEnv(env), config, JSON.stringify(env));
   const bad: Array<[env: Record<string, string>, field: string]> = [
@@ -24,6 +28,7 @@ test('embedding settings from the environment', () => {
     [{ MNEMOS_EMBEDDINGS: 'onnx' }, 'MNEMOS_EMBEDDINGS_DIR'],
     [{ MNEMOS_EMBEDDINGS: 'onnx', MNEMOS_EMBEDDINGS_DIR: '/m', MNEMOS_EMBEDDINGS_POOLING: 'max' }, 'MNEMOS_EMBEDDINGS_POOLING'],
     [{ MNEMOS_EMBEDDINGS: 'openai', MNEMOS_EMBEDDINGS_URL: 'http://x/v1', MNEMOS_EMBEDDINGS_MODEL: 'm' }, 'MNEMOS_EMBEDDINGS'],
+    [{ MNEMOS_EMBEDDINGS: 'openai', MNEMOS_EMBEDDINGS_URL: 'http://x/v1', MNEMOS_EMBEDDINGS_MODEL: 'm', MNEMOS_EMBEDDINGS_DIMENSIONS: '8', MNEMOS_EMBEDDINGS_TIMEOUT_MS: '0x10' }, 'MNEMOS_EMBEDDINGS_TIMEOUT_MS'],
   ];
   for (const [env, field] of bad) {
     assert.throws(() => embeddingConfigFromEnv(env), (e: unknown) => MnemosError.is(e, 'validation_failed') && e.details?.['field'] === field, JSON.stringify(env));

@@ -117,6 +117,16 @@ test('gives up after the configured retries; non-retryable errors are not retrie
   await assert.rejects(new EmbeddingService(plain, noSleep).embed(['x']), (e: unknown) => MnemosError.is(e, 'internal'));
 });
 
+test('a query (a search waiting for its vector) is retried once, a document batch up to the configured retries', async () => {
+  const failing = () => new FakeEmbedder('fake/1', 8, Array.from({ length: 10 }, () => retryable()));
+  const query = failing();
+  await assert.rejects(new EmbeddingService(query, noSleep).embedOne('where is the key', { kind: 'query' }), (e: unknown) => MnemosError.is(e, 'unavailable'));
+  assert.equal(query.calls.length, 2);
+  const documents = failing();
+  await assert.rejects(new EmbeddingService(documents, noSleep).embed(['a note'], { kind: 'document' }), (e: unknown) => MnemosError.is(e, 'unavailable'));
+  assert.equal(documents.calls.length, 5);
+});
+
 test('vectors of the wrong size are refused', async () => {
   const wrong = new FakeEmbedder('fake/1', 8, [], 3);
   await assert.rejects(new EmbeddingService(wrong).embed(['x']), (e: unknown) => MnemosError.is(e, 'unavailable') && e.details?.['reason'] === 'dimension_mismatch');

@@ -15,7 +15,13 @@ export function embeddingConfigFromEnv(env: NodeJS.ProcessEnv): EmbeddingConfig 
       if (!baseUrl || !model || !(dimensions > 0)) {
         throw new MnemosError('validation_failed', 'MNEMOS_EMBEDDINGS=openai needs MNEMOS_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1), MNEMOS_EMBEDDINGS_MODEL and MNEMOS_EMBEDDINGS_DIMENSIONS', { field: 'MNEMOS_EMBEDDINGS' });
       }
-      return { provider, baseUrl, model, dimensions, ...(env.MNEMOS_EMBEDDINGS_KEY ? { apiKey: env.MNEMOS_EMBEDDINGS_KEY } : {}) };
+      // How long one request may take before it counts as failed (and is retried): 30 s unless set.
+      const timeout = env.MNEMOS_EMBEDDINGS_TIMEOUT_MS;
+      const timeoutMs = timeout === undefined || timeout === '' ? undefined : Number(timeout);
+      if (timeoutMs !== undefined && !(/^\d+$/.test(timeout!) && timeoutMs > 0)) {
+        throw new MnemosError('validation_failed', `MNEMOS_EMBEDDINGS_TIMEOUT_MS must be a whole number of milliseconds above 0, not "${timeout}"`, { field: 'MNEMOS_EMBEDDINGS_TIMEOUT_MS' });
+      }
+      return { provider, baseUrl, model, dimensions, ...(env.MNEMOS_EMBEDDINGS_KEY ? { apiKey: env.MNEMOS_EMBEDDINGS_KEY } : {}), ...(timeoutMs ? { timeoutMs } : {}) };
     }
     case 'onnx': {
       if (!env.MNEMOS_EMBEDDINGS_DIR) throw new MnemosError('validation_failed', 'MNEMOS_EMBEDDINGS=onnx needs MNEMOS_EMBEDDINGS_DIR (a local model directory)', { field: 'MNEMOS_EMBEDDINGS_DIR' });
