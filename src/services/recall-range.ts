@@ -20,12 +20,15 @@ export const recallRangeSchema = z
       .describe('inclusive turn range such as "3-7" (turns are numbered from 1); default: the whole session'),
     grep: z.string().min(1).max(200).optional().describe('keep only turns containing this text (case-insensitive, literal)'),
     maxChars: z.number().int().min(1).max(RECALL_MAX_CHARS).default(RECALL_DEFAULT_CHARS).describe(`cap on returned text (default ${RECALL_DEFAULT_CHARS}, at most ${RECALL_MAX_CHARS})`),
+    fromChar: z.number().int().min(0).optional().describe('continue inside the first turn of the range at this character: the nextChar of an answer cut inside a turn'),
   })
   .strict();
 export type RecallRangeInput = z.input<typeof recallRangeSchema>;
 
 export interface RecalledTurn {
   turn: number;
+  /** Where in the turn's text this part starts, when not at its beginning (fromChar). */
+  fromChar?: number;
   role: string | null;
   /** Who wrote this turn into the store (writerOf). */
   writer: string;
@@ -37,9 +40,11 @@ export interface RecalledTurn {
 export interface RecallRangeResult {
   sessionId: string;
   turns: RecalledTurn[];
-  /** True when maxChars cut the answer short; `nextTurn` continues it. */
+  /** True when maxChars cut the answer short; `nextTurn` (and `nextChar`, when cut inside that turn) continue it. */
   truncated: boolean;
   nextTurn: number | null;
+  /** Where the cut turn goes on: pass it as fromChar with turns starting at nextTurn. */
+  nextChar: number | null;
   searched: string;
 }
 
@@ -82,19 +87,25 @@ export async function recallRange(ctx: ServiceContext, p: Principal, input: Reca
   let used = 0;
   let truncated = false;
   let nextTurn: number | null = null;
-  for (const m of picked) {
+  let nextChar: number | null = null;
+  for (const [i, m] of picked.entries()) {
     const room = q.maxChars - used;
     if (room <= 0) {
       truncated = true;
       nextTurn = turnOf(m);
       break;
     }
-    const text = m.text.length > room ? m.text.slice(0, room) : m.text;
-    if (text.length < m.text.length) {
+    // A turn longer than maxChars is read in parts: without a place to go on from, the same prefix came back for ever.
+    const start = i === 0 && q.fromChar ? Math.min(q.fromChar, m.text.length) : 0;
+    // At least one whole character, or a reader asking for one at a time would never move on.
+    const end = Math.max(cutAt(m.text, start + room), Math.min(m.text.length, start + 2));
+    if (end < m.text.length) {
       truncated = true;
       nextTurn = turnOf(m);
+      nextChar = end;
     }
-    turns.push({ turn: turnOf(m), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, writer: writerOf(m), id: m.id, at: m.validFrom, text });
+    const text = m.text.slice(start, end);
+    turns.push({ turn: turnOf(m), ...(start > 0 ? { fromChar: start } : {}), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, writer: writerOf(m), id: m.id, at: m.validFrom, text });
     used += text.length;
     if (truncated) break;
   }
@@ -102,5 +113,12 @@ export async function recallRange(ctx: ServiceContext, p: Principal, input: Reca
   for (const m of all) writers.set(writerOf(m), (writers.get(writerOf(m)) ?? 0) + 1);
   const by = writers.size > 1 ? ` (written by ${writers.size} principals: ${[...writers].map(([w, n]) => `${w} ${n}`).join(', ')})` : '';
   const searched = `session "${q.sessionId}"${q.turns ? `, turns ${q.turns}` : ''}${q.grep ? `, containing "${q.grep}"` : ''}: ${all.length} turns visible to ${p.role} "${p.id}"${by}, ${picked.length} matched`;
-  return { sessionId: q.sessionId, turns, truncated, nextTurn, searched };
+  return { sessionId: q.sessionId, turns, truncated, nextTurn, nextChar, searched };
+}
+
+/** `at`, or one before it when it would split a surrogate pair (half an emoji is not text). */
+function cutAt(text: string, at: number): number {
+  if (at >= text.length) return text.length;
+  const c = text.charCodeAt(at);
+  return at > 0 && c >= 0xdc00 && c <= 0xdfff ? at - 1 : at;
 }
