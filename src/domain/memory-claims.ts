@@ -1,6 +1,6 @@
 import { canonicalJson, sha256Hex } from './hash.ts';
 import type { Memory } from './memory.ts';
-import { toMs, toMsOrNull } from './time.ts';
+import { toIso, toMs } from './time.ts';
 
 /**
  * A hash over what a stored version claims besides its text: its labels and
@@ -12,34 +12,30 @@ import { toMs, toMsOrNull } from './time.ts';
  *
  * Left out is what changes in place through audited or counted operations:
  * lifecycle and importance (lifecycle entries), access counts, and the
- * closing of a version (supersededAt/By). Times are compared as milliseconds,
- * the form both backends store.
+ * closing of a version (supersededAt/By).
+ *
+ * Computed on every write, so the canonical JSON (keys in order) is written
+ * out by hand rather than sorted per call: a third of the cost.
  */
 export function claimsHash(m: Memory): string {
+  const j = JSON.stringify;
   return sha256Hex(
-    canonicalJson({
-      lineageId: m.lineageId,
-      version: m.version,
-      contentHash: m.contentHash,
-      type: m.type,
-      salience: m.salience,
-      emotionalValence: m.emotionalValence,
-      validFrom: toMs(m.validFrom),
-      validTo: toMsOrNull(m.validTo),
-      recordedAt: toMs(m.recordedAt),
-      expiresAt: toMsOrNull(m.expiresAt),
-      origin: m.origin,
-      source: m.source,
-      sourceKey: m.sourceKey,
-      namespace: m.namespace,
-      ownerId: m.ownerId,
-      agentId: m.agentId,
-      sessionId: m.sessionId,
-      visibility: m.visibility,
-      labels: m.labels,
-      readOnly: m.readOnly,
-      tags: m.tags,
-      metadata: m.metadata,
-    }),
+    `{"agentId":${j(m.agentId)},"contentHash":${j(m.contentHash)},"emotionalValence":${num(m.emotionalValence)},"expiresAt":${j(time(m.expiresAt))},` +
+      `"labels":${canonicalJson(m.labels)},"lineageId":${j(m.lineageId)},"metadata":${canonicalJson(m.metadata)},"namespace":${j(m.namespace)},` +
+      `"origin":${j(m.origin)},"ownerId":${j(m.ownerId)},"readOnly":${m.readOnly === true},"recordedAt":${j(time(m.recordedAt))},"salience":${num(m.salience)},` +
+      `"sessionId":${j(m.sessionId)},"source":${canonicalJson(m.source)},"sourceKey":${j(m.sourceKey)},"tags":${canonicalJson(m.tags)},"type":${j(m.type)},` +
+      `"validFrom":${j(time(m.validFrom))},"validTo":${j(time(m.validTo))},"version":${num(m.version)},"visibility":${j(m.visibility)}}`,
   );
+}
+
+/** As canonicalJson writes a number. */
+function num(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'null';
+}
+
+const STORED_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A time as the stores give it back (UTC, milliseconds): most already are, and are taken as they are. */
+function time(iso: string | null): string | null {
+  return iso === null || STORED_FORM.test(iso) ? iso : toIso(toMs(iso));
 }
