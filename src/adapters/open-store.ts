@@ -16,6 +16,16 @@ export function isPostgresLocation(location: string): boolean {
   return /^postgres(ql)?:\/\//.test(location);
 }
 
+/**
+ * What keeps a postgres:// URL from naming an existing store (null when it
+ * names one), found without creating anything, and the URL without its
+ * password, for messages.
+ */
+export async function missingPgStore(url: string): Promise<{ location: string; missing: string | null }> {
+  const { pgStoreMissing } = await import('./postgres/connection.ts');
+  return pgStoreMissing(url);
+}
+
 /** Picks the adapter from the location's form: a postgres:// URL or a SQLite file path. */
 export async function openStore(location: string, opts: OpenStoreOptions): Promise<MemoryStore> {
   if (isPostgresLocation(location)) {

@@ -163,9 +163,8 @@ test(named('CLI import of a directory takes the notes under it, skips hidden fol
     assert.notEqual(missing.code, 0);
     assert.match(missing.stderr, /nope\.md/);
     const status = json(dir, db, 'status').body;
-    // On SQLite not even the file was created (status refuses to create one); PostgreSQL's schema is empty.
-    if (BACKEND === 'sqlite') assert.equal(status.error.code, 'not_found', 'a missing path is found before anything is written');
-    else assert.equal(status.memories.total, 0, 'a missing path is found before anything is written');
+    // Not even the store was created (status refuses to create one, a SQLite file or a PostgreSQL schema).
+    assert.equal(status.error.code, 'not_found', 'a missing path is found before anything is written');
     const first = json(dir, db, 'import', 'vault');
     assert.equal(first.code, 0, first.stderr);
     assert.deepEqual(first.body.files.map((f: { path: string }) => f.path), [join(vault, 'daily.md'), join(vault, 'projects', 'parser.md')]);

@@ -25,53 +25,125 @@ export interface PgConnection {
   /** The URL with its password removed, safe for messages and `location`. */
   location: string;
   schema: string | null;
+  /** How long a write transaction waits for a lock (PostgreSQL's lock_timeout, ms; 0 waits forever). */
+  lockTimeoutMs: number;
 }
 
-/** Splits our own `?schema=` parameter off the URL (pg does not know it). */
-export function parsePgUrl(url: string): { connectionString: string; schema: string | null; location: string } {
-  const u = new URL(url);
+/**
+ * How long a writer waits for another writer's lock (the audit chain head,
+ * a row) before it answers `busy`: SQLite's busy timeout (sqlite/connection.ts).
+ * Without it a writer waited forever behind a stuck transaction.
+ */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+
+/** A URL that did not parse, with whatever follows `user:` up to the last `@` masked. */
+function maskUnparsed(url: string): string {
+  const start = url.indexOf('://') + 3;
+  const at = url.lastIndexOf('@');
+  const colon = url.indexOf(':', start);
+  return start > 2 && at > start && colon !== -1 && colon < at ? `${url.slice(0, colon)}:***${url.slice(at)}` : url;
+}
+
+/** Splits our own parameters (`?schema=`, `?lock_timeout=` in ms) off the URL; pg does not know them. */
+export function parsePgUrl(url: string): { connectionString: string; schema: string | null; location: string; lockTimeoutMs: number } {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch (err) {
+    // e.g. port 99999, or a password with an unescaped `/` or `#`.
+    throw new MnemosError('validation_failed', `the database URL ${maskUnparsed(url)} is not a valid URL: check the host, the port (1-65535) and that special characters in the password are percent-encoded`, { field: 'db' }, { cause: err });
+  }
   const schema = u.searchParams.get('schema');
   u.searchParams.delete('schema');
   if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new MnemosError('validation_failed', `invalid schema name "${schema}" in the database URL`, { field: 'schema' });
+  const timeout = u.searchParams.get('lock_timeout');
+  u.searchParams.delete('lock_timeout');
+  if (timeout !== null && !(/^\d{1,10}$/.test(timeout) && Number(timeout) <= 2 ** 31 - 1)) {
+    throw new MnemosError('validation_failed', `invalid lock_timeout "${timeout}" in the database URL: milliseconds, 0 to wait forever`, { field: 'lock_timeout' });
+  }
   const connectionString = u.toString();
   const safe = new URL(connectionString);
   if (safe.password) safe.password = '***';
   if (schema) safe.searchParams.set('schema', schema);
-  return { connectionString, schema, location: safe.toString() };
+  return { connectionString, schema, location: safe.toString(), lockTimeoutMs: timeout === null ? DEFAULT_LOCK_TIMEOUT_MS : Number(timeout) };
+}
+
+/**
+ * pg-pool forgets a client whose connect failed without closing its socket:
+ * with no password given, the server kept waiting for one and the process
+ * could not exit for a minute (its authentication_timeout). Ending the
+ * client closes the socket.
+ */
+class Client extends pg.Client {
+  override connect(): Promise<this>;
+  override connect(callback: (err: Error | null) => void): void;
+  override connect(callback?: (err: Error | null) => void): Promise<this> | void {
+    if (!callback) return super.connect() as Promise<this>;
+    super.connect((err: Error | null) => {
+      if (err) this.end().catch(() => {});
+      callback(err);
+    });
+  }
+}
+
+/** Connection settings for a pool or a single client: the schema goes first on the search path. */
+function clientConfig(connectionString: string, schema: string | null): pg.ClientConfig {
+  return { connectionString, types, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
 }
 
 export function createPool(url: string, max = 10): PgConnection {
-  const { connectionString, schema, location } = parsePgUrl(url);
-  const pool = new pg.Pool({
-    connectionString,
-    max,
-    types,
-    // A schema per test run or tenant: every pooled connection starts with it on the search path.
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
+  const { connectionString, schema, location, lockTimeoutMs } = parsePgUrl(url);
+  // A schema per test run or tenant: every pooled connection starts with it on the search path.
+  const pool = new pg.Pool({ ...clientConfig(connectionString, schema), max, Client });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
-  return { pool, location, schema };
+  return { pool, location, schema, lockTimeoutMs };
 }
 
-const RETRYABLE = new Set(['40001', '40P01', '55P03']);
+/** Serialization failure and deadlock: run again, the transaction may succeed. */
+const RETRYABLE = new Set(['40001', '40P01']);
+/** lock_not_available: lock_timeout passed. Not retried: the wait was the bounded wait, and a retry queues again at the back. */
+const LOCK_TIMEOUT = '55P03';
+/** Errors that mean the server cannot be reached or refuses this login: `unavailable`. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', '57P03', '3D000', '28P01', '28000', '53300']);
 
 /** Maps driver errors to stable codes; the message names the URL without the password. */
 export function mapPgError(err: unknown, location: string): unknown {
   if (MnemosError.is(err)) return err;
   const e = err as { code?: string; message?: string; constraint?: string };
   if (e.code === '23505') return new MnemosError('conflict', `a row with the same key already exists (${e.constraint ?? 'unique constraint'})`, { constraint: e.constraint }, { cause: err });
-  if (e.code && RETRYABLE.has(e.code)) return new MnemosError('busy', 'the database stayed locked by other writers; try again', { code: e.code }, { cause: err });
-  if (e.code === 'ECONNREFUSED' || e.code === 'ENOTFOUND' || e.code === 'ETIMEDOUT' || e.code === '57P03' || e.code === '3D000' || e.code === '28P01' || e.code === '28000') {
-    return new MnemosError('unavailable', `cannot reach PostgreSQL at ${location}: ${e.message ?? e.code}`, { location }, { cause: err });
+  if (e.code && (RETRYABLE.has(e.code) || e.code === LOCK_TIMEOUT)) return new MnemosError('busy', 'the store stayed locked by another writer; try again', { code: e.code }, { cause: err });
+  if (e.code && UNREACHABLE.has(e.code)) return unreachable(location, e.message ?? e.code, err);
+  // pg's words when the server asks for a password and none was given (it has no code).
+  if (e.message?.includes('client password must be a string')) {
+    return unreachable(location, 'the server asks for a password and none was given; put it in the URL (postgres://user:password@host/db) or set PGPASSWORD', err);
   }
   return err;
 }
 
-/** A serialization failure, deadlock or lock timeout: the transaction may succeed if run again. */
+function unreachable(location: string, why: string, cause: unknown): MnemosError {
+  return new MnemosError('unavailable', `cannot reach PostgreSQL at ${location}: ${why}`, { location }, { cause });
+}
+
+/**
+ * An error while connecting: whatever it is (refused, no password, TLS
+ * refused or not trusted, too many connections), the server cannot be used
+ * with these settings, so it is `unavailable`, never `internal`.
+ */
+export function connectFailed(err: unknown, location: string): MnemosError {
+  const mapped = mapPgError(err, location);
+  return MnemosError.is(mapped) ? mapped : unreachable(location, (err as Error)?.message ?? String(err), err);
+}
+
+/** A serialization failure or deadlock: the transaction may succeed if run again. */
 export function isRetryable(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;
   return code !== undefined && RETRYABLE.has(code);
+}
+
+/** lock_timeout passed while waiting for another transaction's lock. */
+export function isLockTimeout(err: unknown): boolean {
+  return (err as { code?: string } | null)?.code === LOCK_TIMEOUT;
 }
 
 /** Runs fn with retries on serialization failures and deadlocks, then maps errors. */
@@ -90,22 +162,52 @@ export async function withRetry<T>(location: string, fn: () => Promise<T>, attem
   }
 }
 
-/** One transaction on one pooled client: BEGIN ... COMMIT, ROLLBACK on any error. */
-export async function inTransaction<T>(conn: PgConnection, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * One transaction on one pooled client: BEGIN ... COMMIT, ROLLBACK on any
+ * error. A lock wait longer than `lockTimeoutMs` ends it with `busy`; SET
+ * LOCAL (in BEGIN's round trip) ends with the transaction, so nothing leaks
+ * to the pooled connection's next user.
+ */
+export async function inTransaction<T>(conn: PgConnection, fn: (c: pg.PoolClient) => Promise<T>, lockTimeoutMs = conn.lockTimeoutMs): Promise<T> {
   return withRetry(conn.location, async () => {
     const client = await conn.pool.connect();
     try {
-      await client.query('BEGIN');
+      await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.trunc(lockTimeoutMs)}`);
       const out = await fn(client);
       await client.query('COMMIT');
       return out;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
+      if (isLockTimeout(err)) {
+        throw new MnemosError('busy', `the store at ${conn.location} stayed locked by another writer for ${lockTimeoutMs} ms; try again (a transaction left open? see pg_stat_activity)`, { code: LOCK_TIMEOUT, lockTimeoutMs }, { cause: err });
+      }
       throw err;
     } finally {
       client.release();
     }
   });
+}
+
+/**
+ * Whether `url` names an existing Mnemos store (its schema has the
+ * `mnemos_schema` table), asked on a connection of its own that creates
+ * nothing. `missing` says what is absent; null when the store is there.
+ */
+export async function pgStoreMissing(url: string): Promise<{ location: string; missing: string | null }> {
+  const { connectionString, schema, location } = parsePgUrl(url);
+  const client = new Client(clientConfig(connectionString, schema));
+  try {
+    await client.connect();
+    const [r] = (await client.query<{ found: boolean }>("SELECT to_regclass('mnemos_schema') IS NOT NULL AS found")).rows;
+    if (r?.found) return { location, missing: null };
+    return { location, missing: schema ? `schema "${schema}" holds no Mnemos store` : 'the database holds no Mnemos store (on its search path)' };
+  } catch (err) {
+    // A database that does not exist holds no store either; nothing was created.
+    if ((err as { code?: string }).code === '3D000') return { location, missing: (err as Error).message };
+    throw connectFailed(err, location);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** A client or the pool: anything that can run a query. */

@@ -28,7 +28,7 @@ import { pgQuery, sql } from '../sql/placeholders.ts';
 import { MEMORY_COLUMNS, rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
 import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
 import { lastWrite, rowToAudit } from '../sql/audit-rows.ts';
-import { createPool, inTransaction, isRetryable, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
+import { connectFailed, createPool, inTransaction, isLockTimeout, isRetryable, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
 import { migratePg } from './migrations.ts';
 import { graphPgPlace, PgGraph } from './graph.ts';
 import { expiryPgPlace, PgJobs } from './jobs.ts';
@@ -76,6 +76,19 @@ const ORDER_SQL: Record<ListOrder, string> = {
 
 const COLS = MEMORY_COLUMNS.map((c) => `m.${c}`).join(', ');
 
+/**
+ * How long a recall's bookkeeping (access count, activation, boost) waits
+ * for the chain head. Past it the bookkeeping is skipped, so a read (GET
+ * /v1/memories/:id recalls) never waits for a stuck writer: access
+ * statistics are not content. Ordinary writers hold the head for a few ms.
+ */
+const BOOKKEEPING_LOCK_MS = 250;
+
+/** A recall's writes: a touch, with at most lifecycle moves (lifecycle/recall.ts); touch is only ever written by recall. */
+function isBookkeeping(ops: WriteOp[]): boolean {
+  return ops.some((op) => op.kind === 'touch') && ops.every((op) => op.kind === 'touch' || op.kind === 'lifecycle');
+}
+
 /** One caller's write, as the group commit carries it. */
 interface GroupWrite {
   p: Principal;
@@ -102,6 +115,10 @@ export class PgStore implements MemoryStore {
   private readonly writer: PgWriter;
   /** Writes that arrive together share a transaction (write-groups.ts). */
   private readonly groups: WriteGroups<GroupWrite, WriteResult[]>;
+  /** Recalls' bookkeeping, grouped apart so that its short lock wait never cuts an ordinary write's. */
+  private readonly bookkeeping: WriteGroups<GroupWrite, WriteResult[]>;
+  /** Recalls whose bookkeeping was skipped because the store stayed locked (for notes()). */
+  private skippedBookkeeping = 0;
   /** The in-process copy of the full-text index that ranks keyword searches (the SQL query answers while it builds). */
   private readonly keywords: KeywordIndex;
   private readonly extraPlaces: PgPlace[] = [];
@@ -137,6 +154,7 @@ export class PgStore implements MemoryStore {
     const places = corePgPlaces();
     this.writer = new PgWriter(analyze, () => [...places, ...this.extraPlaces, memoriesPgPlace()]);
     this.groups = new WriteGroups((items) => this.applyGroup(items), (w) => w.ops.length);
+    this.bookkeeping = new WriteGroups((items) => this.applyBookkeeping(items), (w) => w.ops.length);
     this.audit = new PgAuditLog(conn);
     this.pending = new PgPending(conn);
     this.tokens = new PgTokens(conn, (c, p, draft) => this.writer.appendAudit(c, p, draft, Date.now()));
@@ -154,7 +172,9 @@ export class PgStore implements MemoryStore {
     if (opts.vectorIndex) checkVectorIndexConfig(opts.vectorIndex);
     const conn = createPool(opts.url, opts.poolSize);
     try {
-      const client = await conn.pool.connect();
+      const client = await conn.pool.connect().catch((err: unknown) => {
+        throw connectFailed(err, conn.location);
+      });
       try {
         const version = await migratePg(client, conn.schema);
         const pgvector = await detectPgvector(client);
@@ -181,6 +201,7 @@ export class PgStore implements MemoryStore {
     const notes = this.pgvectorAvailable
       ? [`${scan}; pgvector is available but not used, because its HNSW index cuts the top-k before the scope filter`]
       : [`${scan}; pgvector is not installed`];
+    if (this.skippedBookkeeping > 0) notes.push(`recalls: ${this.skippedBookkeeping} left access count and boost unrecorded, the store being locked by another writer for over ${BOOKKEEPING_LOCK_MS} ms`);
     if (this.analyzeError) notes.push(`planner statistics: the last background ANALYZE after bulk writes failed (${this.analyzeError}); autovacuum will gather them later`);
     return notes;
   }
@@ -201,9 +222,9 @@ export class PgStore implements MemoryStore {
   async apply(p: Principal, ops: WriteOp[]): Promise<WriteResult[]> {
     readScope(p); // validates the principal
     if (ops.length === 0) return [];
-    const results = await this.groups.submit({ p, ops, plan: this.writer.planBulk(p, ops) });
+    const results = await (isBookkeeping(ops) ? this.bookkeeping : this.groups).submit({ p, ops, plan: this.writer.planBulk(p, ops) });
     // New rows (not idempotent repeats) count toward the next background ANALYZE, once committed.
-    this.analyzer.wrote(results.filter((r) => (r.kind === 'insert' && r.status !== 'unchanged') || r.kind === 'update').length);
+    this.analyzer.wrote(results.filter((r) => (r.kind === 'insert' && (r.status === 'created' || r.status === 'superseded')) || r.kind === 'update').length);
     // The forgotten words leave this process's copy of the keyword index now, not at its next search.
     if (results.some((r) => r.kind === 'forget')) {
       await this.keywords.refresh();
@@ -218,11 +239,11 @@ export class PgStore implements MemoryStore {
    * (a conflict, a forbidden change) undoes only its ops, while a
    * serialization failure or deadlock retries the whole group.
    */
-  private async applyGroup(items: GroupWrite[]): Promise<({ ok: WriteResult[] } | { error: unknown })[]> {
+  private async applyGroup(items: GroupWrite[], lockTimeoutMs?: number): Promise<({ ok: WriteResult[] } | { error: unknown })[]> {
     const now = Date.now();
     if (items.length === 1) {
       const [w] = items as [GroupWrite];
-      return [{ ok: await inTransaction(this.conn, (c) => this.writer.applyAll(c, w.p, w.ops, now, w.plan)) }];
+      return [{ ok: await inTransaction(this.conn, (c) => this.writer.applyAll(c, w.p, w.ops, now, w.plan), lockTimeoutMs) }];
     }
     return inTransaction(this.conn, async (c) => {
       const out: ({ ok: WriteResult[] } | { error: unknown })[] = [];
@@ -232,13 +253,25 @@ export class PgStore implements MemoryStore {
         try {
           out.push({ ok: await this.writer.applyAll(c, w.p, w.ops, now, w.plan) });
         } catch (err) {
-          if (isRetryable(err)) throw err;
+          // A lock timeout fails the whole group: the next member would only wait for the same writer again.
+          if (isRetryable(err) || isLockTimeout(err)) throw err;
           await c.query('ROLLBACK TO SAVEPOINT group_member');
           out.push({ error: mapPgError(err, this.conn.location) });
         }
       }
       return out;
-    });
+    }, lockTimeoutMs);
+  }
+
+  /** Recalls' bookkeeping with a short lock wait; when the store stays locked it is skipped and reported done, never an error. */
+  private async applyBookkeeping(items: GroupWrite[]): Promise<({ ok: WriteResult[] } | { error: unknown })[]> {
+    try {
+      return await this.applyGroup(items, BOOKKEEPING_LOCK_MS);
+    } catch (err) {
+      if (!MnemosError.is(err, 'busy')) throw err;
+      this.skippedBookkeeping += items.length;
+      return items.map((w) => ({ ok: w.ops.map((op): WriteResult => (op.kind === 'lifecycle' ? { kind: 'lifecycle', id: op.id } : { kind: 'touch', count: 0 })) }));
+    }
   }
 
   async prepareKeywordSearch(): Promise<void> {

@@ -149,7 +149,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     const db = (values.db as string | undefined) ?? (io.env.MNEMOS_DB || undefined) ?? DEFAULT_DB_PATH;
     const namespace = (values.namespace as string | undefined) ?? (io.env.MNEMOS_NAMESPACE || undefined) ?? 'default';
     const needsExisting = typeof cmd.needsExistingStore === 'function' ? cmd.needsExistingStore(values) : cmd.needsExistingStore === true;
-    if (needsExisting && (values.db !== undefined || io.env.MNEMOS_DB)) assertStoreExists(db, values.db !== undefined ? '--db' : 'MNEMOS_DB');
+    if (needsExisting && (values.db !== undefined || io.env.MNEMOS_DB)) await assertStoreExists(db, values.db !== undefined ? '--db' : 'MNEMOS_DB');
     const ctx: CommandContext = {
       args: parsed.positionals,
       values,
