@@ -1,4 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
+import { assertStorableText } from '../domain/unicode.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import { canWrite } from '../domain/principal.ts';
@@ -48,6 +49,7 @@ export async function previewForget(ctx: ServiceContext, p: Principal, id: strin
   if (typeof reason !== 'string' || reason.trim() === '' || reason.length > MAX_FORGET_REASON) {
     throw new MnemosError('validation_failed', `the reason must be text of 1-${MAX_FORGET_REASON} characters (it is kept in the tombstone)`, { field: 'reason' });
   }
+  assertStorableText(reason, 'reason');
   const m = await getMemory(ctx, p, id);
   if (!canWrite(p, m)) throw new MnemosError('forbidden', `a ${p.role} may only forget memories it wrote; memory ${id} belongs to ${m.ownerId}`, { id });
   const readOnlyOfOthers = m.readOnly && (await writtenByGuestOrAgent(ctx, p, m));

@@ -7,7 +7,7 @@ import { assertPrincipal, ROLES, type Principal } from '../domain/principal.ts';
 import { toIso } from '../domain/time.ts';
 import type { TokenRecord } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
-import { parseInput } from './validate.ts';
+import { parseInput, storable } from './validate.ts';
 
 /** Prefix of every bearer secret, so a leaked one is recognisable in logs and scanners. */
 export const TOKEN_PREFIX = 'mnemos_';
@@ -15,9 +15,9 @@ export const TOKEN_PREFIX = 'mnemos_';
 export const createTokenSchema = z
   .object({
     role: z.enum(ROLES).describe('owner sees everything in the namespace; agent and guest see only shared/public memories and their own'),
-    label: z.string().min(1).max(200).optional(),
-    agentId: z.string().min(1).max(256).optional().describe('the agent this token acts for (agents and their guests)'),
-    principalId: z.string().min(1).max(256).optional().describe('id the token acts as (default: "owner" for owners, else the token id)'),
+    label: storable(z.string().min(1).max(200)).optional(),
+    agentId: storable(z.string().min(1).max(256)).optional().describe('the agent this token acts for (agents and their guests)'),
+    principalId: storable(z.string().min(1).max(256)).optional().describe('id the token acts as (default: "owner" for owners, else the token id)'),
   })
   .strict();
 export type CreateTokenInput = z.input<typeof createTokenSchema>;

@@ -63,6 +63,13 @@ test(named('a NUL character is refused on every backend (PostgreSQL cannot store
     const ok = await m.remember({ text: 'fine', metadata: { raw: 'a\u0000b' } });
     assert.equal((await m.get(ok.id)).metadata.raw, 'a\u0000b');
     assert.equal((await m.list()).total, 1);
+    // Outside a memory: a forget reason, a token's label, a search filter, a principal's id. Never a raw database error.
+    await assert.rejects(m.forget(ok.id, 'why\u0000'), refused('validation_failed', /reason/));
+    await assert.rejects(m.createToken({ role: 'guest', label: 'l\u0000' }), refused('validation_failed'));
+    for (const run of [() => m.search({ query: 'fine', filter: { tags: ['a\u0000b'] } }), () => m.list({ filter: { sessionId: 's\u0000' } }), () => m.as({ role: 'guest', namespace: 'default', id: 'g\u0000' }).list()]) {
+      const outcome = await run().then(() => 'ok', (err: unknown) => (MnemosError.is(err) ? err.code : String(err)));
+      assert.ok(outcome === 'ok' || outcome === 'validation_failed', outcome);
+    }
   }),
 );
 

@@ -114,6 +114,8 @@ export function mapPgError(err: unknown, location: string): unknown {
   if (e.code === '23505') return new MnemosError('conflict', `a row with the same key already exists (${e.constraint ?? 'unique constraint'})`, { constraint: e.constraint }, { cause: err });
   if (e.code && (RETRYABLE.has(e.code) || e.code === LOCK_TIMEOUT)) return new MnemosError('busy', 'the store stayed locked by another writer; try again', { code: e.code }, { cause: err });
   if (e.code && UNREACHABLE.has(e.code)) return unreachable(location, e.message ?? e.code, err);
+  // Text PostgreSQL cannot hold (U+0000), in a value the engine does not validate itself (a search filter, a principal's id).
+  if (e.code === '22021' || e.code === '22P05') return new MnemosError('validation_failed', 'a value contains the NUL character (U+0000), which PostgreSQL cannot store or compare; remove it', { code: e.code }, { cause: err });
   // pg's words when the server asks for a password and none was given (it has no code).
   if (e.message?.includes('client password must be a string')) {
     return unreachable(location, 'the server asks for a password and none was given; put it in the URL (postgres://user:password@host/db) or set PGPASSWORD', err);
