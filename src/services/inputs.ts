@@ -72,11 +72,19 @@ export const patchSchema = z
   .refine((p) => Object.keys(p).length > 0, { message: 'nothing to change: give at least one field' });
 export type MemoryPatch = z.input<typeof patchSchema>;
 
+/**
+ * An empty session, agent, tag or label is never stored (each is min(1) on
+ * write), so a filter on one can only be a mistake (`--session ''`). It was
+ * accepted, shown as applied in explain and then dropped as falsy: the
+ * search went unfiltered. Refused instead, naming the field.
+ */
+const filterValue = (what: string) => z.string().min(1, `an empty ${what} matches no memory: give one, or leave the filter out`);
+
 export const filterSchema = z
   .object({
     types: z.array(z.enum(MEMORY_TYPES)).optional(),
-    tags: z.array(z.string()).optional(),
-    labels: z.array(z.string()).optional(),
+    tags: z.array(filterValue('tag')).optional(),
+    labels: z.array(filterValue('label')).optional(),
     lifecycles: z.array(z.enum(LIFECYCLES)).optional(),
     since: isoTime.optional().describe('event time lower bound (inclusive)'),
     until: isoTime.optional().describe('event time upper bound (exclusive)'),
@@ -84,8 +92,8 @@ export const filterSchema = z
     recordedUntil: isoTime.optional(),
     asOf: isoTime.optional().describe('valid-time: what was true at this time'),
     knownAt: isoTime.optional().describe('transaction time: what the store knew at this time'),
-    sessionId: z.string().optional(),
-    agentId: z.string().optional(),
+    sessionId: filterValue('session id').optional(),
+    agentId: filterValue('agent id').optional(),
     minSalience: unit.optional(),
   })
   .strict();

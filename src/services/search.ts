@@ -79,8 +79,22 @@ export async function runSearch(ctx: ServiceContext, p: Principal, input: Search
   return ctx.searchRunner ? ctx.searchRunner(p, input) : searchMemories(ctx, p, input);
 }
 
-/** How deep each list goes into the fusion. */
+/** How deep each list goes into the fusion: the first tier of a hybrid search (tierDepths). */
 const DEPTH = 100;
+
+/**
+ * The depths a hybrid search fuses at: DEPTH, then doubling until the page
+ * fits. Each tier is a fixed depth, so the fused order never depends on
+ * offset or limit: a page is a slice of the one ranking every page of the
+ * query shares. (The lists used to be read max(DEPTH, offset + limit) deep,
+ * and the time list built from as many records: page 15 of ten fused other
+ * lists than page 1, repeating some memories and never showing others.)
+ */
+function tierDepths(want: number): number[] {
+  const out = [DEPTH];
+  while (out[out.length - 1]! < want) out.push(out[out.length - 1]! * 2);
+  return out;
+}
 
 /**
  * The retrieval pipeline: canonical-ledger exact hits first, then keyword
@@ -88,6 +102,10 @@ const DEPTH = 100;
  * graph lists fused with Reciprocal Rank Fusion. A time phrase in the query
  * ("last week", "in May 2023") adds a list of the fused results whose event
  * time falls in its range. Importance and recency only order near-ties.
+ *
+ * A hybrid ranking is built in tiers (tierDepths): the fusion of the lists
+ * cut at 100, then what the fusion at 200 adds, and so on, each read only as
+ * far as the page needs. Results stop at the first below `minScore`.
  */
 export async function searchMemories(ctx: ServiceContext, p: Principal, input: SearchInput & { mode?: SearchMode }): Promise<SearchResult> {
   const { mode: requested, ...rest } = input;
@@ -97,11 +115,11 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   const filter = toStoreFilter(q.filter);
   const terms = ctx.analyzeQuery(q.query);
   const time = parseTimeQuery(q.query, q.referenceTime ?? new Date(ctx.now()).toISOString());
-  // Records are needed for the page (with room for near-tie reordering and filtered-out graph ids), and for the time list.
-  const need = mode === 'hybrid' && time.range ? Math.max(DEPTH, q.offset + q.limit) : Math.min(Math.max(DEPTH, q.offset + q.limit), 2 * (q.offset + q.limit) + 10);
-  // Fusion needs deep lists; a single list needs only the records that will be read (ranks past `need` are never fetched).
-  const depth = mode === 'hybrid' ? Math.max(DEPTH, q.offset + q.limit) : need;
-  const lists: RankedList[] = [];
+  const want = q.offset + q.limit;
+  // A single list is the same order at any depth, so it is read only as deep as the page needs (with room for
+  // records a race removed); fused lists are read to the deepest tier the page reaches.
+  const tiers = mode === 'hybrid' ? tierDepths(want) : [Math.min(Math.max(DEPTH, want), 2 * want + 10)];
+  const depth = tiers[tiers.length - 1]!;
   const skipped: Record<string, string> = {};
 
   const keywordRun = mode !== 'vector' && terms.length ? ctx.store.keywordCandidates(p, { terms, filter, limit: depth }) : Promise.resolve([]);
@@ -111,39 +129,73 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
     mode !== 'keyword' ? vectorList(ctx, p, time.text || q.query, filter, depth, skipped, mode === 'hybrid' ? keywordRun : null) : Promise.resolve(null),
     mode === 'hybrid' ? graphCandidates(ctx, p, q.query, depth).catch(() => []) : Promise.resolve([]),
   ]);
-  if (mode !== 'vector') lists.push({ name: 'keyword', ids: keyword.map((k) => k.id) });
-  if (vector) lists.push({ name: 'vector', ids: vector.ids });
-  if (graph.length) lists.push({ name: 'graph', ids: graph, weight: ctx.config.graphListWeight });
-
-  const first = rrf(lists, { k: ctx.config.rrfK });
-  const byId = await fetchRecords(ctx, p, first, { want: mode === 'hybrid' && time.range ? need : q.offset + q.limit, cap: need, filter });
-  // The graph list comes from outside the filtered queries: keep only what the filter admits.
-  const known = (id: string) => byId.has(id) && admitsFilter(filter, byId.get(id)!);
-  if (mode === 'hybrid' && time.range) {
-    const from = Date.parse(time.range.from);
-    const to = Date.parse(time.range.to);
-    const inRange = first.map((f) => f.id).filter((id) => {
-      if (!known(id)) return false;
-      const t = Date.parse(byId.get(id)!.validFrom);
-      return t >= from && t < to;
-    });
-    if (inRange.length) lists.push({ name: 'time', ids: inRange });
+  const records = new RecordReader(ctx, p, filter);
+  const keywordIds = keyword.map((k) => k.id);
+  // The graph list comes from outside the store's scoped, filtered queries. Its ids that the filter (or the
+  // caller's scope) refuses are dropped before fusion, in one read of the records the other lists lack: left in,
+  // they took ranks and records from the page, and `--type fact --limit 10` found nothing where `--limit 20`
+  // found five facts.
+  let graphOk: (id: string) => boolean = () => true;
+  if (graph.length) {
+    const listed = new Set([...keywordIds, ...(vector?.ids ?? [])]);
+    await records.read(graph.filter((id) => !listed.has(id)));
+    graphOk = (id) => listed.has(id) || records.admitted(id);
   }
-  const fused = rrf(lists, { k: ctx.config.rrfK, tieBreaker: (id) => prior(byId.get(id)) }).filter((f) => known(f.id));
+  const listsAt = (d: number): RankedList[] => {
+    const lists: RankedList[] = [];
+    if (mode !== 'vector') lists.push({ name: 'keyword', ids: keywordIds.slice(0, d) });
+    if (vector) lists.push({ name: 'vector', ids: vector.ids.slice(0, d) });
+    const g = graph.slice(0, d).filter(graphOk);
+    if (g.length) lists.push({ name: 'graph', ids: g, weight: ctx.config.graphListWeight });
+    return lists;
+  };
+
+  const from = time.range ? Date.parse(time.range.from) : 0;
+  const to = time.range ? Date.parse(time.range.to) : 0;
+  const ranking: FusedResult[] = [];
+  const placed = new Set<string>();
+  const used: string[] = [];
+  let cut = false;
+  for (const d of tiers) {
+    if (cut || ranking.length >= want) break;
+    const lists = listsAt(d);
+    if (mode === 'hybrid' && time.range) {
+      // The time list: the tier's fused order cut at its depth, restricted to the phrase's range.
+      const top = rrf(lists, { k: ctx.config.rrfK }).slice(0, d).map((f) => f.id);
+      await records.read(top);
+      const inRange = top.filter((id) => {
+        if (!records.admitted(id)) return false;
+        const t = Date.parse(records.get(id)!.validFrom);
+        return t >= from && t < to;
+      });
+      if (inRange.length) lists.push({ name: 'time', ids: inRange });
+    }
+    for (const l of lists) if (!used.includes(l.name)) used.push(l.name);
+    const order = rrf(lists, { k: ctx.config.rrfK });
+    const { end, below } = await readPrefix(records, order, { need: want - ranking.length, placed, minScore: q.minScore });
+    // Past the first new result below minScore the ranking ends: a deeper tier could score some memory higher,
+    // but whether a page saw it would then depend on how far that page read.
+    cut = below;
+    // Priors reorder only inside tie groups, and readPrefix read whole groups: the first `end` are the same set.
+    const final = rrf(lists, { k: ctx.config.rrfK, tieBreaker: (id) => prior(records.get(id)) });
+    for (const f of final.slice(0, end)) {
+      if (placed.has(f.id) || !records.admitted(f.id)) continue;
+      if (q.minScore !== undefined && f.score < q.minScore) continue;
+      placed.add(f.id);
+      ranking.push(f);
+    }
+  }
 
   const termSet = new Set(terms);
-  const hits: SearchHit[] = fused
-    .filter((f) => q.minScore === undefined || f.score >= q.minScore)
-    .slice(q.offset, q.offset + q.limit)
-    .map((f) => {
-      const memory = byId.get(f.id)!;
-      const own = new Set(ctx.analyzeQuery(memory.text));
-      return { memory, score: f.score, why: { matchedTerms: [...termSet].filter((t) => own.has(t)), ranks: f.ranks } };
-    });
+  const hits: SearchHit[] = ranking.slice(q.offset, q.offset + q.limit).map((f) => {
+    const memory = records.get(f.id)!;
+    const own = new Set(ctx.analyzeQuery(memory.text));
+    return { memory, score: f.score, why: { matchedTerms: [...termSet].filter((t) => own.has(t)), ranks: f.ranks } };
+  });
 
   const explain: SearchExplain = {
     terms,
-    lists: lists.map((l) => l.name),
+    lists: used,
     skipped,
     filter: q.filter,
     scope: { namespace: p.namespace, role: p.role },
@@ -216,28 +268,81 @@ async function vectorList(
   }
 }
 
-/**
- * The records of fused candidates, best first, until `want` of them are
- * admitted by the filter and the tie group at that point is complete (priors
- * reorder ties, so a group is read whole), never past `cap`. Every record is
- * a table look-up: a page of ten usually costs ten or eleven, not the cap.
- * Whatever is not read ranks below everything that was, so the page is the
- * same as reading all `cap` records first.
- */
-async function fetchRecords(ctx: ServiceContext, p: Principal, first: readonly FusedResult[], o: { want: number; cap: number; filter: MemoryFilter }): Promise<Map<string, Memory>> {
-  const byId = new Map<string, Memory>();
-  const cap = Math.min(o.cap, first.length);
-  let fetched = 0;
-  let admitted = 0;
-  while (fetched < cap && admitted < o.want) {
-    let end = Math.min(cap, fetched + Math.max(1, o.want - admitted));
-    while (end < cap && first[end - 1]!.score - first[end]!.score <= DEFAULT_TIE_EPSILON) end++;
-    const batch = first.slice(fetched, end);
-    for (const m of await ctx.store.getMany(p, batch.map((f) => f.id))) byId.set(m.id, m);
-    for (const f of batch) if (byId.has(f.id) && admitsFilter(o.filter, byId.get(f.id)!)) admitted++;
-    fetched = end;
+/** The records a search reads, each id asked for once, and whether the filter admits each. */
+class RecordReader {
+  private readonly byId = new Map<string, Memory>();
+  private readonly asked = new Set<string>();
+  private readonly admits = new Map<string, boolean>();
+  // One clock for the whole search: expiry is checked against it.
+  private readonly now = Date.now();
+
+  constructor(
+    private readonly ctx: ServiceContext,
+    private readonly p: Principal,
+    private readonly filter: MemoryFilter,
+  ) {}
+
+  /** Reads the records not read yet, in one store call. */
+  async read(ids: readonly string[]): Promise<void> {
+    const missing = [...new Set(ids)].filter((id) => !this.asked.has(id));
+    if (missing.length === 0) return;
+    for (const id of missing) this.asked.add(id);
+    for (const m of await this.ctx.store.getMany(this.p, missing)) this.byId.set(m.id, m);
   }
-  return byId;
+
+  get(id: string): Memory | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Read, visible and admitted by the filter (the store's filter, checked on the record: filter-check.ts). */
+  admitted(id: string): boolean {
+    let ok = this.admits.get(id);
+    if (ok === undefined) {
+      const m = this.byId.get(id);
+      ok = m !== undefined && admitsFilter(this.filter, m, this.now);
+      if (this.asked.has(id)) this.admits.set(id, ok);
+    }
+    return ok;
+  }
+}
+
+/**
+ * Reads the records of a fused order, best first, until `need` new results
+ * (not placed by an earlier tier, admitted, at or above minScore) are found
+ * or the order ends or falls below minScore, and the tie group at that point
+ * is complete (priors reorder ties, so a group is read whole). Returns how
+ * many of the order were read, and whether a new result below minScore was
+ * met. Usually one store call: candidates are admitted unless a race
+ * removed them; when some are not, the next read doubles so the calls stay few.
+ */
+async function readPrefix(
+  records: RecordReader,
+  order: readonly FusedResult[],
+  o: { need: number; placed: ReadonlySet<string>; minScore: number | undefined },
+): Promise<{ end: number; below: boolean }> {
+  let end = 0;
+  let found = 0;
+  while (found < o.need && end < order.length) {
+    let next = end;
+    let counted = 0;
+    const step = Math.max(o.need - found, end);
+    while (next < order.length && counted < step) {
+      const f = order[next]!;
+      // Scores fall along the order: past the first new result below minScore nothing more is taken.
+      if (o.minScore !== undefined && f.score < o.minScore && !o.placed.has(f.id)) break;
+      if (!o.placed.has(f.id)) counted++;
+      next++;
+    }
+    const below = next < order.length && counted < step;
+    while (next < order.length && next > 0 && order[next - 1]!.score - order[next]!.score <= DEFAULT_TIE_EPSILON) next++;
+    if (next > end) {
+      await records.read(order.slice(end, next).map((f) => f.id));
+      for (const f of order.slice(end, next)) if (!o.placed.has(f.id) && records.admitted(f.id) && (o.minScore === undefined || f.score >= o.minScore)) found++;
+      end = next;
+    }
+    if (below) return { end, below };
+  }
+  return { end, below: false };
 }
 
 /** Near-tie prior: importance, then recency. Never outranks the fusion itself. */

@@ -35,6 +35,16 @@ export function weekdayIndex(name: string): number {
   return (WEEKDAY_NAMES as readonly string[]).indexOf(name.toLowerCase());
 }
 
+/**
+ * Date.UTC(year, month, day) for any year: Date.UTC reads years 0-99 as
+ * 1900-1999, so "2000 years ago" (year 25) became 1925. Months and days
+ * past their ends roll over as in Date.UTC; NaN past what a Date can hold.
+ */
+export function utc(year: number, month: number, day = 1): number {
+  const d = new Date(0);
+  return d.setUTCFullYear(year, month, day);
+}
+
 export function startOfDay(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS;
 }
@@ -52,26 +62,26 @@ export function startOfWeek(ms: number): number {
 
 export function startOfMonth(ms: number): number {
   const d = new Date(ms);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+  return utc(d.getUTCFullYear(), d.getUTCMonth(), 1);
 }
 
 /** Adds calendar months to the first of a month (day-of-month overflow cannot happen). */
 export function addMonths(monthStart: number, months: number): number {
   const d = new Date(monthStart);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1);
+  return utc(d.getUTCFullYear(), d.getUTCMonth() + months, 1);
 }
 
 export function startOfYear(ms: number): number {
-  return Date.UTC(new Date(ms).getUTCFullYear(), 0, 1);
+  return utc(new Date(ms).getUTCFullYear(), 0, 1);
 }
 
 export function addYears(yearStart: number, years: number): number {
-  return Date.UTC(new Date(yearStart).getUTCFullYear() + years, 0, 1);
+  return utc(new Date(yearStart).getUTCFullYear() + years, 0, 1);
 }
 
 /** A valid calendar date (rejects 31 February), as the day's start; NaN otherwise. */
 export function dayOf(year: number, month: number, day: number): number {
-  const ms = Date.UTC(year, month, day);
+  const ms = utc(year, month, day);
   const d = new Date(ms);
   return d.getUTCFullYear() === year && d.getUTCMonth() === month && d.getUTCDate() === day ? ms : Number.NaN;
 }

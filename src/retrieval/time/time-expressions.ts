@@ -50,6 +50,17 @@ function toMs(reference: string | Date): number {
   return ms;
 }
 
+/**
+ * The span a time phrase may name: ISO-8601's four-digit years, 0000 to 9999.
+ * "tea 300000000 days ago" resolved past what a Date can hold (±8.64e15 ms)
+ * and toISOString threw "Invalid time value": an internal error, HTTP 500,
+ * for a query any guest may send. A phrase outside the span is no date
+ * anyone means; it is not taken as a time phrase (the range is only a
+ * ranking boost), and the query is searched as text.
+ */
+const EARLIEST_MS = Date.parse('0000-01-01T00:00:00Z');
+const LATEST_MS = Date.parse('+010000-01-01T00:00:00Z');
+
 export function parseTimeQuery(query: string, referenceDate: string | Date, options: TimeParseOptions = {}): TimeQuery {
   const ref = toMs(referenceDate);
   const recentDays = options.recentDays ?? 30;
@@ -63,6 +74,7 @@ export function parseTimeQuery(query: string, referenceDate: string | Date, opti
       let { from, to } = resolved;
       // "since May 2023": from the phrase's start up to the end of the reference day.
       if (/^since\b/i.test(m[0])) to = Math.max(to, addDays(startOfDay(ref), 1));
+      if (!(from >= EARLIEST_MS && to <= LATEST_MS)) continue;
       const start = m.index ?? 0;
       found.push({
         phrase: m[0],

@@ -12,7 +12,7 @@
  *   so the modal verb "may" is never a date.
  */
 import {
-  addDays, addMonths, addYears, DAY_MS, dayOf, monthIndex, parseCount, startOfDay, startOfMonth, startOfWeek, startOfYear, weekdayIndex,
+  addDays, addMonths, addYears, DAY_MS, dayOf, monthIndex, parseCount, startOfDay, startOfMonth, startOfWeek, startOfYear, utc, weekdayIndex,
 } from './calendar.ts';
 
 export type TimeGranularity = 'day' | 'week' | 'month' | 'season' | 'year' | 'span';
@@ -38,7 +38,7 @@ const UNIT = '(day|week|month|year)s?';
 const COUNT = '(\\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a couple of|couple of|a few|few|several)';
 
 const day = (ms: number): ResolvedRange | null => (Number.isNaN(ms) ? null : { from: ms, to: addDays(ms, 1), granularity: 'day' });
-const month = (year: number, m: number): ResolvedRange => ({ from: Date.UTC(year, m, 1), to: Date.UTC(year, m + 1, 1), granularity: 'month' });
+const month = (year: number, m: number): ResolvedRange => ({ from: utc(year, m, 1), to: utc(year, m + 1, 1), granularity: 'month' });
 
 /** Start of the calendar unit containing ms, and the unit after it. */
 function unitStart(unit: string, ms: number): number {
@@ -90,7 +90,7 @@ export const TIME_RULES: readonly TimeRule[] = [
     kind: 'absolute',
     pattern: new RegExp(`\\b(?:in\\s+|during\\s+)?(?:the\\s+)?(spring|summer|fall|autumn|winter)\\s+(?:of\\s+)?${YEAR}\\b`, 'gi'),
     resolve: (m) => {
-      const from = Date.UTC(Number(m[2]), SEASON_MONTHS[m[1]!.toLowerCase()]!, 1);
+      const from = utc(Number(m[2]), SEASON_MONTHS[m[1]!.toLowerCase()]!, 1);
       return { from, to: addMonths(from, 3), granularity: 'season' };
     },
   },
@@ -119,7 +119,7 @@ export const TIME_RULES: readonly TimeRule[] = [
   {
     kind: 'absolute',
     pattern: new RegExp(`\\b(?:(?:in|during|since)\\s+)?${YEAR}\\b(?![-/.:]\\d)`, 'gi'),
-    resolve: (m) => ({ from: Date.UTC(Number(m[1]), 0, 1), to: Date.UTC(Number(m[1]) + 1, 0, 1), granularity: 'year' }),
+    resolve: (m) => ({ from: utc(Number(m[1]), 0, 1), to: utc(Number(m[1]) + 1, 0, 1), granularity: 'year' }),
   },
   { kind: 'relative', pattern: /\b(?:the\s+)?day\s+before\s+yesterday\b/gi, resolve: (_m, ref) => day(addDays(startOfDay(ref), -2)) },
   { kind: 'relative', pattern: /\byesterday(?:\s+(?:morning|afternoon|evening|night))?\b|\blast\s+night\b/gi, resolve: (_m, ref) => day(addDays(startOfDay(ref), -1)) },
