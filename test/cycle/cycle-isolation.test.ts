@@ -117,7 +117,7 @@ test(named('cycle run refuses a bad or oversized line naming it, and writes noth
       assert.equal(r.body.error.code, code, name);
       assert.match(r.body.error.message, message, name);
       if (BACKEND === 'sqlite') assert.equal(existsSync(db), false, `${name}: the store was not even created`);
-      else assert.equal(cli(dir, db, 'episodes', '--json').body.total, 0, name);
+      else assert.equal(cli(dir, db, 'episodes', '--json').body.error.code, 'not_found', `${name}: the store was not even created`);
     } finally {
       await cleanup();
     }

@@ -80,9 +80,8 @@ test(named('a malformed scenario line fails with its line number before anything
     assert.equal(r.code, 2);
     assert.match(r.stderr, /line 2/);
     const st = cli(dir, db, 'status', '--json');
-    // On SQLite nothing created the file, and status refuses to create one for a --db that names none.
-    if (BACKEND === 'sqlite') assert.equal(st.body.error.code, 'not_found', JSON.stringify(st.body));
-    else assert.equal(st.body.memories.total, 0);
+    // Nothing created the store (a SQLite file or a PostgreSQL schema), and status refuses to create one.
+    assert.equal(st.body.error.code, 'not_found', JSON.stringify(st.body));
   } finally {
     await cleanup();
   }
