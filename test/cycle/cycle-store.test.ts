@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { openMemory } from '../../src/index.ts';
 import { StoreEpisodes } from '../../src/services/cycle/store-episodes.ts';
-import { BACKEND, named, rawSql, testStores } from '../helpers/backend.ts';
+import { named, rawSql, testStores } from '../helpers/backend.ts';
 
 const BIN = resolve('bin/mnemos.js');
 /** The real CLI in `cwd`, on the test's store (MNEMOS_DB), so every command of a test sees one store on either backend. */

@@ -268,8 +268,7 @@ export class PgWriter {
         if (op.onExistingSource === 'supersede') {
           // The source says again what was forgotten from it: what it said meanwhile is closed, nothing is written.
           if (checksForgotten(op)) {
-            const known = ctx.known?.forgotten(m);
-            const gone = known !== undefined ? known : await this.forgottenLineage(ctx, m);
+            const gone = await this.forgottenLineage(ctx, m);
             if (gone !== null) {
               await this.retire(ctx, existing.id as string, 'its source holds forgotten text again');
               return forgottenResult(gone);
@@ -287,8 +286,7 @@ export class PgWriter {
       }
     }
     if (checksForgotten(op)) {
-      const known = ctx.known?.forgotten(m);
-      const gone = known !== undefined ? known : await this.forgottenLineage(ctx, m);
+      const gone = await this.forgottenLineage(ctx, m);
       if (gone !== null) return forgottenResult(gone);
     } else await this.liftForgotten(ctx, m);
     await this.writeRow(ctx, m, op.vector);
@@ -298,9 +296,9 @@ export class PgWriter {
 
   /** The forgotten lineage this new row would bring back (by its id, or its source key and text), or null. */
   private async forgottenLineage(ctx: BatchContext, m: Memory): Promise<string | null> {
-    // Most namespaces never forget anything: one look per batch spares every insert its round trip.
-    ctx.tombstones ??= (await rows(ctx.c, 'SELECT 1 FROM tombstones WHERE namespace = $1 LIMIT 1', [ctx.p.namespace])).length > 0;
-    if (!ctx.tombstones) return null;
+    const known = ctx.known?.forgotten(m);
+    if (known !== undefined) return known;
+    if (!(await this.hasTombstones(ctx))) return null;
     const source = forgottenSource(m);
     const found = await rows<{ lineage_id: string }>(
       ctx.c,
@@ -311,10 +309,15 @@ export class PgWriter {
     return found[0]?.lineage_id ?? null;
   }
 
+  /** Most namespaces never forget anything: one look per batch spares every insert its round trip. */
+  private async hasTombstones(ctx: BatchContext): Promise<boolean> {
+    ctx.tombstones ??= (await rows(ctx.c, 'SELECT 1 FROM tombstones WHERE namespace = $1 LIMIT 1', [ctx.p.namespace])).length > 0;
+    return ctx.tombstones;
+  }
+
   /** A restore on purpose: what it writes is no longer forgotten (its id, its source key with its text). */
   private async liftForgotten(ctx: BatchContext, m: Memory): Promise<void> {
-    ctx.tombstones ??= (await rows(ctx.c, 'SELECT 1 FROM tombstones WHERE namespace = $1 LIMIT 1', [ctx.p.namespace])).length > 0;
-    if (!ctx.tombstones) return;
+    if (!(await this.hasTombstones(ctx))) return;
     await ctx.c.query('DELETE FROM tombstone_ids WHERE id = $1', [m.id]);
     const source = forgottenSource(m);
     if (source) await ctx.c.query('DELETE FROM tombstone_sources WHERE namespace = $1 AND owner_id = $2 AND source_digest = $3 AND content_hash = $4', source);

@@ -148,9 +148,7 @@ export class SqliteWriter {
 
   /** The forgotten lineage this new row would bring back (by its id, or its source key and text), or null. */
   private forgottenLineage(ctx: BatchContext, m: Memory): string | null {
-    // Most namespaces never forget anything: one look per batch spares every insert its two.
-    ctx.tombstones ??= (this.anyTombstone ??= this.db.prepare('SELECT 1 FROM tombstones WHERE namespace = ? LIMIT 1')).get(ctx.p.namespace) !== undefined;
-    if (!ctx.tombstones) return null;
+    if (!this.hasTombstones(ctx)) return null;
     this.forgottenId ??= this.db.prepare('SELECT t.lineage_id FROM tombstone_ids i JOIN tombstones t ON t.lineage_id = i.lineage_id WHERE i.id = ? AND t.namespace = ?');
     const byId = this.forgottenId.get(m.id, m.namespace) as { lineage_id: string } | undefined;
     if (byId) return byId.lineage_id;
@@ -161,10 +159,15 @@ export class SqliteWriter {
     return byKey ? byKey.lineage_id : null;
   }
 
+  /** Most namespaces never forget anything: one look per batch spares every insert its tombstone look-ups. */
+  private hasTombstones(ctx: BatchContext): boolean {
+    ctx.tombstones ??= (this.anyTombstone ??= this.db.prepare('SELECT 1 FROM tombstones WHERE namespace = ? LIMIT 1')).get(ctx.p.namespace) !== undefined;
+    return ctx.tombstones;
+  }
+
   /** A restore on purpose: what it writes is no longer forgotten (its id, its source key with its text). */
   private liftForgotten(ctx: BatchContext, m: Memory): void {
-    ctx.tombstones ??= (this.anyTombstone ??= this.db.prepare('SELECT 1 FROM tombstones WHERE namespace = ? LIMIT 1')).get(ctx.p.namespace) !== undefined;
-    if (!ctx.tombstones) return;
+    if (!this.hasTombstones(ctx)) return;
     this.db.prepare('DELETE FROM tombstone_ids WHERE id = ?').run(m.id);
     const source = forgottenSource(m);
     if (source) this.db.prepare('DELETE FROM tombstone_sources WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ?').run(...source);

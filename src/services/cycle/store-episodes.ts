@@ -1,7 +1,6 @@
 import { EPISODE_KEY_PREFIX, episodeMemory, episodeFromMemory, type EpisodeDraft, type EpisodeQuery, type EpisodeSink, type EpisodeSource, type PersistedEpisode, type RetrievedEpisode } from '../../cognition/episode.ts';
 import type { BlockedRecord } from '../../cognition/safety.ts';
 import { newId } from '../../domain/ids.ts';
-import type { Memory } from '../../domain/memory.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { normalizeIso } from '../../domain/time.ts';
 import type { MemoryStore, WriteOp } from '../../ports/store.ts';
