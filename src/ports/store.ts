@@ -59,6 +59,8 @@ export interface MemoryFilter {
 }
 
 export type MemoryKey = Pick<Memory, 'id' | 'ownerId' | 'sourceKey' | 'contentHash'>;
+/** A stored version's id, text and content hash (`scanContent`). */
+export type MemoryContent = Pick<Memory, 'id' | 'text' | 'contentHash'>;
 
 export interface Page {
   limit: number;
@@ -247,6 +249,8 @@ export interface MemoryStore {
   forgetFootprint(p: Principal, lineageId: string): Promise<ForgetFootprint | null>;
   /** Every stored version (any lifecycle, superseded too) in id order, a page at a time: export and integrity checks. */
   scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]>;
+  /** `scan`'s rows with only what an integrity check reads: at a million memories whole rows were half of `audit verify`'s time. */
+  scanContent(p: Principal, afterId: string | null, limit: number): Promise<MemoryContent[]>;
   tombstone(p: Principal, id: string): Promise<Tombstone | null>;
   stats(p: Principal): Promise<StoreStats>;
 

@@ -4,7 +4,7 @@ import { sha256Hex } from '../domain/hash.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { Memory } from '../domain/memory.ts';
 import { claimsHash } from '../domain/memory-claims.ts';
-import type { RecordedWrite } from '../ports/store.ts';
+import type { MemoryContent, RecordedWrite } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 
 export interface MemoryProblem {
@@ -90,12 +90,16 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: Verif
   let problemsFound = 0;
   let after: string | null = null;
   for (;;) {
-    const page = await ctx.store.scan(p, after, PAGE);
+    const page = await ctx.store.scanContent(p, after, PAGE);
     if (page.length === 0) break;
     const recorded = await ctx.store.audit.recordedHashes(p, page.map((m) => m.id));
+    // Whole rows only where an entry recorded claims to check them against:
+    // decoding every row tripled the time at a million memories.
+    const claimed = page.filter((m) => recorded.get(m.id)?.claims != null).map((m) => m.id);
+    const rows = new Map((await ctx.store.getMany(p, claimed)).map((m) => [m.id, m]));
     for (const m of page) {
       memoriesChecked++;
-      const problem = checkMemory(m, recorded);
+      const problem = checkMemory(m, recorded, rows.get(m.id));
       if (problem && problemsFound++ < MAX_REPORTED) memoryProblems.push(problem);
     }
     after = page[page.length - 1]!.id;
@@ -147,13 +151,14 @@ async function forgottenByTheChain(ctx: ServiceContext, p: Principal, ids: strin
   return forgotten;
 }
 
-function checkMemory(m: Memory, recorded: Map<string, RecordedWrite>): MemoryProblem | null {
+/** `whole` is the version's row, read when its entry recorded claims; a version forgotten since the content was read has none and is not a problem. */
+function checkMemory(m: MemoryContent, recorded: Map<string, RecordedWrite>, whole: Memory | undefined): MemoryProblem | null {
   if (sha256Hex(m.text) !== m.contentHash) return { memoryId: m.id, problem: 'text_changed', message: `memory ${m.id}: stored text no longer matches its content hash` };
   const write = recorded.get(m.id);
   if (!write) return { memoryId: m.id, problem: 'not_in_audit_log', message: `memory ${m.id} has no creating entry in the audit log` };
   if (write.hash !== m.contentHash) return { memoryId: m.id, problem: 'hash_differs_from_audit', message: `memory ${m.id}: content differs from what the audit log recorded` };
   // Entries written before the log recorded claims vouch for the text only.
-  if (write.claims !== null && write.claims !== claimsHash(m)) {
+  if (write.claims !== null && whole !== undefined && write.claims !== claimsHash(whole)) {
     return { memoryId: m.id, problem: 'claims_changed', message: `memory ${m.id}: its labels, flags, metadata, scope or times differ from what the audit log recorded` };
   }
   return null;

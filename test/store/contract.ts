@@ -13,7 +13,7 @@ import { newId } from '../../src/domain/ids.ts';
 import type { Memory } from '../../src/domain/memory.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { toIso } from '../../src/domain/time.ts';
-import type { MemoryStore, WriteOp } from '../../src/ports/store.ts';
+import type { MemoryContent, MemoryStore, WriteOp } from '../../src/ports/store.ts';
 import { LEDGER_CATEGORIES } from '../../src/lifecycle/ledger-rules.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { named } from '../helpers/backend.ts';
@@ -447,6 +447,19 @@ export function runStoreContract(factory: StoreFactory): void {
         after = page[page.length - 1]!.id;
       }
       assert.deepEqual(guestPaged, guestSeen.map((m) => m.id), 'pages of two give the one long page');
+      // scanContent: the same rows in the same pages, with only id, text and content hash; scoped the same way.
+      const content = async (who: Principal, size: number) => {
+        const out: MemoryContent[] = [];
+        for (let after: string | null = null; ; ) {
+          const page = await s.scanContent(who, after, size);
+          if (page.length === 0) return out;
+          assert.ok(page.length <= size);
+          out.push(...page);
+          after = page[page.length - 1]!.id;
+        }
+      };
+      assert.deepEqual(await content(owner, 3), seen.map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash })));
+      assert.deepEqual(await content(guest, 2), guestSeen.map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash })));
     });
 
     test(named('scan pages past the id chunks it reads, skipping what the caller may not see'), async () => {

@@ -10,6 +10,7 @@ import type {
   KeywordHit,
   KeywordQuery,
   ListOrder,
+  MemoryContent,
   MemoryKey,
   MemoryFilter,
   MemoryStore,
@@ -416,6 +417,17 @@ export class PgStore implements MemoryStore {
   async scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]> {
     const found = await this.q<MemoryRow>([`SELECT ${COLS} FROM memories m WHERE `, sql('m.id > ?', afterId ?? ''), ' AND ', this.where(p, null), ' ORDER BY m.id ', sql('LIMIT ?', limit)]);
     return found.map(rowToMemory);
+  }
+
+  async scanContent(p: Principal, afterId: string | null, limit: number): Promise<MemoryContent[]> {
+    return this.q<MemoryContent>([
+      'SELECT m.id AS "id", m.text AS "text", m.content_hash AS "contentHash" FROM memories m WHERE ',
+      sql('m.id > ?', afterId ?? ''),
+      ' AND ',
+      this.where(p, null),
+      ' ORDER BY m.id ',
+      sql('LIMIT ?', limit),
+    ]);
   }
 
   async tombstone(p: Principal, id: string): Promise<Tombstone | null> {

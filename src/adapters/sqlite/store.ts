@@ -12,6 +12,7 @@ import type {
   KeywordHit,
   KeywordQuery,
   ListOrder,
+  MemoryContent,
   MemoryKey,
   MemoryFilter,
   MemoryStore,
@@ -362,6 +363,13 @@ export class SqliteStore implements MemoryStore {
     // One read transaction: a page's chunks see one state of the store.
     const read = this.db.transaction(() => walkIdOrder(this.statements, afterId, limit, Math.max(limit, SCAN_CHUNK), (rowids) => admitted.all(rowids, ...w.params) as MemoryRow[]));
     return read.deferred().map(rowToMemory);
+  }
+
+  async scanContent(p: Principal, afterId: string | null, limit: number): Promise<MemoryContent[]> {
+    const w = this.where(p, null);
+    const admitted = this.stmt(`SELECT m.id AS id, m.text AS text, m.content_hash AS contentHash FROM json_each(?) c CROSS JOIN memories m ON m.rowid = c.value WHERE ${w.sql} ORDER BY m.id`);
+    const read = this.db.transaction(() => walkIdOrder(this.statements, afterId, limit, Math.max(limit, SCAN_CHUNK), (rowids) => admitted.all(rowids, ...w.params) as MemoryContent[]));
+    return read.deferred();
   }
 
   async tombstone(p: Principal, id: string): Promise<Tombstone | null> {
