@@ -32,6 +32,12 @@ export interface ConsolidatorDeps {
 export interface IntegrateResult {
   scanned: number;
   buffered: number;
+  /**
+   * Ordinary writes salient enough when written that fell below the
+   * threshold by the time a scan reached them (ticks later, behind a backlog
+   * longer than `scanLimit`): not buffered, but counted, never dropped unseen.
+   */
+  faded: number;
   evicted: number;
   bufferSize: number;
 }
@@ -54,6 +60,8 @@ export interface ConsolidatorStats {
   consolidated: number;
   blocked: number;
   evicted: number;
+  /** Writes that faded below the threshold before a scan reached them (`IntegrateResult.faded`), in all. */
+  faded: number;
   recovered: number;
   bufferSize: number;
   safetyInBuffer: number;

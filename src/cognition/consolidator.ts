@@ -51,7 +51,7 @@ export class MemoryConsolidator implements CycleModule {
   /** Result of the last completed flush (null until one completes). */
   lastFlush: FlushResult | null = null;
   private cursor = 0;
-  private totals = { buffered: 0, consolidated: 0, blocked: 0, recovered: 0 };
+  private totals = { buffered: 0, consolidated: 0, blocked: 0, recovered: 0, faded: 0 };
 
   constructor(deps: ConsolidatorDeps) {
     this.d = deps;
@@ -88,6 +88,7 @@ export class MemoryConsolidator implements CycleModule {
     await this.recover();
     const entries = this.d.blackboard.since(this.cursor, this.scanLimit);
     let buffered = 0;
+    let faded = 0;
     const { threshold, decayPerTick } = this.salience.config;
     const evictedBefore = this.buffer.evicted;
     // Hot path (10,000 entries in about a millisecond): one cached lookup per entry, no allocation unless buffered.
@@ -97,14 +98,18 @@ export class MemoryConsolidator implements CycleModule {
       if (facts.always && entry.seq > this.attachedAfterSeq) continue;
       const age = tick - entry.tick;
       const score = age > 0 ? Math.max(0, facts.base - age * decayPerTick) : facts.base;
-      if (!facts.always && (score < threshold || entry.status === 'retracted')) continue;
+      if (!facts.always && (score < threshold || entry.status === 'retracted')) {
+        if (score < threshold && facts.base >= threshold && entry.status !== 'retracted') faded += 1;
+        continue;
+      }
       // (A retraction withdraws an ordinary event but does not erase a safety one.)
       if (this.capture(eventFromEntry(entry, score, facts.always))) buffered += 1;
     }
     if (entries.length > 0) this.cursor = entries[entries.length - 1]!.seq;
     const evicted = this.buffer.evicted - evictedBefore;
+    this.totals.faded += faded;
     await this.settleAppends();
-    return { scanned: entries.length, buffered, evicted, bufferSize: this.buffer.size };
+    return { scanned: entries.length, buffered, faded, evicted, bufferSize: this.buffer.size };
   }
 
   async flush(tick: number): Promise<FlushResult> {

@@ -135,6 +135,8 @@ export interface ScenarioResult {
   consolidated: number;
   blocked: number;
   evicted: number;
+  /** Salient writes that decayed below the threshold waiting behind a scan backlog (ConsolidatorStats.faded). */
+  faded: number;
   episodes: EpisodeDraft[];
   blockedEvents: BlockedRecord[];
   errors: ModuleFailure[];
@@ -187,5 +189,5 @@ export async function runScenario(input: string | readonly string[], deps: Scena
     consolidator.close();
   }
   const s = consolidator.stats();
-  return { ticks, buffered: s.buffered, consolidated: s.consolidated, blocked: s.blocked, evicted: s.evicted, episodes, blockedEvents, errors };
+  return { ticks, buffered: s.buffered, consolidated: s.consolidated, blocked: s.blocked, evicted: s.evicted, faded: s.faded, episodes, blockedEvents, errors };
 }

@@ -59,9 +59,12 @@ test('temporal decay: a write scanned ticks later is scored by its age', async (
   const { blackboard, consolidator } = setup({ scanLimit: 1 });
   blackboard.write('perception.x', 0);
   blackboard.write('learning.new_association.late', 1);
-  await consolidator.integrate(1); // scans only perception.x
-  await consolidator.integrate(2); // age 1: 0.7 - 0.05 < 0.7
+  assert.equal((await consolidator.integrate(1)).faded, 0); // scans only perception.x
+  const late = await consolidator.integrate(2); // age 1: 0.7 - 0.05 < 0.7
   assert.equal(consolidator.buffer.size, 0);
+  // Not buffered, but not lost unseen either: the scan counts it.
+  assert.equal(late.faded, 1);
+  assert.equal(consolidator.stats().faded, 1);
   blackboard.setTick(2);
   blackboard.write('goal.achieved', 2);
   await consolidator.integrate(4); // age 2: 0.9 - 0.1 = 0.8

@@ -46,6 +46,18 @@ test('buffer overflow through a scenario counts evictions', async () => {
   assert.deepEqual(r.episodes.map((e) => e.valueSnapshot), [2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
 });
 
+test('writes beyond the per-tick scan limit that decay below the threshold are counted as faded', async () => {
+  // 250 associations (0.7, exactly the threshold) in one tick: the scan takes 200, the other 50 wait a tick and score 0.65.
+  const lines = Array.from({ length: 250 }, (_, i) => JSON.stringify({ tick: 1, write: { key: `learning.new_association.k${i}`, value: i } }));
+  lines.push(JSON.stringify({ tick: 2, state: 'sleep' }));
+  const store = new MemoryEpisodeStore();
+  const r = await runScenario(lines, { principal: owner, sink: store });
+  assert.equal(r.buffered, 200);
+  assert.equal(r.consolidated, 200);
+  assert.equal(r.faded, 50);
+  assert.equal(r.buffered + r.faded, 250, 'every salient write is accounted for');
+});
+
 test('a malformed line fails with its line number before anything runs', async () => {
   const cases: Array<[string, RegExp]> = [
     ['{"tick": 1, "write": {"key": "a.b"}}', /line 3/],

@@ -52,14 +52,15 @@ const run: Command = {
     const log = await safetyLog(ctx, m.store);
     try {
       const r: ScenarioResult = await runScenario(text, { principal: m.principal, sink: episodes, source: episodes, log, limits });
-      return { ticks: r.ticks, buffered: r.buffered, consolidated: r.consolidated, blocked: r.blocked, evicted: r.evicted, episodes: r.episodes, blockedEvents: r.blockedEvents, errors: r.errors };
+      return { ticks: r.ticks, buffered: r.buffered, consolidated: r.consolidated, blocked: r.blocked, evicted: r.evicted, faded: r.faded, episodes: r.episodes, blockedEvents: r.blockedEvents, errors: r.errors };
     } finally {
       await log.close();
     }
   },
   human: (r) =>
     [
-      `${r.ticks} ticks: ${r.buffered} buffered, ${r.consolidated} consolidated, ${r.blocked} blocked, ${r.evicted} evicted`,
+      `${r.ticks} ticks: ${r.buffered} buffered, ${r.consolidated} consolidated, ${r.blocked} blocked, ${r.evicted} evicted` +
+        (r.faded > 0 ? `, ${r.faded} faded (salient writes that waited behind the per-tick scan limit and decayed below the threshold; see docs/COGNITION.md)` : ''),
       ...r.episodes.map((e: { tick: number; salience: number; blackboardKey: string; labels: string[] }) => `  tick ${e.tick}  ${e.salience.toFixed(2)}  ${e.blackboardKey}${e.labels.includes('SafetyAudit') ? '  [SafetyAudit]' : ''}`),
       ...r.blockedEvents.map((b: { blackboardKey: string; reason: string }) => `  blocked ${b.blackboardKey}: ${b.reason}`),
     ].join('\n'),
