@@ -81,9 +81,15 @@ export type LifecycleMove = { to: Lifecycle; reason: 'strong' | 'weak' | 'forgot
  * Where the thresholds move a memory: consolidated when strong, archived when
  * weak, expired when forgotten. Recall (activation) is not decided here; it
  * happens when a memory is used.
+ *
+ * A consolidated memory is long-term and is not scored again (formulas.md:
+ * consolidation scores generated/activated chunks): once it had decayed for
+ * three months unrecalled it was expired and then purged, so a preference
+ * recalled often enough to be kept was deleted for good. It still leaves by
+ * its TTL, a merge, or a forget.
  */
 export function lifecycleMove(lifecycle: Lifecycle, importance: number): LifecycleMove {
-  if (lifecycle === 'frozen' || lifecycle === 'expired') return null;
+  if (lifecycle === 'frozen' || lifecycle === 'expired' || lifecycle === 'consolidated') return null;
   if (importance < FORGOTTEN_THRESHOLD) return { to: 'expired', reason: 'forgotten' };
   if (importance < ARCHIVE_THRESHOLD) return lifecycle === 'archived' ? null : { to: 'archived', reason: 'weak' };
   if (importance >= LONG_TERM_THRESHOLD && (lifecycle === 'generated' || lifecycle === 'activated')) return { to: 'consolidated', reason: 'strong' };

@@ -104,6 +104,14 @@ test(named('importance moves, TTL, purge after retention through a real forget, 
     assert.equal(r3.counts.purged, 2);
     await assert.rejects(s.m.get(weak.id), { code: 'forgotten' });
     await assert.rejects(s.m.get(ttl.id), { code: 'forgotten' });
+    // Long-term is long-term: a year unrecalled, consolidated memories are not scored again, so never expired nor purged.
+    for (let i = 0; i < 4; i++) {
+      s.advance(90 * DAY);
+      const r = await s.m.consolidate({ force: true });
+      assert.ok(!r.changes.some((c) => c.id === strong.id), JSON.stringify(r.changes));
+    }
+    assert.equal((await s.m.get(strong.id)).lifecycle, 'consolidated');
+    assert.equal((await s.m.search('peanuts')).hits[0]?.memory.id, strong.id);
     assert.equal((await s.m.verifyAudit()).ok, true);
   } finally {
     await s.close();

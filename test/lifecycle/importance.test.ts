@@ -35,7 +35,7 @@ test('thresholds: >= 0.7 long-term, >= 0.4 mid-term, < 0.02 forgotten', () => {
   for (const [i, want] of rows) assert.equal(retention(i), want, `importance ${i}`);
 });
 
-test('lifecycle moves by threshold: consolidated when strong, archived when weak, expired when forgotten; skills frozen', () => {
+test('lifecycle moves by threshold: consolidated when strong, archived when weak, expired when forgotten; skills frozen, consolidated kept', () => {
   const rows: [string, number, string | null][] = [
     ['generated', 0.75, 'consolidated'],
     ['activated', 0.7, 'consolidated'],
@@ -43,7 +43,8 @@ test('lifecycle moves by threshold: consolidated when strong, archived when weak
     ['generated', 0.5, null],
     ['activated', 0.1, null],
     ['generated', 0.049, 'archived'],
-    ['consolidated', 0.03, 'archived'],
+    ['consolidated', 0.03, null],
+    ['consolidated', 0.001, null],
     ['archived', 0.03, null],
     ['archived', 0.019, 'expired'],
     ['generated', 0.001, 'expired'],

@@ -95,7 +95,7 @@ test(named('different facts are not merged: disjoint valid times, a different ro
   }
 });
 
-test(named('orphan rescue: not while the survivor is only archived, once when it is gone, no flip-flop'), async () => {
+test(named('orphan rescue: not while the survivor lives, once when it is gone, no flip-flop'), async () => {
   const s = await lifecycleStore();
   try {
     const text = 'Quarterly budget review with Bob on Monday at 3pm in room 12 of building A';
@@ -108,10 +108,10 @@ test(named('orphan rescue: not while the survivor is only archived, once when it
       s.advance(d === 10 ? 10 * DAY : DAY);
       const r = await s.m.consolidate({ force: true });
       assert.deepEqual(rescues(r), [], `day ${d}`);
-      const survivorId = (await s.m.history(a.id)).versions.at(-1)!.id;
-      assert.ok(!r.changes.some((c) => c.id !== survivorId), `day ${d}: only the survivor decays: ${JSON.stringify(r.changes)}`);
+      // The survivor is consolidated (long-term, not scored again) and holds its loser.
+      assert.deepEqual(r.changes, [], `day ${d}: nothing moves: ${JSON.stringify(r.changes)}`);
     }
-    assert.equal((await s.m.history(a.id)).versions.at(-1)!.lifecycle, 'archived');
+    assert.equal((await s.m.history(a.id)).versions.at(-1)!.lifecycle, 'consolidated');
     assert.equal((await s.m.history(b.id)).versions.at(-1)!.lifecycle, 'archived');
     // The survivor is forgotten: now the loser is rescued, once.
     const preview = await s.m.forget(a.id, 'user asked');
