@@ -1,3 +1,4 @@
+import { MnemosError } from '../domain/errors.ts';
 import type { MemoryStore } from '../ports/store.ts';
 import type { CycleRegistry } from './cycle/cycle-registry.ts';
 import type { EmbeddingService } from '../embedding/embedding-service.ts';
@@ -55,6 +56,20 @@ export interface EngineConfig {
   vectorMinSimilarity: number;
   /** RRF weight of the knowledge-graph list; below 1 because a person named in most memories brings them all (measured on LoCoMo). */
   graphListWeight: number;
+}
+
+/**
+ * Refuses numbers a search would only trip over later: a NaN weight gave
+ * every hit a null score, a negative k failed at the first search.
+ */
+export function checkEngineConfig(c: EngineConfig): void {
+  const bad = (field: string, want: string, got: unknown) => {
+    throw new MnemosError('validation_failed', `config.${field} must be ${want}, got ${String(got)}`, { field: `config.${field}` });
+  };
+  if (!(Number.isSafeInteger(c.previewTtlMs) && c.previewTtlMs > 0)) bad('previewTtlMs', 'a positive whole number of milliseconds', c.previewTtlMs);
+  if (!(Number.isFinite(c.rrfK) && c.rrfK > 0)) bad('rrfK', 'a positive number', c.rrfK);
+  if (!(Number.isFinite(c.graphListWeight) && c.graphListWeight >= 0)) bad('graphListWeight', 'a number >= 0', c.graphListWeight);
+  if (!(Number.isFinite(c.vectorMinSimilarity) && c.vectorMinSimilarity >= -1 && c.vectorMinSimilarity <= 1)) bad('vectorMinSimilarity', 'a number from -1 to 1', c.vectorMinSimilarity);
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {

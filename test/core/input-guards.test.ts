@@ -450,3 +450,27 @@ test(named('second round: reserved labels in any case, one key twice in a batch 
     await t.cleanup();
   }
 });
+
+test(named('engine settings a search would trip over are refused when the store opens, naming the setting'), async () => {
+  const t = testStores();
+  try {
+    const cases: [Record<string, number>, string][] = [
+      [{ graphListWeight: Number.NaN }, 'config.graphListWeight'],
+      [{ graphListWeight: -1 }, 'config.graphListWeight'],
+      [{ rrfK: -5 }, 'config.rrfK'],
+      [{ rrfK: Number.POSITIVE_INFINITY }, 'config.rrfK'],
+      [{ vectorMinSimilarity: 2 }, 'config.vectorMinSimilarity'],
+      [{ previewTtlMs: 0 }, 'config.previewTtlMs'],
+    ];
+    for (const [config, field] of cases) {
+      await assert.rejects(openMemory({ db: t.db, config }), (e) => MnemosError.is(e, 'validation_failed') && e.details?.['field'] === field, JSON.stringify(config));
+    }
+    // Sound settings open, and a zero graph weight is allowed (it leaves the graph list out of the ranking).
+    const m = await openMemory({ db: t.db, config: { graphListWeight: 0, rrfK: 10 } });
+    await m.remember({ text: 'a sound setting' });
+    assert.equal((await m.search('sound')).hits.length, 1);
+    await m.close();
+  } finally {
+    await t.cleanup();
+  }
+});

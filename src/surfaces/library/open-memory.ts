@@ -3,7 +3,7 @@ import { localOwner, assertPrincipal, type Principal } from '../../domain/princi
 import type { MemoryStore } from '../../ports/store.ts';
 import { analyze, analyzeQuery } from '../../retrieval/text/analyze.ts';
 import { verifyAudit, type VerifyOptions } from '../../services/audit-verify.ts';
-import { DEFAULT_CONFIG, type EngineConfig, type ServiceContext } from '../../services/context.ts';
+import { DEFAULT_CONFIG, checkEngineConfig, type EngineConfig, type ServiceContext } from '../../services/context.ts';
 import { applyEdit, confirmEdit, previewEdit } from '../../services/edit.ts';
 import { exportJsonl } from '../../services/export.ts';
 import { exportMetta } from '../../services/export-metta.ts';
@@ -64,6 +64,7 @@ export class Mnemos {
     const principal = opts.principal ?? localOwner();
     assertPrincipal(principal);
     const config: EngineConfig = { ...DEFAULT_CONFIG, ...opts.config };
+    checkEngineConfig(config);
     const store = await openStore(opts.db ?? DEFAULT_DB_PATH, { analyze, vectorIndex: config.vectorIndex });
     const ctx: ServiceContext = { store, now: opts.now ?? Date.now, analyzeQuery, config };
     configureLifecycle(ctx, opts.lifecycle);
