@@ -3,6 +3,7 @@ import { LIFECYCLES, MEMORY_TYPES, ORIGINS, VISIBILITIES, type Lifecycle, type M
 import { argOf, atomLocation, predicateOf, symbolArg, textArg, type MemoryCluster } from './cluster.ts';
 import type { MettaAtom } from './metta/ast.ts';
 import { printAtom } from './metta/printer.ts';
+import { SALIENCE_POINTS, namedSalience } from './salience-levels.ts';
 import { UNARY_PREDICATES } from './schema.ts';
 
 /**
@@ -87,6 +88,16 @@ function toInput(cluster: MemoryCluster, subject: string, declaredAs: string, at
     const o = first(pred) ? argOf(first(pred)![1], 1) : undefined;
     return o?.kind === 'number' ? o.value : undefined;
   };
+  // A number, or a named level as the reference's records write it (`high`); an unknown word is refused, not read as 0.
+  const salience = (): number | undefined => {
+    const hit = first('SalienceValue');
+    const o = hit ? argOf(hit[1], 1) : undefined;
+    if (o === undefined || o.kind === 'number') return o?.value;
+    const name = o.kind === 'symbol' ? o.name : o.kind === 'string' ? o.value : undefined;
+    const level = name === undefined ? undefined : namedSalience(name);
+    if (level !== undefined) return level;
+    throw new MnemosError('validation_failed', `cluster ${cluster.id}, ${atomLocation(cluster, hit![0])}: SalienceValue of ${subject} must be a number from 0 to 1 or one of ${Object.keys(SALIENCE_POINTS).join(', ')}, got ${printAtom(o)}`);
+  };
   const json = (pred: string): Record<string, unknown> | undefined => {
     const hit = first(pred);
     const raw = hit ? textArg(hit[1], 1) : undefined;
@@ -125,7 +136,7 @@ function toInput(cluster: MemoryCluster, subject: string, declaredAs: string, at
     tags,
     labels: all('Label'),
     lifecycle: LIFECYCLES.includes(lifecycle as Lifecycle) ? (lifecycle as Lifecycle) : undefined,
-    salience: number('SalienceValue'),
+    salience: salience(),
     importance: number('Importance'),
     emotionalValence: number('EmotionalValence'),
     visibility: VISIBILITIES.includes(visibility as Visibility) ? (visibility as Visibility) : undefined,

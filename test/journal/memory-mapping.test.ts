@@ -117,13 +117,29 @@ test('foreign records import with their declaration, opened-at time and About to
     tags: ['parser'],
     labels: [],
     lifecycle: undefined,
-    salience: undefined,
+    salience: 0.75, // its `high` level: 30 of 40 points
     importance: undefined,
     emotionalValence: undefined,
     visibility: undefined,
     metadata: {},
     journal: { clusterId: 'mc-2026-11-29-standup', subjectId: 'c-ship-parser', declaredAs: 'Commitment', mnemosId: undefined, lineageId: undefined },
   });
+});
+
+test('SalienceValue reads as a number or a named level; an unknown word is refused, not read as 0', () => {
+  const rows: [string, number | RegExp][] = [
+    ['critical', 1],
+    ['high', 0.75],
+    ['Medium', 0.5],
+    ['"low"', 0.25],
+    ['0.4', 0.4],
+    ['urgent', /SalienceValue of c-ship-parser must be a number from 0 to 1 or one of critical, high, medium, low, got urgent/],
+  ];
+  for (const [value, want] of rows) {
+    const text = REFERENCE_EXAMPLE.replace('(SalienceValue c-ship-parser high)', `(SalienceValue c-ship-parser ${value})`);
+    if (typeof want === 'number') assert.equal(clustersToMemoryInputs([parseCluster(text)])[0]!.salience, want, value);
+    else assert.throws(() => clustersToMemoryInputs([parseCluster(text)]), want, value);
+  }
 });
 
 test('items without text are skipped; malformed JSON provenance is a clear error', () => {

@@ -3,6 +3,7 @@ import type { MettaAtom } from '../metta/ast.ts';
 import { printAtom } from '../metta/printer.ts';
 import { PROMPT_PREDICATES, TEXT_PREDICATES } from '../schema.ts';
 import { joinBounded, checkBudget } from './bounded.ts';
+import { SALIENCE_POINTS } from '../salience-levels.ts';
 
 /**
  * Prompt context: the human-meaningful atoms of each cluster (texts,
@@ -20,7 +21,6 @@ export interface PromptViewOptions {
   maxClusters?: number;
 }
 
-const SALIENCE_POINTS: Record<string, number> = { critical: 40, high: 30, medium: 20, low: 10 };
 
 /** Salience points of a SalienceValue object: named levels, or a number x 40, clamped to 0..40. */
 export function saliencePoints(value: MettaAtom): number {
