@@ -1,5 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
-import { stv, type Stv } from './truth.ts';
+import { isStv, stv, type Stv } from './truth.ts';
 
 /**
  * PLN truth-value formulas (shared/reference/formulas.md). Pure functions,
@@ -18,6 +18,7 @@ export const REVISION_K = 800;
  * and not-A->B (s0, c0), derive B.
  */
 export function modusPonens(fact: Stv, rule: Stv, complement: Stv = DEFAULT_COMPLEMENT): Stv {
+  given({ fact, rule, complement });
   const as = fact.s;
   const strength = rule.s * as + complement.s * (1 - as);
   const confidence = as * Math.min(rule.c, fact.c) + (1 - as) * Math.min(complement.c, fact.c);
@@ -26,18 +27,22 @@ export function modusPonens(fact: Stv, rule: Stv, complement: Stv = DEFAULT_COMP
 
 /** Simple modus ponens: no complement term. */
 export function simpleModusPonens(fact: Stv, rule: Stv): Stv {
+  given({ fact, rule });
   return stv(clampUnit(rule.s * fact.s), clampUnit(fact.s * Math.min(rule.c, fact.c)));
 }
 
 export function and(a: Stv, b: Stv): Stv {
+  given({ a, b });
   return stv(a.s * b.s, Math.min(a.c, b.c));
 }
 
 export function or(a: Stv, b: Stv): Stv {
+  given({ a, b });
   return stv(clampUnit(a.s + b.s - a.s * b.s), Math.min(a.c, b.c));
 }
 
 export function not(a: Stv): Stv {
+  given({ a });
   return stv(1 - a.s, a.c);
 }
 
@@ -48,6 +53,8 @@ export function evidenceCount(c: number, k: number = REVISION_K): number {
 
 /** Revision of two truth values for the same statement from disjoint evidence. */
 export function revision(a: Stv, b: Stv, k: number = REVISION_K): Stv {
+  given({ a, b });
+  if (!(Number.isFinite(k) && k > 0)) throw new MnemosError('validation_failed', `the evidence horizon k must be a positive number, got ${k}`);
   const n1 = evidenceCount(a.c, k);
   const n2 = evidenceCount(b.c, k);
   const n = n1 + n2;
@@ -65,6 +72,8 @@ export function evidenceToStv(support: number, opposition: number): Stv {
   }
   const total = support + opposition;
   if (total === 0) return stv(0.5, 0);
+  // Two counts near the largest double overflow their sum: the proportion is scale-free and the confidence is 1 by then.
+  if (!Number.isFinite(total)) return stv(support / 2 / (support / 2 + opposition / 2), 1);
   return stv(support / total, total / (total + 2));
 }
 
@@ -79,11 +88,28 @@ export function weightToConfidence(w: number): number {
 
 /** patham9 PLN revision: weight-averaged frequency, summed weights. */
 export function weightRevision(a: Stv, b: Stv): Stv {
+  given({ a, b });
   const w1 = confidenceToWeight(a.c);
   const w2 = confidenceToWeight(b.c);
   const w = w1 + w2;
   if (w === 0) return stv((a.s + b.s) / 2, 0);
   return stv(clampUnit((w1 * a.s + w2 * b.s) / w), clampUnit(weightToConfidence(w)));
+}
+
+/**
+ * Inputs outside [0, 1] gave numbers that looked like truth values (a
+ * confidence of 2 revised to 0.99995) or NaN in a chained answer: refused,
+ * naming the argument.
+ */
+function given(args: Record<string, Stv>): void {
+  for (const [name, tv] of Object.entries(args)) {
+    if (!isStv(tv)) throw new MnemosError('validation_failed', `${name} must be a truth value with strength and confidence in [0, 1], got ${describe(tv)}`, { field: name });
+  }
+}
+
+function describe(tv: unknown): string {
+  const v = tv as Partial<Stv> | null;
+  return typeof v === 'object' && v !== null ? `(${String(v.s)}, ${String(v.c)})` : String(tv);
 }
 
 /** Guards against 1.0000000000000002 from rounding; anything really outside [0, 1] still fails in stv(). */

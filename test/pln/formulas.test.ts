@@ -66,3 +66,28 @@ test('truth values outside [0, 1] and bad evidence counts are refused', () => {
   assert.throws(() => evidenceToStv(-1, 2), (e: unknown) => MnemosError.is(e, 'validation_failed'));
   assert.throws(() => evidenceToStv(1, Infinity), (e: unknown) => MnemosError.is(e, 'validation_failed'));
 });
+
+test('every formula refuses an input truth value outside [0, 1], naming the argument', () => {
+  const ok: Stv = { s: 0.5, c: 0.5 };
+  const bad: Stv[] = [{ s: 0.5, c: 2 }, { s: 0.5, c: -0.5 }, { s: Number.NaN, c: 0.5 }, { s: 1.5, c: 0.1 }];
+  const calls: [string, (x: Stv) => unknown][] = [
+    ['fact', (x) => modusPonens(x, ok)],
+    ['rule', (x) => modusPonens(ok, x)],
+    ['complement', (x) => modusPonens(ok, ok, x)],
+    ['fact', (x) => simpleModusPonens(x, ok)],
+    ['b', (x) => and(ok, x)],
+    ['a', (x) => or(x, ok)],
+    ['a', (x) => not(x)],
+    ['a', (x) => revision(x, ok)],
+    ['b', (x) => weightRevision(ok, x)],
+  ];
+  for (const [field, call] of calls) {
+    for (const x of bad) assert.throws(() => call(x), (e: unknown) => MnemosError.is(e, 'validation_failed') && e.details?.['field'] === field, `${field} ${JSON.stringify(x)}`);
+  }
+  assert.throws(() => revision(ok, ok, -5), (e: unknown) => MnemosError.is(e, 'validation_failed'));
+});
+
+test('evidence counts whose sum overflows still give their proportion, at full confidence', () => {
+  assert.deepEqual(evidenceToStv(1e308, 1e308), { s: 0.5, c: 1 });
+  assert.deepEqual(evidenceToStv(1.5e308, 0.5e308), { s: 0.75, c: 1 });
+});
