@@ -97,8 +97,16 @@ export async function recallRange(ctx: ServiceContext, p: Principal, input: Reca
     }
     // A turn longer than maxChars is read in parts: without a place to go on from, the same prefix came back for ever.
     const start = i === 0 && q.fromChar ? Math.min(q.fromChar, m.text.length) : 0;
-    // At least one whole character, or a reader asking for one at a time would never move on.
-    const end = Math.max(cutAt(m.text, start + room), Math.min(m.text.length, start + 2));
+    // The first piece of an answer holds at least one whole character, or a reader asking for one at a time would never
+    // move on; a later piece with no room for one is left for the next call (it had taken two code units: half an emoji).
+    const fits = cutAt(m.text, start + room);
+    const end = turns.length === 0 ? Math.max(fits, Math.min(m.text.length, start + charLength(m.text, start))) : fits;
+    if (end === start && m.text.length > start) {
+      truncated = true;
+      nextTurn = turnOf(m);
+      nextChar = start > 0 ? start : null;
+      break;
+    }
     if (end < m.text.length) {
       truncated = true;
       nextTurn = turnOf(m);
@@ -114,6 +122,13 @@ export async function recallRange(ctx: ServiceContext, p: Principal, input: Reca
   const by = writers.size > 1 ? ` (written by ${writers.size} principals: ${[...writers].map(([w, n]) => `${w} ${n}`).join(', ')})` : '';
   const searched = `session "${q.sessionId}"${q.turns ? `, turns ${q.turns}` : ''}${q.grep ? `, containing "${q.grep}"` : ''}: ${all.length} turns visible to ${p.role} "${p.id}"${by}, ${picked.length} matched`;
   return { sessionId: q.sessionId, turns, truncated, nextTurn, nextChar, searched };
+}
+
+/** Code units of the character at `at`: 2 for a surrogate pair, else 1. */
+function charLength(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  const d = text.charCodeAt(at + 1);
+  return c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
 }
 
 /** `at`, or one before it when it would split a surrogate pair (half an emoji is not text). */
