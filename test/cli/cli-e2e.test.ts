@@ -197,6 +197,14 @@ test(named('the CLI refuses what it used to drop or misread: extra words, --dry-
     assert.equal(cli(dir, db, 'update', id, '--text', 'Dana likes coffee', '--dry-run', '-y').code, 2);
     assert.equal(json(dir, db, 'history', id).body.versions.length, 1);
 
+    // An empty filter or tag is refused, not dropped: `--tag ''` searched and listed everything, and add stored no tag.
+    for (const args of [['search', 'tea', '--tag', ''], ['list', '--tag', ''], ['list', '--type', ''], ['list', '--lifecycle', 'activated,'], ['add', 'Evan likes tea', '--tag', '']]) {
+      const r = cli(dir, db, ...args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /has an empty value/);
+    }
+    assert.equal(json(dir, db, 'list').body.total, 1, 'the refused add wrote nothing');
+
     // Global options before the command, and --json honoured there on success too.
     const early = cli(dir, '', '--db', db, '--json', 'get', id);
     assert.equal(early.code, 0, early.stderr);

@@ -22,8 +22,10 @@ export function num(ctx: CommandContext, name: string): number | undefined {
 export function list(ctx: CommandContext, name: string): string[] | undefined {
   const v = ctx.values[name];
   if (v === undefined) return undefined;
-  const items = (Array.isArray(v) ? v : [String(v)]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-  return items.length ? items : undefined;
+  const items = (Array.isArray(v) ? v : [String(v)]).flatMap((s) => s.split(',')).map((s) => s.trim());
+  // Dropping an empty item left `--tag ''` no filter at all: a search of everything, an add without the tag.
+  if (items.some((s) => s === '')) throw new MnemosError('validation_failed', `--${name} has an empty value; give one or more values separated by commas`, { field: name });
+  return items;
 }
 
 export function positional(ctx: CommandContext, index: number, what: string): string {
