@@ -18,7 +18,7 @@ export async function history(ctx: ServiceContext, p: Principal, id: string): Pr
   const owner = p.role === 'owner';
   const m = await ctx.store.get(p, id);
   if (m) {
-    served(m, id);
+    await served(ctx, p, m, id);
     const versions = await ctx.store.lineage(p, m.lineageId);
     if (owner) return { lineageId: m.lineageId, versions, audit: await ctx.store.audit.forMemories(p, [m.lineageId, ...versions.map((v) => v.id)]), tombstone: null };
     // A lineage's id is its first version's; a guest who sees only a later, shared version

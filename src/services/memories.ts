@@ -76,14 +76,20 @@ export async function getMemory(ctx: ServiceContext, p: Principal, id: string): 
  * can be forgotten, or given a new expiresAt.
  */
 export async function readMemory(ctx: ServiceContext, p: Principal, id: string): Promise<Memory> {
-  return served(await getMemory(ctx, p, id), id);
+  return served(ctx, p, await getMemory(ctx, p, id), id);
 }
 
-/** The memory, unless its time to live has run out (then not_found, for get and history alike). */
-export function served(m: Memory, id: string): Memory {
+/**
+ * The memory, unless its time to live has run out (then not_found, for get
+ * and history alike). The time to live that counts is the memory's current
+ * one: an earlier version keeps the expiresAt it was written with, and a
+ * memory given a later one (or none) was refused by the id `add` printed.
+ */
+export async function served(ctx: ServiceContext, p: Principal, m: Memory, id: string): Promise<Memory> {
+  const current = m.supersededAt === null ? m : ((await ctx.store.lineage(p, m.lineageId)).find((v) => v.supersededAt === null) ?? m);
   // The store's reads hide by the wall clock (adapters/sql/scope-sql.ts), and so does this.
-  if (m.expiresAt !== null && Date.parse(m.expiresAt) <= Date.now()) {
-    throw new MnemosError('not_found', `memory ${id} expired at ${m.expiresAt} (its expiresAt) and is no longer served; its owner can forget it, or update it with a later expiresAt`, { id, expiresAt: m.expiresAt });
+  if (current.expiresAt !== null && Date.parse(current.expiresAt) <= Date.now()) {
+    throw new MnemosError('not_found', `memory ${id} expired at ${current.expiresAt} (its expiresAt) and is no longer served; its owner can forget it, or update it with a later expiresAt`, { id, expiresAt: current.expiresAt });
   }
   return m;
 }

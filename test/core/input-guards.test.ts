@@ -203,6 +203,19 @@ test(named('get does not serve a memory whose expiresAt has passed; it can still
     const preview = await m.forget(gone.id, 'cleanup');
     await m.confirmForget(preview.token);
     await assert.rejects(m.get(gone.id), refused('forgotten'));
+    // A memory whose time to live was lifted lives on: its first id still reads, after the first version's expiresAt.
+    const lifted = await m.remember({ text: 'parking spot B12', expiresAt: new Date(Date.now() + 60).toISOString() });
+    const next = await m.update(lifted.id, { expiresAt: null });
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal((await m.get(lifted.id)).text, 'parking spot B12');
+    assert.deepEqual((await m.history(lifted.id)).versions.map((v) => v.id), [lifted.id, next.id]);
+    // And one whose current version ran out is not served by an old id either.
+    const shortened = await m.remember({ text: 'gate code 9911' });
+    await m.update(shortened.id, { expiresAt: new Date(Date.now() + 60).toISOString() });
+    await new Promise((r) => setTimeout(r, 100));
+    for (const read of [() => m.get(shortened.id), () => m.history(shortened.id)]) {
+      await assert.rejects(read(), (err: unknown) => refused('not_found')(err) && /expired/.test((err as Error).message));
+    }
   }),
 );
 
