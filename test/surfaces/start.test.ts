@@ -54,3 +54,23 @@ describe('npm start (bin/start.js)', () => {
     }
   });
 });
+
+describe('a refused start', () => {
+  it('leaves no store and no unseen owner token behind: settings are checked before the store opens', async () => {
+    const tmp = tempDir('mnemos-refused-start-');
+    try {
+      for (const bad of [['--search-threads', '100'], ['--consolidate-every-ms=-5'], ['--cycle-tick-ms=-1']]) {
+        const child = spawn(process.execPath, [START, '--port', '0', ...bad], { cwd: tmp.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+        let err = '';
+        child.stderr.on('data', (d) => (err += d));
+        const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+        assert.equal(code, 2, `${bad.join(' ')}: ${err}`);
+        assert.match(err, /must be/);
+        assert.equal(existsSync(join(tmp.dir, '.mnemos/memory.db')), false, `${bad.join(' ')} created a store`);
+        assert.equal(existsSync(join(tmp.dir, '.mnemos/owner-token')), false, `${bad.join(' ')} created a token`);
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});

@@ -29,9 +29,7 @@ function shutdownSignal(): Promise<string> {
  * job in the database: with several processes on one store, one runs and the
  * others skip.
  */
-function scheduleConsolidation(ctx: CommandContext, memory: Mnemos, surface: string): { part: PartReport; start(say: (line: string) => void): { stop(): Promise<void> } | null } {
-  const every = num(ctx, 'consolidate-every-ms') ?? (process.env.MNEMOS_CONSOLIDATE_EVERY_MS !== undefined ? Number(process.env.MNEMOS_CONSOLIDATE_EVERY_MS) : 30 * 60_000);
-  if (!Number.isFinite(every) || every < 0) throw new MnemosError('validation_failed', '--consolidate-every-ms (or MNEMOS_CONSOLIDATE_EVERY_MS) must be a number of milliseconds, 0 to turn it off', { field: 'consolidate-every-ms' });
+function scheduleConsolidation(every: number, memory: Mnemos, surface: string): { part: PartReport; start(say: (line: string) => void): { stop(): Promise<void> } | null } {
   const setting = '--consolidate-every-ms n (0 = off) or MNEMOS_CONSOLIDATE_EVERY_MS';
   // What self_state reports: the timer this process runs, not only that consolidation exists.
   if (every === 0 || memory.principal.role !== 'owner') {
@@ -53,6 +51,13 @@ function scheduleConsolidation(ctx: CommandContext, memory: Mnemos, surface: str
   };
 }
 
+/** The timer's period, checked before anything opens: a refused start must leave no store and no token behind. */
+function consolidationInterval(ctx: CommandContext): number {
+  const every = num(ctx, 'consolidate-every-ms') ?? (process.env.MNEMOS_CONSOLIDATE_EVERY_MS !== undefined ? Number(process.env.MNEMOS_CONSOLIDATE_EVERY_MS) : 30 * 60_000);
+  if (!Number.isFinite(every) || every < 0) throw new MnemosError('validation_failed', '--consolidate-every-ms (or MNEMOS_CONSOLIDATE_EVERY_MS) must be a number of milliseconds, 0 to turn it off', { field: 'consolidate-every-ms' });
+  return every;
+}
+
 function everyText(ms: number): string {
   return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${ms} ms`;
 }
@@ -66,12 +71,15 @@ export const serveCmd: Command = {
     const port = num(ctx, 'port') ?? 7420;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MnemosError('validation_failed', '--port must be an integer 0-65535', { field: 'port' });
     const host = str(ctx, 'host') ?? '127.0.0.1';
+    // Every setting is checked before the store opens: a refused start created the store and an owner token it never showed.
+    const threadsWanted = num(ctx, 'search-threads') ?? (process.env.MNEMOS_SEARCH_THREADS ? Number(process.env.MNEMOS_SEARCH_THREADS) : defaultSearchThreads());
+    if (!Number.isInteger(threadsWanted) || threadsWanted < 0 || threadsWanted > 64) throw new MnemosError('validation_failed', '--search-threads (or MNEMOS_SEARCH_THREADS) must be a whole number from 0 to 64', { field: 'search-threads' });
+    const every = consolidationInterval(ctx);
+    const tickMs = num(ctx, 'cycle-tick-ms') ?? (Number(process.env.MNEMOS_CYCLE_TICK_MS) || 0);
+    if (!Number.isFinite(tickMs) || tickMs < 0) throw new MnemosError('validation_failed', '--cycle-tick-ms (or MNEMOS_CYCLE_TICK_MS) must be a number of milliseconds, 0 to turn it off', { field: 'cycle-tick-ms' });
     const memory = await ctx.open();
     const say = log(ctx);
     const tokenFile = str(ctx, 'owner-token-file');
-    const boot = tokenFile ? await memory.ensureOwnerToken(tokenFile) : null;
-    const threadsWanted = num(ctx, 'search-threads') ?? (process.env.MNEMOS_SEARCH_THREADS ? Number(process.env.MNEMOS_SEARCH_THREADS) : defaultSearchThreads());
-    if (!Number.isInteger(threadsWanted) || threadsWanted < 0 || threadsWanted > 64) throw new MnemosError('validation_failed', '--search-threads (or MNEMOS_SEARCH_THREADS) must be a whole number from 0 to 64', { field: 'search-threads' });
     const threads = threadsWanted > 0 ? await memory.startSearchThreads(threadsWanted) : 0;
     const searchPart = {
       part: 'search_threads',
@@ -95,11 +103,11 @@ export const serveCmd: Command = {
     };
     // Loaded here, not at the top: the HTTP and MCP libraries would add about 0.2 s to the 0.45 s start of every other command.
     const { startServer } = await import('../../http/server.ts');
-    // Checked before the server listens: a bad interval is refused without serving.
-    const consolidation = scheduleConsolidation(ctx, memory, 'serve');
+    const consolidation = scheduleConsolidation(every, memory, 'serve');
     const server = await startServer({ memory, host, port, log: say, parts: [searchPart, cachesPart, consolidation.part] });
+    // Once the server listens: a start that fails (a port in use) makes no token it would never show.
+    const boot = tokenFile ? await memory.ensureOwnerToken(tokenFile) : null;
     // Each agent that has used its blackboard gets a cycle tick on this timer (off unless asked for).
-    const tickMs = num(ctx, 'cycle-tick-ms') ?? (Number(process.env.MNEMOS_CYCLE_TICK_MS) || 0);
     if (tickMs > 0) {
       cycleRegistry(memory.context).start(tickMs, (err) => say(`mnemos serve: cycle tick failed: ${(err as Error).message}`));
       say(`  cognitive cycle: ticking every ${tickMs} ms for each agent with a blackboard`);
@@ -134,11 +142,12 @@ export const mcpCmd: Command = {
   summary: 'MCP over stdio (acts as --token / $MNEMOS_TOKEN, else the local owner); an owner session also consolidates on a timer',
   options: { token: { type: 'string' }, 'consolidate-every-ms': { type: 'string' } },
   async run(ctx) {
+    const every = consolidationInterval(ctx);
     const root = await ctx.open();
     const secret = str(ctx, 'token') ?? process.env.MNEMOS_TOKEN;
     const memory = secret ? root.as(await root.authenticate(secret)) : root;
     const say = log(ctx);
-    const consolidation = scheduleConsolidation(ctx, memory, 'mcp');
+    const consolidation = scheduleConsolidation(every, memory, 'mcp');
     const scheduler = consolidation.start(say);
     try {
       const { serveStdio } = await import('../../mcp/stdio.ts');
