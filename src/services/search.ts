@@ -201,7 +201,8 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
     scope: { namespace: p.namespace, role: p.role },
     time: time.range ? { phrases: time.expressions.map((e) => e.phrase), from: time.range.from, to: time.range.to } : null,
     vectorModel: vector?.model ?? null,
-    vectorIndex: vector?.index ?? null,
+    // Its figures are the whole namespace's (how many vectors, how many candidates): the owner's, as in status.
+    vectorIndex: p.role === 'owner' ? (vector?.index ?? null) : null,
   };
   if (hits.length === 0) {
     // Counting what was searched costs a scan, so it is paid only when it is the answer, and only so far.

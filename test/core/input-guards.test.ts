@@ -487,3 +487,16 @@ test(named('engine settings a search would trip over are refused when the store 
     await t.cleanup();
   }
 });
+
+test(named("a guest's search explain carries no whole-namespace vector figures (they counted the owner's memories)"), () =>
+  withMemory(async (m) => {
+    for (let i = 0; i < 5; i++) await m.remember({ text: `owner private note number ${i}` });
+    const query = 'zzqx nothing matches these words';
+    const own = await m.search(query);
+    assert.equal(own.explain.vectorIndex?.vectors, 5, 'the owner sees the figures');
+    const guest = await m.as({ role: 'guest', namespace: 'default', id: 'visitor' }).search(query);
+    assert.equal(guest.hits.length, 0);
+    assert.equal(guest.explain.vectorIndex, null);
+    assert.equal(guest.explain.visibleMemories, 0);
+  }),
+);
