@@ -13,9 +13,17 @@ export interface ForgetPreview {
   expiresAt: string;
   memoryId: string;
   lineageId: string;
-  /** The text that would be removed, so the caller sees exactly what goes. */
+  /**
+   * The current text, so the caller sees what goes: a forget removes the
+   * whole memory, every version. (Given an earlier version's id it showed
+   * that version's text, and the confirm removed the current one too.)
+   */
   text: string;
+  /** The current version's id: `memoryId` when that was given, else the version `text` is from. */
+  currentId: string;
   versions: number;
+  /** Present when `memoryId` names an earlier version: says that the whole memory goes. */
+  note?: string;
   /** Rows that would be removed, per place (table, full-text index, vectors, graph links...). */
   removes: Record<string, number>;
   keeps: string;
@@ -57,14 +65,17 @@ export async function previewForget(ctx: ServiceContext, p: Principal, id: strin
   const fp = await ctx.store.forgetFootprint(p, m.lineageId);
   if (!fp) throw new MnemosError('not_found', `no memory with id ${id} is visible to you`, { id });
   const current = fp.versionIds[fp.versionIds.length - 1]!;
+  const shown = current === m.id ? m : ((await ctx.store.get(p, current)) ?? m);
   const { token, expiresAt } = await issuePreview(ctx, p, 'forget', { lineageId: m.lineageId, currentId: current, versionIds: fp.versionIds, reason, ...(readOnlyOfOthers ? { readOnlyOfOthers } : {}) });
   return {
     token,
     expiresAt,
     memoryId: id,
     lineageId: m.lineageId,
-    text: m.text,
+    text: shown.text,
+    currentId: shown.id,
     versions: fp.versionIds.length,
+    ...(shown.id !== m.id ? { note: `${id} is an earlier version; forgetting removes the whole memory, all ${fp.versionIds.length} versions, the current one (${shown.id}, shown here) included` } : {}),
     removes: fp.places,
     keeps: 'a tombstone in the audit log: ids, content hashes, when, who and why; never the text',
   };

@@ -258,3 +258,25 @@ test(named('a chunk retired because it left its file still verifies: closing a v
     await cleanup();
   }
 });
+
+test(named("a forget previewed by an earlier version's id shows the current text it would remove, and says the whole memory goes"), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const m = await openMemory({ db });
+    const first = await m.remember({ text: 'Door code is 1234' });
+    const next = await m.update(first.id, { text: 'Door code changed to 9876; the alarm PIN is 5555' });
+    const byOld = await m.forget(first.id, 'cleanup');
+    assert.equal(byOld.text, 'Door code changed to 9876; the alarm PIN is 5555');
+    assert.equal(byOld.currentId, next.id);
+    assert.equal(byOld.versions, 2);
+    assert.match(byOld.note ?? '', /earlier version.*all 2 versions/);
+    const byCurrent = await m.forget(next.id, 'cleanup');
+    assert.equal(byCurrent.text, 'Door code changed to 9876; the alarm PIN is 5555');
+    assert.equal(byCurrent.note, undefined);
+    await m.confirmForget(byOld.token);
+    await assert.rejects(m.get(next.id), { code: 'forgotten' });
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});

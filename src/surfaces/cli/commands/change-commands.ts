@@ -61,6 +61,7 @@ export const forget: Command = {
   human: (r) =>
     [
       `${r.applied ? 'forgot' : 'would forget'} ${r.preview.lineageId} (${r.preview.versions} version${r.preview.versions === 1 ? '' : 's'}): "${oneLine(r.preview.text, 70)}"`,
+      ...(r.preview.note ? [`  note: ${r.preview.note}`] : []),
       `  removes: ${Object.entries(r.preview.removes as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ')}`,
       `  keeps: ${r.preview.keeps}`,
       ...(r.applied ? [] : [r.hint]),
