@@ -1,5 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
-import type { Memory } from '../domain/memory.ts';
+import type { Memory, SourceRef } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { WriteOp, WriteResult } from '../ports/store.ts';
 import { assertDistinctKeys } from './batch-keys.ts';
@@ -38,7 +38,7 @@ export async function remember(ctx: ServiceContext, p: Principal, inputs: Rememb
   if (!Array.isArray(inputs)) throw new MnemosError('validation_failed', 'give the memories to store as an array', { field: '(input)' });
   if (inputs.length === 0) return [];
   const now = ctx.now();
-  const parsed = inputs.map((input, i) => parseInput(rememberSchema, input, inputs.length > 1 ? `memory #${i + 1}` : 'memory'));
+  const parsed = inputs.map((input, i) => withTurnKey(parseInput(rememberSchema, input, inputs.length > 1 ? `memory #${i + 1}` : 'memory')));
   const memories = parsed.map((input) => buildMemory(p, input, now));
   assertDistinctKeys(memories, (i) => (inputs.length > 1 ? `memory #${i + 1}` : 'the memory'));
   const ops: WriteOp[] = memories.map((memory) => ({ kind: 'insert', memory, onExistingSource: policy }));
@@ -46,6 +46,20 @@ export async function remember(ctx: ServiceContext, p: Principal, inputs: Rememb
   const stored = new StoredContent(p.id);
   await stored.lookUp(ctx, p, ops);
   return toRememberResults(await ctx.store.apply(p, await withVectors(ctx, p, ops, undefined, (op) => stored.holds(op.memory))));
+}
+
+/**
+ * A memory that names one turn of a session (`source.turnStart`, no range)
+ * is that turn: its identity is session + turn, as a transcript post keys it.
+ * Unkeyed, a second text under a turn another principal held was stored
+ * beside it (a guest could add a "turn 2" to the owner's conversation), and
+ * two texts under one turn number sent recall_range's paging round in a loop.
+ */
+function withTurnKey<T extends { key?: string | undefined; sessionId?: string | undefined; source: SourceRef }>(input: T): T {
+  const { turnStart, turnEnd } = input.source;
+  const session = input.source.sessionId ?? input.sessionId;
+  if (input.key !== undefined || turnStart === undefined || session === undefined || (turnEnd !== undefined && turnEnd !== turnStart)) return input;
+  return { ...input, key: `transcript:${session}#${turnStart}` };
 }
 
 export function toRememberResults(results: WriteResult[]): RememberResult[] {

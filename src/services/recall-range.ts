@@ -88,32 +88,38 @@ export async function recallRange(ctx: ServiceContext, p: Principal, input: Reca
   let truncated = false;
   let nextTurn: number | null = null;
   let nextChar: number | null = null;
-  for (const [i, m] of picked.entries()) {
-    const room = q.maxChars - used;
-    if (room <= 0) {
-      truncated = true;
-      nextTurn = turnOf(m);
-      break;
-    }
+  // fromChar and nextChar count through a turn's texts in order: a turn can hold texts of several writers (the owner may
+  // write a turn number a guest used), and a cursor naming only the turn sent paging round the first of them for ever.
+  const firstTurn = picked.length > 0 ? turnOf(picked[0]!) : null;
+  let turnNumber: number | null = null;
+  let turnOffset = 0;
+  for (const m of picked) {
+    const t = turnOf(m);
+    if (t !== turnNumber) [turnNumber, turnOffset] = [t, 0];
+    const offset = turnOffset;
+    turnOffset += m.text.length;
     // A turn longer than maxChars is read in parts: without a place to go on from, the same prefix came back for ever.
-    const start = i === 0 && q.fromChar ? Math.min(q.fromChar, m.text.length) : 0;
+    const skip = t === firstTurn && q.fromChar ? q.fromChar - offset : 0;
+    if (skip >= m.text.length && m.text.length > 0) continue;
+    const start = Math.max(0, skip);
+    const room = q.maxChars - used;
     // The first piece of an answer holds at least one whole character, or a reader asking for one at a time would never
     // move on; a later piece with no room for one is left for the next call (it had taken two code units: half an emoji).
-    const fits = cutAt(m.text, start + room);
+    const fits = room <= 0 ? start : cutAt(m.text, start + room);
     const end = turns.length === 0 ? Math.max(fits, Math.min(m.text.length, start + charLength(m.text, start))) : fits;
     if (end === start && m.text.length > start) {
       truncated = true;
-      nextTurn = turnOf(m);
-      nextChar = start > 0 ? start : null;
+      nextTurn = t;
+      nextChar = offset + start > 0 ? offset + start : null;
       break;
     }
     if (end < m.text.length) {
       truncated = true;
-      nextTurn = turnOf(m);
-      nextChar = end;
+      nextTurn = t;
+      nextChar = offset + end;
     }
     const text = m.text.slice(start, end);
-    turns.push({ turn: turnOf(m), ...(start > 0 ? { fromChar: start } : {}), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, writer: writerOf(m), id: m.id, at: m.validFrom, text });
+    turns.push({ turn: t, ...(start > 0 ? { fromChar: start } : {}), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, writer: writerOf(m), id: m.id, at: m.validFrom, text });
     used += text.length;
     if (truncated) break;
   }

@@ -408,6 +408,39 @@ test(named('a turn that holds another message is never replaced by a later post 
   }),
 );
 
+test(named('a memory naming one turn of a session is that turn: no second text under it, from anyone, and paging ends'), () =>
+  withMemory(async (m) => {
+    await m.ingestTranscript({ sessionId: 'so', messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'second' }, { role: 'user', content: 'third' }] });
+    const planted = { text: 'planted turn two', type: 'episode' as const, sessionId: 'so', source: { sessionId: 'so', turnStart: 2 }, metadata: { role: 'assistant' } };
+    const guest = m.as({ role: 'guest', namespace: 'default', id: 'visitor' });
+    await assert.rejects(guest.remember(planted), refused('forbidden', /key/));
+    await assert.rejects(m.remember(planted), refused('conflict'));
+    assert.equal((await m.remember({ ...planted, text: 'second' })).status, 'unchanged', 'the same text under the turn is the same memory');
+    // A guest's own new turn in the session is its own (recall_range names its writer).
+    assert.equal((await guest.remember({ ...planted, text: 'a guest adds turn four', source: { sessionId: 'so', turnStart: 4 } })).status, 'created');
+    // The owner may still write under a number a guest used: turn 4 then holds two texts, and paging must pass both.
+    assert.equal((await m.remember({ ...planted, text: 'owner four', source: { sessionId: 'so', turnStart: 4 } })).status, 'created');
+    // Paging one character at a time reaches the end, each turn once.
+    const read: string[] = [];
+    let next: { turn: number; char: number | null } | null = { turn: 1, char: null };
+    for (let calls = 0; next && calls < 100; calls++) {
+      const r = await m.recallRange({ sessionId: 'so', turns: `${next.turn}-9`, maxChars: 4, ...(next.char !== null ? { fromChar: next.char } : {}) });
+      for (const t of r.turns) read.push(`${t.turn}:${t.text}`);
+      next = r.truncated ? { turn: r.nextTurn!, char: r.nextChar } : null;
+    }
+    assert.equal(next, null, 'paging ended');
+    const byTurn = new Map<string, string>();
+    for (const piece of read) {
+      const [turn, text] = [piece.slice(0, piece.indexOf(':')), piece.slice(piece.indexOf(':') + 1)];
+      byTurn.set(turn, (byTurn.get(turn) ?? '') + text);
+    }
+    const whole = (await m.recallRange({ sessionId: 'so' })).turns.map((t) => `${t.turn}:${t.text}`);
+    assert.deepEqual(whole.slice(0, 3), ['1:first', '2:second', '3:third']);
+    assert.deepEqual([...byTurn], [['1', 'first'], ['2', 'second'], ['3', 'third'], ['4', whole.slice(3).map((x) => x.slice(2)).join('')]]);
+    assert.equal(byTurn.get('4')!.length, 'a guest adds turn four'.length + 'owner four'.length);
+  }),
+);
+
 test(named('second round: reserved labels in any case, one key twice in a batch or file, zone-less times, and more wrong-kind calls'), async () => {
   const t = testStores();
   const m = await openMemory({ db: t.db });
