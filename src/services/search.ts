@@ -65,6 +65,8 @@ export interface SearchExplain {
   visibleMemories?: number;
   /** True when there are more than `visibleMemories`: the count stopped at the cap. */
   visibleMemoriesCapped?: boolean;
+  /** Set when minScore dropped a result that matched: the best score among those dropped. */
+  belowMinScore?: { minScore: number; bestScore: number };
   message?: string;
 }
 
@@ -156,6 +158,7 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   const placed = new Set<string>();
   const used: string[] = [];
   let cut = false;
+  let lastOrder: FusedResult[] = [];
   for (const d of tiers) {
     if (cut || ranking.length >= want) break;
     const lists = listsAt(d);
@@ -176,6 +179,7 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
     // Past the first new result below minScore the ranking ends: a deeper tier could score some memory higher,
     // but whether a page saw it would then depend on how far that page read.
     cut = below;
+    lastOrder = order;
     // Priors reorder only inside tie groups, and readPrefix read whole groups: the first `end` are the same set.
     const final = rrf(lists, { k: ctx.config.rrfK, tieBreaker: (id) => prior(records.get(id)) });
     for (const f of final.slice(0, end)) {
@@ -210,10 +214,14 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
     explain.visibleMemories = Math.min(seen, VISIBLE_COUNT_CAP);
     if (seen > VISIBLE_COUNT_CAP) explain.visibleMemoriesCapped = true;
     const searched = seen > VISIBLE_COUNT_CAP ? `more than ${VISIBLE_COUNT_CAP.toLocaleString('en')}` : String(seen);
+    const bestDropped = q.minScore !== undefined && ranking.length === 0 ? await bestAdmitted(records, lastOrder) : undefined;
+    if (q.minScore !== undefined && bestDropped !== undefined) explain.belowMinScore = { minScore: q.minScore, bestScore: bestDropped };
     explain.message =
       terms.length === 0 && !vector
         ? `the query "${q.query}" has no searchable words (only stop words or punctuation)`
-        : `nothing among the ${searched} memories visible to ${p.role} "${p.id}" in namespace "${p.namespace}" matched ${terms.length ? `the words ${terms.join(', ')}` : 'the query'} (lists searched: ${explain.lists.join(', ') || 'none'})`;
+        : explain.belowMinScore
+          ? `memories matched, but every one scored below minScore ${q.minScore} (the best scored ${explain.belowMinScore.bestScore.toFixed(4)}; scores are rank-fusion sums, at most about ${(explain.lists.length / (ctx.config.rrfK + 1)).toFixed(3)} here): lower minScore or leave it out`
+          : `nothing among the ${searched} memories visible to ${p.role} "${p.id}" in namespace "${p.namespace}" matched ${terms.length ? `the words ${terms.join(', ')}` : 'the query'} (lists searched: ${explain.lists.join(', ') || 'none'})`;
   }
   return {
     query: q.query,
@@ -316,6 +324,21 @@ class RecordReader {
  * met. Usually one store call: candidates are admitted unless a race
  * removed them; when some are not, the next read doubles so the calls stay few.
  */
+/**
+ * The score of the best result the caller may see in a fused order (best
+ * first), reading its first rows a chunk at a time: what minScore dropped,
+ * for the answer left empty by it.
+ */
+async function bestAdmitted(records: RecordReader, order: readonly FusedResult[]): Promise<number | undefined> {
+  for (let i = 0; i < Math.min(order.length, 400); i += 100) {
+    const chunk = order.slice(i, i + 100);
+    await records.read(chunk.map((f) => f.id));
+    const f = chunk.find((x) => records.admitted(x.id));
+    if (f) return f.score;
+  }
+  return undefined;
+}
+
 async function readPrefix(
   records: RecordReader,
   order: readonly FusedResult[],

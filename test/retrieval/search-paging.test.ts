@@ -125,3 +125,21 @@ test(named('an empty session, agent, tag or label in a filter is refused, naming
     assert.equal((await m.search({ query: 'note', filter: { sessionId: 's2' } })).hits.length, 0);
   });
 });
+
+test(named('an answer emptied by minScore says so, with the best score it dropped, instead of "nothing matched"'), async () => {
+  await withStore(async (m) => {
+    await m.remember({ text: 'Kepler meeting room on the third floor' });
+    await m.remember({ text: 'the meeting about Kepler moved' });
+    const all = await m.search({ query: 'Kepler meeting room' });
+    assert.equal(all.hits.length, 2);
+    assert.equal(all.explain.belowMinScore, undefined);
+    const none = await m.search({ query: 'Kepler meeting room', minScore: 0.5 });
+    assert.equal(none.hits.length, 0);
+    assert.deepEqual(none.explain.belowMinScore, { minScore: 0.5, bestScore: all.hits[0]!.score });
+    assert.match(none.explain.message ?? '', /scored below minScore 0\.5 \(the best scored 0\.0\d+/);
+    // A query nothing matches still says nothing matched.
+    const miss = await m.search({ query: 'zebra', minScore: 0.5 });
+    assert.equal(miss.explain.belowMinScore, undefined);
+    assert.match(miss.explain.message ?? '', /nothing among the 2 memories/);
+  });
+});

@@ -15,7 +15,11 @@ export const memorySearch = defineTool({
     .object({
       query: z.string().min(1, 'query must not be empty').max(4000).describe('what to look for, in plain words'),
       maxResults: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(10).describe(`how many results (default 10, at most ${MAX_SEARCH_RESULTS})`),
-      minScore: z.number().min(0).optional().describe('drop results scoring below this'),
+      minScore: z
+        .number()
+        .min(0)
+        .optional()
+        .describe('drop results scoring below this. Scores are rank-fusion sums, about 1/61 (0.016) for a first place in one list, so a top result scores roughly 0.016 to 0.05; leave it out unless you know the scale'),
       types: z.array(z.enum(MEMORY_TYPES)).max(MEMORY_TYPES.length).optional().describe('only these memory types'),
       since: isoTime.optional().describe('only memories valid from this ISO time on (inclusive)'),
       until: isoTime.optional().describe('only memories valid before this ISO time (exclusive)'),
