@@ -28,6 +28,13 @@ export interface SourceLines {
   lines: { line: number; text: string }[];
   /** Memories whose recorded source covers what was returned. */
   memoryIds: string[];
+  /**
+   * True when the answer stopped at its character budget (MAX_SOURCE_CHARS)
+   * before `to`; ask again from `nextFrom`. (Lines the caller may not read
+   * are skipped too, so a gap alone never says the answer was cut.)
+   */
+  truncated: boolean;
+  nextFrom: number | null;
   note?: string;
 }
 
@@ -60,21 +67,29 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   const ids = new Set<string>();
   let chars = 0;
   let stale = false;
-  for (let line = q.from; line <= to && chars < MAX_SOURCE_CHARS; line++) {
+  let nextFrom: number | null = null;
+  for (let line = q.from; line <= to; line++) {
     const m = allowed(line);
     if (!m) continue;
     const current = fromFile(onDisk, m, line);
     const text = current ?? storedLine(m, line);
     if (text === undefined) continue;
+    if (chars >= MAX_SOURCE_CHARS) {
+      nextFrom = line;
+      break;
+    }
     if (onDisk && current === null) stale = true;
     out.push({ line, text });
     ids.add(m.id);
     chars += text.length + 1;
   }
-  const result: SourceLines = { path: abs, from: q.from, to, lines: out, memoryIds: [...ids] };
-  if (out.length === 0) result.note = `no lines of ${abs} between ${q.from} and ${to} belong to a memory visible to you`;
-  else if (p.role !== 'owner') result.note = 'these lines are the stored text of the memories visible to you';
-  else if (!onDisk || stale) result.note = 'the file is missing or changed since it was imported; these lines are the stored text';
+  const result: SourceLines = { path: abs, from: q.from, to, lines: out, memoryIds: [...ids], truncated: nextFrom !== null, nextFrom };
+  const notes: string[] = [];
+  if (out.length === 0) notes.push(`no lines of ${abs} between ${q.from} and ${to} belong to a memory visible to you`);
+  else if (p.role !== 'owner') notes.push('these lines are the stored text of the memories visible to you');
+  else if (!onDisk || stale) notes.push('the file is missing or changed since it was imported; these lines are the stored text');
+  if (nextFrom !== null) notes.push(`cut at ${MAX_SOURCE_CHARS.toLocaleString('en')} characters: lines from ${nextFrom} on were not returned; ask again with from ${nextFrom}`);
+  if (notes.length > 0) result.note = notes.join('; ');
   return result;
 }
 

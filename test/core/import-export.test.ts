@@ -418,3 +418,33 @@ test(named('source keys: a guest cannot write under a key another principal hold
     await cleanup();
   }
 });
+
+test(named('memory_get {path} says when its character budget cut the lines short, and where to go on'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'wide.jsonl');
+    const text = (i: number) => `line ${i} `.padEnd(120, 'x');
+    writeFileSync(file, Array.from({ length: 1500 }, (_, i) => JSON.stringify({ text: text(i) })).join('\n') + '\n');
+    const m = await openMemory({ db });
+    try {
+      assert.equal((await m.import(file)).created, 1500);
+      const seen: number[] = [];
+      let from: number | null = 1;
+      let calls = 0;
+      while (from !== null && calls++ < 10) {
+        const r = await m.sourceLines({ path: file, from, lines: 1500 - from + 1 });
+        seen.push(...r.lines.map((l) => l.line));
+        if (r.truncated) assert.match(r.note ?? '', new RegExp(`ask again with from ${r.nextFrom}`));
+        from = r.nextFrom;
+      }
+      assert.ok(calls > 1, 'the first answer was cut');
+      assert.deepEqual(seen, Array.from({ length: 1500 }, (_, i) => i + 1), 'every line once, in order');
+      const whole = await m.sourceLines({ path: file, from: 1, lines: 10 });
+      assert.deepEqual([whole.truncated, whole.nextFrom], [false, null]);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
