@@ -29,11 +29,11 @@ export { acquireLock, releaseLock, withLock, type HeldLock, type LockOptions } f
 export { JournalSnapshot, type StatusMention } from './snapshot.ts';
 export { matchingOrdinals, QUERY_KINDS, queryClusters, type JournalQuery, type JournalQueryKind, type QueryOptions } from './query.ts';
 export { collectBeliefs, readStv, type BeliefRecord } from './promotion.ts';
-export { joinBounded } from './views/bounded.ts';
-export { auditView } from './views/audit-view.ts';
-export { indexAtoms, indexView } from './views/index-view.ts';
-export { compareScored, promptView, rankClusters, saliencePoints, scoreCluster, type PromptViewOptions, type ScoredCluster } from './views/prompt-view.ts';
-export { plnSafeAtomLines, plnSafeView } from './views/pln-view.ts';
+export { joinBounded, type BoundedText } from './views/bounded.ts';
+export { auditView, auditViewBounded } from './views/audit-view.ts';
+export { indexAtoms, indexView, indexViewBounded } from './views/index-view.ts';
+export { compareScored, promptView, promptViewBounded, rankClusters, saliencePoints, scoreCluster, type PromptViewOptions, type ScoredCluster } from './views/prompt-view.ts';
+export { plnSafeAtomLines, plnSafeView, plnSafeViewBounded } from './views/pln-view.ts';
 export { boundedRun, type BoundedRunError, type BoundedRunFailure, type BoundedRunResult, type BoundedRunSpec, type BoundedRunSuccess, type StreamRecord } from './bounded-run.ts';
 export { resolveExecutable } from './resolve-executable.ts';
 export { sha256File } from '../runtime/file-sha256.ts';

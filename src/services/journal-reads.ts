@@ -6,11 +6,13 @@ import { AgentMemoryBridge } from '../journal/bridge.ts';
 import { clusterText } from '../journal/cluster.ts';
 import { Journal } from '../journal/journal.ts';
 import { QUERY_KINDS, queryClusters, type JournalQueryKind } from '../journal/query.ts';
+import { DEFAULT_QUERY_LIMIT } from '../journal/schema.ts';
 import { JournalSnapshot } from '../journal/snapshot.ts';
-import { auditView } from '../journal/views/audit-view.ts';
-import { indexView } from '../journal/views/index-view.ts';
-import { plnSafeView } from '../journal/views/pln-view.ts';
-import { promptView } from '../journal/views/prompt-view.ts';
+import { auditViewBounded } from '../journal/views/audit-view.ts';
+import type { BoundedText } from '../journal/views/bounded.ts';
+import { indexViewBounded } from '../journal/views/index-view.ts';
+import { plnSafeViewBounded } from '../journal/views/pln-view.ts';
+import { promptViewBounded } from '../journal/views/prompt-view.ts';
 import type { ServiceContext } from './context.ts';
 
 /**
@@ -38,6 +40,8 @@ export interface JournalQueryResult {
   value: string;
   count: number;
   clusters: Array<{ id: string; text: string }>;
+  /** True when more clusters match than `limit` let through. */
+  more: boolean;
   warnings: string[];
   message?: string;
 }
@@ -53,9 +57,13 @@ export interface JournalViewResult {
   journal: string;
   exists: boolean;
   kind: JournalViewKind;
+  /** Clusters in the journal (all of them, not only those shown). */
   clusters: number;
   chars: number;
   text: string;
+  /** True when maxChars left records or lines out; `shown` counts the units kept (records for audit, lines for the others). */
+  truncated: boolean;
+  shown: number;
   warnings: string[];
   message?: string;
 }
@@ -86,9 +94,21 @@ export async function queryJournalFile(path: string, q: JournalQueryInput): Prom
   checkQuery(q);
   const journal = await openJournalForRead(path);
   const base = { journal: path, by: q.by, value: q.value };
-  if (!journal) return { ...base, exists: false, count: 0, clusters: [], warnings: [], message: missingMessage(path) };
-  const found = queryClusters(journal.view(), { kind: q.by, value: q.value, ...(q.limit !== undefined ? { limit: q.limit } : {}) });
-  return { ...base, exists: true, count: found.length, clusters: found.map((c) => ({ id: c.id, text: clusterText(c) })), warnings: [...journal.warnings] };
+  if (!journal) return { ...base, exists: false, count: 0, clusters: [], more: false, warnings: [], message: missingMessage(path) };
+  // One past the limit, to say whether the limit left some out.
+  const limit = q.limit ?? DEFAULT_QUERY_LIMIT;
+  const found = queryClusters(journal.view(), { kind: q.by, value: q.value, limit: limit + 1 });
+  const shown = found.slice(0, limit);
+  const more = found.length > limit;
+  return {
+    ...base,
+    exists: true,
+    count: shown.length,
+    clusters: shown.map((c) => ({ id: c.id, text: clusterText(c) })),
+    more,
+    warnings: [...journal.warnings],
+    ...(more ? { message: `more than ${limit} clusters match; showing the first ${limit} in journal order (raise limit to see more)` } : {}),
+  };
 }
 
 export async function viewJournalFile(path: string, v: JournalViewInput): Promise<JournalViewResult> {
@@ -97,23 +117,36 @@ export async function viewJournalFile(path: string, v: JournalViewInput): Promis
   const journal = await openJournalForRead(path);
   if (!journal) {
     renderView(new JournalSnapshot(), v); // still reject a bad bound on an empty journal
-    return { journal: path, exists: false, kind: v.kind, clusters: 0, chars: 0, text: '', warnings: [], message: missingMessage(path) };
+    return { journal: path, exists: false, kind: v.kind, clusters: 0, chars: 0, text: '', truncated: false, shown: 0, warnings: [], message: missingMessage(path) };
   }
-  const text = renderView(journal.view(), v);
-  return { journal: path, exists: true, kind: v.kind, clusters: journal.view().size, chars: text.length, text, warnings: [...journal.warnings] };
+  const { text, included, truncated } = renderView(journal.view(), v);
+  const unit = v.kind === 'audit' ? 'records' : 'lines';
+  return {
+    journal: path,
+    exists: true,
+    kind: v.kind,
+    clusters: journal.view().size,
+    chars: text.length,
+    text,
+    truncated,
+    shown: included,
+    warnings: [...journal.warnings],
+    // The budget cut between whole units: say so, or an empty text read as an empty journal.
+    ...(truncated ? { message: `cut at maxChars ${v.maxChars}: ${included} ${unit} shown, more left out; raise maxChars to see them` } : {}),
+  };
 }
 
-export function renderView(snapshot: JournalSnapshot, v: JournalViewInput): string {
+export function renderView(snapshot: JournalSnapshot, v: JournalViewInput): BoundedText {
   const bound = v.maxChars !== undefined ? { maxChars: v.maxChars } : {};
   switch (v.kind) {
     case 'audit':
-      return auditView(snapshot.clusters(), bound);
+      return auditViewBounded(snapshot.clusters(), bound);
     case 'index':
-      return indexView(snapshot, bound);
+      return indexViewBounded(snapshot, bound);
     case 'prompt':
-      return promptView(snapshot.clusters(), { ...bound, ...(v.topics ? { topics: v.topics } : {}), ...(v.statuses ? { statuses: v.statuses } : {}) });
+      return promptViewBounded(snapshot.clusters(), { ...bound, ...(v.topics ? { topics: v.topics } : {}), ...(v.statuses ? { statuses: v.statuses } : {}) });
     case 'pln-safe':
-      return plnSafeView(snapshot.clusters(), bound);
+      return plnSafeViewBounded(snapshot.clusters(), bound);
   }
 }
 
@@ -136,4 +169,5 @@ export async function engineJournalBridge(ctx: ServiceContext): Promise<AgentMem
 
 function checkQuery(q: JournalQueryInput): void {
   if (!(QUERY_KINDS as readonly string[]).includes(q.by)) throw new MnemosError('validation_failed', `unknown query kind ${JSON.stringify(q.by)}; use one of ${QUERY_KINDS.join(', ')}`, { field: 'by' });
+  if (q.limit !== undefined && !(Number.isInteger(q.limit) && q.limit >= 0)) throw new MnemosError('validation_failed', `query limit must be a non-negative integer, got ${q.limit}`, { field: 'limit' });
 }

@@ -35,14 +35,22 @@ test(named('journal_query and journal_view read the engine journal (config journ
     const q = (await call(m, 'journal_query', { by: 'status', value: 'active' })) as { count: number; clusters: Array<{ id: string; text: string }> };
     assert.deepEqual(q.clusters.map((c) => c.id), ['mc-2026-11-29-standup', 'mc-2']);
     assert.equal(q.clusters[0]!.text, REFERENCE_EXAMPLE);
-    const one = (await call(m, 'journal_query', { by: 'status', value: 'active', limit: 1 })) as { count: number };
+    const one = (await call(m, 'journal_query', { by: 'status', value: 'active', limit: 1 })) as { count: number; more: boolean; message?: string };
     assert.equal(one.count, 1);
+    assert.equal(one.more, true, 'the limit left one out, and says so');
+    assert.match(one.message ?? '', /more than 1 clusters match/);
+    assert.equal(((await call(m, 'journal_query', { by: 'status', value: 'active', limit: 2 })) as { more: boolean }).more, false);
 
     const v = (await call(m, 'journal_view', { kind: 'prompt', topics: ['docs'], maxChars: 200 })) as { text: string; chars: number };
     assert.match(v.text.split('\n')[0]!, /c-2/);
     assert.ok(v.chars <= 200);
-    const audit = (await call(m, 'journal_view', { kind: 'audit' })) as { text: string };
+    const audit = (await call(m, 'journal_view', { kind: 'audit' })) as { text: string; truncated: boolean; shown: number };
     assert.ok(audit.text.startsWith(REFERENCE_EXAMPLE));
+    assert.deepEqual([audit.truncated, audit.shown], [false, 2]);
+    // A budget smaller than a record gives no text, and says that is the budget, not an empty journal.
+    const cut = (await call(m, 'journal_view', { kind: 'audit', maxChars: 100 })) as { text: string; truncated: boolean; shown: number; clusters: number; message?: string };
+    assert.deepEqual([cut.text, cut.truncated, cut.shown, cut.clusters], ['', true, 0, 2]);
+    assert.match(cut.message ?? '', /cut at maxChars 100: 0 records shown/);
 
     // Caps: the schema refuses what would flood a context window.
     await assert.rejects(call(m, 'journal_query', { by: 'id', value: 'x', limit: 51 }), /limit/);

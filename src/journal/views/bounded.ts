@@ -6,7 +6,14 @@ import { MnemosError } from '../../domain/errors.ts';
  * that would pass the budget, so output never ends in half an atom. No
  * budget means no bound.
  */
-export function joinBounded(units: Iterable<string>, maxChars?: number): { text: string; included: number; truncated: boolean } {
+/** A view's text, how many of its units (records or lines) it holds, and whether the budget left some out. */
+export interface BoundedText {
+  text: string;
+  included: number;
+  truncated: boolean;
+}
+
+export function joinBounded(units: Iterable<string>, maxChars?: number): BoundedText {
   checkBudget(maxChars);
   let text = '';
   let included = 0;

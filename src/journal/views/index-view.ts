@@ -3,7 +3,7 @@ import { sym, type MettaAtom } from '../metta/ast.ts';
 import { printAtom } from '../metta/printer.ts';
 import { STATUS_PREDICATES, UNARY_PREDICATES, isIdentifier } from '../schema.ts';
 import type { JournalSnapshot } from '../snapshot.ts';
-import { joinBounded } from './bounded.ts';
+import { joinBounded, type BoundedText } from './bounded.ts';
 
 /**
  * The MM-index view: derived retrieval edges, never written back to the
@@ -46,7 +46,12 @@ export function indexAtoms(snapshot: JournalSnapshot, cluster: MemoryCluster): M
 }
 
 export function indexView(snapshot: JournalSnapshot, options: { maxChars?: number; clusters?: Iterable<MemoryCluster> } = {}): string {
-  return joinBounded(indexLines(snapshot, options.clusters ?? snapshot.clusters()), options.maxChars).text;
+  return indexViewBounded(snapshot, options).text;
+}
+
+/** `indexView` with how many lines it holds and whether the budget cut it. */
+export function indexViewBounded(snapshot: JournalSnapshot, options: { maxChars?: number; clusters?: Iterable<MemoryCluster> } = {}): BoundedText {
+  return joinBounded(indexLines(snapshot, options.clusters ?? snapshot.clusters()), options.maxChars);
 }
 
 function* indexLines(snapshot: JournalSnapshot, clusters: Iterable<MemoryCluster>): Iterable<string> {

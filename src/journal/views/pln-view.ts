@@ -2,7 +2,7 @@ import { predicateOf, symbolArg, textArg, type MemoryCluster } from '../cluster.
 import { printAtom } from '../metta/printer.ts';
 import { collectBeliefs } from '../promotion.ts';
 import { PLN_UNSAFE_PREDICATES, QUOTED_UTTERANCE_ROLE } from '../schema.ts';
-import { joinBounded } from './bounded.ts';
+import { joinBounded, type BoundedText } from './bounded.ts';
 
 /**
  * The PLN-safe view: what a reasoner may treat as premises. Raw speech and
@@ -35,5 +35,10 @@ export function plnSafeAtomLines(clusters: readonly MemoryCluster[]): string[] {
 }
 
 export function plnSafeView(clusters: readonly MemoryCluster[], options: { maxChars?: number } = {}): string {
-  return joinBounded(plnSafeAtomLines(clusters), options.maxChars).text;
+  return plnSafeViewBounded(clusters, options).text;
+}
+
+/** `plnSafeView` with how many lines it holds and whether the budget cut it. */
+export function plnSafeViewBounded(clusters: readonly MemoryCluster[], options: { maxChars?: number } = {}): BoundedText {
+  return joinBounded(plnSafeAtomLines(clusters), options.maxChars);
 }

@@ -2,7 +2,7 @@ import { argOf, predicateOf, symbolArg, textArg, type MemoryCluster } from '../c
 import type { MettaAtom } from '../metta/ast.ts';
 import { printAtom } from '../metta/printer.ts';
 import { PROMPT_PREDICATES, TEXT_PREDICATES } from '../schema.ts';
-import { joinBounded, checkBudget } from './bounded.ts';
+import { joinBounded, checkBudget, type BoundedText } from './bounded.ts';
 import { SALIENCE_POINTS } from '../salience-levels.ts';
 
 /**
@@ -80,10 +80,15 @@ export function rankClusters(clusters: readonly MemoryCluster[], options: Prompt
 }
 
 export function promptView(clusters: readonly MemoryCluster[], options: PromptViewOptions = {}): string {
+  return promptViewBounded(clusters, options).text;
+}
+
+/** `promptView` with how many lines it holds and whether the budget cut it (maxClusters is a choice, not a cut). */
+export function promptViewBounded(clusters: readonly MemoryCluster[], options: PromptViewOptions = {}): BoundedText {
   checkBudget(options.maxChars);
   checkBudget(options.maxClusters, 'maxClusters');
   const ranked = rankClusters(clusters, options).slice(0, options.maxClusters ?? clusters.length);
-  return joinBounded(promptLines(ranked), options.maxChars).text;
+  return joinBounded(promptLines(ranked), options.maxChars);
 }
 
 function* promptLines(ranked: readonly ScoredCluster[]): Iterable<string> {

@@ -118,9 +118,12 @@ const query: Command = {
     if (!by || !(QUERY_KINDS as readonly string[]).includes(by)) throw new MnemosError('validation_failed', `--by must be one of ${QUERY_KINDS.join(', ')}`, { field: 'by' });
     if (!value) throw new MnemosError('validation_failed', 'give --value <v> to match', { field: 'value' });
     const limit = count(ctx, 'limit');
-    return queryJournalFile(path, { by: by as JournalQueryKind, value, ...(limit !== undefined ? { limit } : {}) });
+    const r = await queryJournalFile(path, { by: by as JournalQueryKind, value, ...(limit !== undefined ? { limit } : {}) });
+    if (r.more && !ctx.json) ctx.stderr(`mnemos journal query: ${r.message}\n`);
+    return r;
   },
-  human: (r: JournalQueryResult) => (r.message ? r.message : r.count === 0 ? `no clusters match ${r.by} ${r.value}` : r.clusters.map((c) => c.text).join('\n')),
+  human: (r: JournalQueryResult) =>
+    !r.exists ? (r.message ?? '') : r.count === 0 ? `no clusters match ${r.by} ${r.value}` : r.clusters.map((c) => c.text).join('\n'),
 };
 
 const view: Command = {
@@ -136,9 +139,12 @@ const view: Command = {
     if (v !== undefined && (!Number.isInteger(v) || v < 0)) throw new MnemosError('validation_failed', `--max-chars must be a non-negative integer, got ${v}`, { field: 'max-chars' });
     const topics = list(ctx, 'topic');
     const statuses = list(ctx, 'status');
-    return viewJournalFile(path, { kind: kind as JournalViewKind, ...(v !== undefined ? { maxChars: v } : {}), ...(topics ? { topics } : {}), ...(statuses ? { statuses } : {}) });
+    const r = await viewJournalFile(path, { kind: kind as JournalViewKind, ...(v !== undefined ? { maxChars: v } : {}), ...(topics ? { topics } : {}), ...(statuses ? { statuses } : {}) });
+    // The text on stdout stays within the budget; what the budget left out is said on stderr (and in --json).
+    if (r.truncated && !ctx.json) ctx.stderr(`mnemos journal view: ${r.message}\n`);
+    return r;
   },
-  human: (r: JournalViewResult) => r.message ?? r.text,
+  human: (r: JournalViewResult) => (!r.exists ? (r.message ?? '') : r.text),
 };
 
 const derive: Command = {
