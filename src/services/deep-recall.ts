@@ -5,12 +5,14 @@ import type { ServiceContext } from './context.ts';
 import { sessionTurns, turnOf, writerOf } from './recall-range.ts';
 import { runSearch } from './search.ts';
 import { parseInput } from './validate.ts';
+import { TextBudget } from '../domain/text-budget.ts';
 
 export const DEEP_RECALL_SCOPES = ['current_session', 'recent_sessions', 'all_sessions'] as const;
 /** How many sessions "recent" means, and how many recent episodes are scanned to find them. */
 const RECENT_SESSIONS = 5;
 const RECENT_SCAN = 5_000;
 const MAX_HITS = 30;
+const MAX_CHARS = 60_000;
 
 export const deepRecallSchema = z
   .object({
@@ -19,6 +21,13 @@ export const deepRecallSchema = z
     sessionId: z.string().min(1).max(256).optional().describe('the current session (required for scope current_session)'),
     maxResults: z.number().int().min(1).max(MAX_HITS).default(10),
     context: z.number().int().min(0).max(3).default(1).describe('neighbouring turns to include around each hit'),
+    maxChars: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_CHARS)
+      .default(12_000)
+      .describe(`at most this many characters of turn text in the answer (default 12000, at most ${MAX_CHARS}); a cut text is marked truncated: read it whole with recall_range`),
   })
   .strict();
 export type DeepRecallInput = z.input<typeof deepRecallSchema>;
@@ -29,10 +38,12 @@ export interface DeepRecallHit {
   id: string;
   score: number;
   text: string;
+  /** Set when maxChars cut `text` short (recall_range reads the turn whole). */
+  truncated?: true;
   /** The principal that wrote the turn (recall-range.ts, writerOf). */
   writer: string;
-  /** Neighbouring turns, exact text, in order. */
-  context: { turn: number; role: string | null; writer: string; text: string }[];
+  /** Neighbouring turns, exact text, in order (cut like `text` when the budget runs out). */
+  context: { turn: number; role: string | null; writer: string; text: string; truncated?: true }[];
 }
 
 /**
@@ -65,8 +76,20 @@ export async function deepRecall(ctx: ServiceContext, p: Principal, input: DeepR
         .map((m) => ({ turn: turnOf(m), role: typeof m.metadata.role === 'string' ? m.metadata.role : null, writer: writerOf(m), text: m.text }));
     }
   }
+  // Hits in rank order, each before its neighbours: a dozen long turns came to megabytes.
+  const budget = new TextBudget(q.maxChars);
+  for (const h of top) {
+    const own = budget.take(h.text);
+    h.text = own.text;
+    if (own.truncated) h.truncated = true;
+    h.context = h.context.map((c) => {
+      const part = budget.take(c.text);
+      return part.truncated ? { ...c, text: part.text, truncated: true as const } : c;
+    });
+  }
   const where = q.scope === 'all_sessions' ? 'all conversations' : `sessions ${sessions.map((s) => `"${s}"`).join(', ') || '(none found)'}`;
-  return { query: q.query, scope: q.scope, hits: top, searched: `transcript turns in ${where} for: ${q.query}${top.length === 0 ? ' (nothing matched)' : ''}` };
+  const cut = budget.cut > 0 ? `; maxChars ${q.maxChars} cut ${budget.cut} text${budget.cut === 1 ? '' : 's'} (marked truncated; recall_range reads a turn whole)` : '';
+  return { query: q.query, scope: q.scope, hits: top, truncated: budget.cut > 0, searched: `transcript turns in ${where} for: ${q.query}${top.length === 0 ? ' (nothing matched)' : ''}${cut}` };
 }
 
 async function recentSessions(ctx: ServiceContext, p: Principal): Promise<string[]> {

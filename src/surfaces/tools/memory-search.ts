@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { MEMORY_TYPES } from '../../domain/memory.ts';
 import { isoTime } from '../../services/validate.ts';
+import { TextBudget } from '../../domain/text-budget.ts';
 import { citation } from './citation.ts';
 import { defineTool } from './tool.ts';
 
 export const MAX_SEARCH_RESULTS = 50;
+export const MAX_SEARCH_CHARS = 60_000;
 
 export const memorySearch = defineTool({
   name: 'memory_search',
@@ -23,6 +25,13 @@ export const memorySearch = defineTool({
       types: z.array(z.enum(MEMORY_TYPES)).max(MEMORY_TYPES.length).optional().describe('only these memory types'),
       since: isoTime.optional().describe('only memories valid from this ISO time on (inclusive)'),
       until: isoTime.optional().describe('only memories valid before this ISO time (exclusive)'),
+      maxChars: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_SEARCH_CHARS)
+        .default(20_000)
+        .describe(`at most this many characters of memory text in the answer, best results first (default 20000, at most ${MAX_SEARCH_CHARS}); a cut text is marked truncated: memory_get {id} gives it whole`),
     })
     .strict(),
   async run(q, { memory }) {
@@ -32,13 +41,15 @@ export const memorySearch = defineTool({
       ...(q.minScore !== undefined ? { minScore: q.minScore } : {}),
       filter: { ...(q.types ? { types: q.types } : {}), ...(q.since ? { since: q.since } : {}), ...(q.until ? { until: q.until } : {}) },
     });
+    // Texts are bounded in rank order: ten long memories came to megabytes of tool result.
+    const budget = new TextBudget(q.maxChars);
     return {
       query: r.query,
       // Settled facts from the canonical ledger come before everything else.
       canonical: r.ledger,
       results: r.hits.map((h) => ({
         id: h.memory.id,
-        text: h.memory.text,
+        ...withinBudget(budget, h.memory.text),
         score: h.score,
         type: h.memory.type,
         validFrom: h.memory.validFrom,
@@ -49,6 +60,12 @@ export const memorySearch = defineTool({
       lists: r.explain.lists,
       model: r.explain.vectorModel,
       ...(r.explain.skipped.vector ? { fallback: `keyword only: ${r.explain.skipped.vector}` } : {}),
+      ...(budget.cut > 0 ? { truncated: `maxChars ${q.maxChars} cut ${budget.cut} text${budget.cut === 1 ? '' : 's'} (marked truncated); memory_get {id} gives a memory whole` } : {}),
     };
   },
 });
+
+function withinBudget(budget: TextBudget, text: string): { text: string; truncated?: true } {
+  const part = budget.take(text);
+  return part.truncated ? { text: part.text, truncated: true } : { text: part.text };
+}

@@ -1,0 +1,28 @@
+/**
+ * Answers bounded by characters, for tools whose output goes into an LLM's
+ * context: texts are taken in order until the budget runs out, and a text
+ * cut short is cut between characters (never inside a surrogate pair) and
+ * marked, so the reader knows to fetch the whole one by its id.
+ */
+export class TextBudget {
+  private left: number;
+  cut = 0;
+
+  constructor(readonly maxChars: number) {
+    this.left = maxChars;
+  }
+
+  /** The part of `text` that fits, and whether it was cut. */
+  take(text: string): { text: string; truncated: boolean } {
+    if (text.length <= this.left) {
+      this.left -= text.length;
+      return { text, truncated: false };
+    }
+    let end = Math.max(0, this.left);
+    const c = text.charCodeAt(end);
+    if (end > 0 && c >= 0xdc00 && c <= 0xdfff) end -= 1;
+    this.left = 0;
+    this.cut += 1;
+    return { text: text.slice(0, end), truncated: true };
+  }
+}
