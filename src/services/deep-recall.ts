@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
+import { MEMORY_TYPES } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { sessionTurns, turnOf, writerOf } from './recall-range.ts';
@@ -28,6 +29,7 @@ export const deepRecallSchema = z
       .max(MAX_CHARS)
       .default(12_000)
       .describe(`at most this many characters of turn text in the answer (default 12000, at most ${MAX_CHARS}); a cut text is marked truncated: read it whole with recall_range`),
+    includeMemory: z.boolean().default(false).describe('also search long-term memories that are not conversation turns (notes, facts, imported files), listed apart under memories'),
   })
   .strict();
 export type DeepRecallInput = z.input<typeof deepRecallSchema>;
@@ -66,6 +68,7 @@ export async function deepRecall(ctx: ServiceContext, p: Principal, input: DeepR
   }
   hits.sort((a, b) => b.score - a.score);
   const top = hits.slice(0, q.maxResults);
+  const others = q.includeMemory ? (await runSearch(ctx, p, { query: q.query, limit: q.maxResults, filter: { types: MEMORY_TYPES.filter((t) => t !== 'episode') } })).hits : [];
   if (q.context > 0) {
     const cache = new Map<string, Awaited<ReturnType<typeof sessionTurns>>>();
     for (const h of top) {
@@ -87,9 +90,13 @@ export async function deepRecall(ctx: ServiceContext, p: Principal, input: DeepR
       return part.truncated ? { ...c, text: part.text, truncated: true as const } : c;
     });
   }
+  const memories = others.map((h) => {
+    const part = budget.take(h.memory.text);
+    return { id: h.memory.id, type: h.memory.type, score: h.score, text: part.text, ...(part.truncated ? { truncated: true as const } : {}) };
+  });
   const where = q.scope === 'all_sessions' ? 'all conversations' : `sessions ${sessions.map((s) => `"${s}"`).join(', ') || '(none found)'}`;
   const cut = budget.cut > 0 ? `; maxChars ${q.maxChars} cut ${budget.cut} text${budget.cut === 1 ? '' : 's'} (marked truncated; recall_range reads a turn whole)` : '';
-  return { query: q.query, scope: q.scope, hits: top, truncated: budget.cut > 0, searched: `transcript turns in ${where} for: ${q.query}${top.length === 0 ? ' (nothing matched)' : ''}${cut}` };
+  return { query: q.query, scope: q.scope, hits: top, ...(q.includeMemory ? { memories } : {}), truncated: budget.cut > 0, searched: `transcript turns in ${where} for: ${q.query}${top.length === 0 ? ' (nothing matched)' : ''}${cut}` };
 }
 
 async function recentSessions(ctx: ServiceContext, p: Principal): Promise<string[]> {

@@ -21,6 +21,7 @@ export const recallRangeSchema = z
     grep: z.string().min(1).max(200).optional().describe('keep only turns containing this text (case-insensitive, literal)'),
     maxChars: z.number().int().min(1).max(RECALL_MAX_CHARS).default(RECALL_DEFAULT_CHARS).describe(`cap on returned text (default ${RECALL_DEFAULT_CHARS}, at most ${RECALL_MAX_CHARS})`),
     fromChar: z.number().int().min(0).optional().describe('continue inside the first turn of the range at this character: the nextChar of an answer cut inside a turn'),
+    includeToolResults: z.boolean().default(true).describe('false leaves out turns whose role is "tool" (tool output kept in the transcript)'),
   })
   .strict();
 export type RecallRangeInput = z.input<typeof recallRangeSchema>;
@@ -82,7 +83,7 @@ export async function recallRange(ctx: ServiceContext, p: Principal, input: Reca
   }
   const needle = q.grep?.toLowerCase();
   const all = await sessionTurns(ctx, p, q.sessionId);
-  const picked = all.filter((m) => turnOf(m) >= from && turnOf(m) <= to && (!needle || m.text.toLowerCase().includes(needle)));
+  const picked = all.filter((m) => turnOf(m) >= from && turnOf(m) <= to && (!needle || m.text.toLowerCase().includes(needle)) && (q.includeToolResults || m.metadata.role !== 'tool'));
   const turns: RecalledTurn[] = [];
   let used = 0;
   let truncated = false;
