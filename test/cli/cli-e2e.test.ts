@@ -295,6 +295,14 @@ test(named('second round: an empty number, a closed pipe, a file that is not a s
     const noJsonCommand = json(dir, db);
     assert.equal(noJsonCommand.code, 2);
     assert.equal(noJsonCommand.body.error.code, 'validation_failed');
+    // --version answers with the version; an unknown option with no command is an error, not the help and exit 0.
+    const version = cli(dir, db, '--version');
+    assert.equal(version.code, 0);
+    assert.match(version.stdout, /^mnemos \d+\.\d+\.\d+\n$/);
+    const bogus = cli(dir, db, '--bogus');
+    assert.equal(bogus.code, 2);
+    assert.match(bogus.stderr, /no command given/);
+    assert.equal(cli(dir, db).code, 0, 'a bare mnemos still prints the help');
     if (BACKEND === 'sqlite') {
       writeFileSync(join(dir, 'notes.txt'), 'just some text, not a database\n'.repeat(200));
       const notDb = cli(dir, join(dir, 'notes.txt'), 'list');

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
 import { DEFAULT_DB_PATH } from '../../adapters/open-store.ts';
 import { assertStoreExists } from './store-location.ts';
 import { MnemosError, toMnemosError } from '../../domain/errors.ts';
@@ -91,6 +92,11 @@ export function positionalsAllowed(usage: string): number {
   return n;
 }
 
+/** The installed package's version (package.json sits three folders up from both src/ and dist/ builds of this file). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 export async function runCli(argv: string[], io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s), env: process.env, isTTY: !!process.stderr.isTTY }): Promise<number> {
   const wantsJson = argv.includes('--json');
   let mnemos: Mnemos | undefined;
@@ -105,10 +111,16 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       if (!word && wantsJson && !argv.includes('--help') && !argv.includes('-h')) {
         throw new MnemosError('validation_failed', 'no command given; run mnemos --help for the list');
       }
-      if (!word || argv.includes('--help') || argv.includes('-h') || word === 'help') {
+      if (!word && (argv.includes('--version') || argv.includes('-V'))) {
+        io.stdout(`mnemos ${packageVersion()}\n`);
+        return 0;
+      }
+      if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || word === 'help') {
         io.stdout(helpText(COMMANDS) + '\n');
         return 0;
       }
+      // `mnemos --bogus` printed the help and exited 0, as if it had done something.
+      if (!word) throw new MnemosError('validation_failed', `no command given (${argv.join(' ')}); run mnemos --help for the list`);
       throw new MnemosError('validation_failed', `unknown command "${word}"; run mnemos --help for the list`);
     }
     let rest = argv.filter((_a, i) => i !== at);

@@ -6,7 +6,7 @@ export const update: Command = {
   name: 'update',
   // The memory it changes must exist: a missing store file is a typo.
   needsExistingStore: true,
-  usage: 'update <id> [--text t] [--expires-at iso|none] [...] (--dry-run | --yes)',
+  usage: 'update <id> [--text t] [--expires-at iso|none] [...] [--dry-run | --yes] (previews without --yes)',
   summary: 'change a memory as a new version; preview first',
   options: {
     text: { type: 'string' },
@@ -48,7 +48,7 @@ export const update: Command = {
 export const forget: Command = {
   name: 'forget',
   needsExistingStore: true,
-  usage: 'forget <id> (--dry-run | --yes) [--reason r]',
+  usage: 'forget <id> [--dry-run | --yes] [--reason r] (previews without --yes)',
   summary: 'remove a memory from every place it lives; preview first',
   options: { reason: { type: 'string' }, 'dry-run': { type: 'boolean' }, yes: { type: 'boolean', short: 'y' } },
   async run(ctx) {

@@ -28,7 +28,7 @@ export const embed: Command = {
 export const context: Command = {
   name: 'context',
   needsExistingStore: true,
-  usage: 'context <query> --max-tokens n',
+  usage: 'context <query> [--max-tokens n] (default 1000)',
   summary: 'the best memories for a query, whole and cited, packed into a token budget',
   options: { 'max-tokens': { type: 'string' }, ...FILTER_OPTIONS },
   async run(ctx) {
