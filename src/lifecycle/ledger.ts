@@ -158,7 +158,7 @@ export async function resolvePending(ctx: ServiceContext, p: Principal, pendingI
   // The proposal was made against q.targetId; applied over a newer value it would overwrite that value unseen.
   const holder = await ledger.keyHolder(p, q.key);
   if (holder?.id !== q.targetId) {
-    throw new MnemosError('conflict', `pending change ${pendingId} targets a fact of "${q.key}" that has since been replaced or retired; reject it (mnemos pin reject ${pendingId}) and pin again if still wanted`, { id: pendingId, key: q.key });
+    throw new MnemosError('conflict', `pending change ${pendingId} targets a fact of "${q.key}" that has since been replaced or retired; reject it (memory_pin reject, or mnemos pin reject ${pendingId}) and pin again if still wanted`, { id: pendingId, key: q.key });
   }
   await ledger.write(p, [{ kind: 'resolve', pendingId, status: 'confirmed' }, ...supersedeOps(holder, fresh, at)]);
   return { status: 'confirmed', fact: fresh };

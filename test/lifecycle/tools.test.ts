@@ -27,6 +27,13 @@ test(named('tools: memory_pin, consolidation_status and memory_graph; guests get
     await assert.rejects(runTool(memoryPin, { action: 'confirm', id: proposal.pending.id }, as(agent)), { code: 'forbidden' });
     const confirmed = (await runTool(memoryPin, { action: 'confirm', id: proposal.pending.id }, as(null))) as { status: string };
     assert.equal(confirmed.status, 'confirmed');
+    // The owner can drop a pending change through the tool too (it could only from the CLI), and an agent cannot.
+    const second = (await runTool(memoryPin, { action: 'pin', key: 'user.birthday', value: '1990-04-04' }, as(agent))) as { pending: { id: string } };
+    await assert.rejects(runTool(memoryPin, { action: 'reject', id: second.pending.id }, as(agent)), { code: 'forbidden' });
+    await runTool(memoryPin, { action: 'reject', id: second.pending.id }, as(null));
+    assert.deepEqual(((await runTool(memoryPin, { action: 'list' }, as(null))) as { pending: unknown[] }).pending, []);
+    assert.equal(((await runTool(memoryPin, { action: 'get', key: 'user.birthday' }, as(null))) as { value: string }).value, '1990-04-03');
+    await assert.rejects(runTool(memoryPin, { action: 'reject' }, as(null)), { code: 'validation_failed' });
     await assert.rejects(runTool(memoryPin, { action: 'pin', key: 'Bad Key', value: 'x' }, as(null)), { code: 'validation_failed' });
 
     const g = as(guest);

@@ -5,20 +5,20 @@ import { defineTool } from './tool.ts';
 export const memoryPin = defineTool({
   name: 'memory_pin',
   description:
-    'Settled facts in the canonical ledger. action "pin" {key, value, statement?, category?} records a correction or settled fact (an agent pin has confidence 0.95 and outranks anything learned in the background; replacing a fact the owner pinned waits for the owner\'s confirmation). "list" shows facts best first with pending changes; "get" {key or id}; "retire" {key or id}; "confirm" {id} applies a pending change (owner only). Keys look like user.home_city: lower-case letters, digits, . _ -.',
+    'Settled facts in the canonical ledger. action "pin" {key, value, statement?, category?} records a correction or settled fact (an agent pin has confidence 0.95 and outranks anything learned in the background; replacing a fact the owner pinned waits for the owner\'s confirmation). "list" shows facts best first with pending changes; "get" {key or id}; "retire" {key or id}; "confirm" {id} applies a pending change, "reject" {id} drops it (owner only). Keys look like user.home_city: lower-case letters, digits, . _ -.',
   input: z
     .object({
-      action: z.enum(['pin', 'list', 'get', 'retire', 'confirm']).describe('what to do'),
+      action: z.enum(['pin', 'list', 'get', 'retire', 'confirm', 'reject']).describe('what to do'),
       key: z.string().min(1).max(64).optional().describe('fact key, e.g. user.home_city (pin, get, retire)'),
       value: z.string().min(1).max(500).optional().describe('the fact value, at most 500 characters (pin)'),
       statement: z.string().max(300).optional().describe('the fact as one sentence, at most 300 characters (pin)'),
       category: z.enum(LEDGER_CATEGORIES).optional().describe('identity, project, infra, preference, relationship or general (pin)'),
-      id: z.string().min(1).max(64).optional().describe('fact id (get, retire) or pending change id (confirm)'),
+      id: z.string().min(1).max(64).optional().describe('fact id (get, retire) or pending change id (confirm, reject)'),
     })
     .strict()
     .refine((v) => v.action !== 'pin' || (v.key !== undefined && v.value !== undefined), { message: 'pin needs key and value', path: ['key'] })
     .refine((v) => !['get', 'retire'].includes(v.action) || v.key !== undefined || v.id !== undefined, { message: 'give key or id', path: ['key'] })
-    .refine((v) => v.action !== 'confirm' || v.id !== undefined, { message: 'confirm needs the pending change id', path: ['id'] }),
+    .refine((v) => !['confirm', 'reject'].includes(v.action) || v.id !== undefined, { message: 'confirm and reject need the pending change id', path: ['id'] }),
   async run(q, { memory }) {
     const l = memory.lifecycle;
     switch (q.action) {
@@ -32,6 +32,9 @@ export const memoryPin = defineTool({
         return l.retire(q.id ?? q.key!);
       case 'confirm':
         return l.confirmPin(q.id!);
+      // A pending change confirm answers `conflict` for (its target replaced since) could only be dropped from the CLI.
+      case 'reject':
+        return l.rejectPin(q.id!);
     }
   },
 });
