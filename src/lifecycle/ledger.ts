@@ -36,8 +36,22 @@ export interface FactInput {
 
 export type PinOutcome =
   | { status: 'added' | 'strengthened' | 'superseded'; fact: LedgerFact; replaced?: string }
-  | { status: 'pending_confirmation'; pending: LedgerPending; message: string }
+  | { status: 'pending_confirmation'; pending: ShownPending; message: string }
   | { status: 'rejected'; reason: string };
+
+/** A pending change as its reader sees it: `targetId` is null when the fact it would replace is hidden from the reader. */
+export type ShownPending = Omit<LedgerPending, 'targetId'> & { targetId: string | null };
+
+/**
+ * An agent proposing over an owner-only pin learned that fact's id from the
+ * answer (and from its pending list): the same id whatever value it guessed,
+ * but an id all the same. The owner sees it; a reader who cannot see the
+ * fact gets null.
+ */
+async function shown(ledger: LedgerStore, p: Principal, pending: LedgerPending): Promise<ShownPending> {
+  if (p.role === 'owner' || (await ledger.get(p, pending.targetId))) return pending;
+  return { ...pending, targetId: null };
+}
 
 function category(c: string | undefined): LedgerCategory {
   if (c === undefined) return 'general';
@@ -129,7 +143,7 @@ export async function settleFact(ctx: ServiceContext, p: Principal, input: FactI
       status: 'pending',
     };
     await ledger.write(p, [{ kind: 'pending', pending }]);
-    return { status: 'pending_confirmation', pending, message: `"${input.key}" was pinned by the owner; the change waits for the owner's confirmation (mnemos pin confirm ${pending.id})` };
+    return { status: 'pending_confirmation', pending: current ? pending : { ...pending, targetId: null }, message: `"${input.key}" was pinned by the owner; the change waits for the owner's confirmation (mnemos pin confirm ${pending.id})` };
   }
   // The same value restated (or a learned fact pinned) is the same fact again: it keeps its standing, and what the input leaves out.
   const next =
@@ -137,7 +151,8 @@ export async function settleFact(ctx: ServiceContext, p: Principal, input: FactI
       ? { ...fresh, ...strengthen(current, confidence), statement: input.statement ?? current.statement, category: input.category !== undefined ? fresh.category : current.category }
       : fresh;
   await ledger.write(p, supersedeOps(holder, next, at));
-  return { status: 'superseded', fact: next, replaced: holder.id };
+  // The replaced fact's id only to a reader who could see that fact.
+  return { status: 'superseded', fact: next, ...(current ? { replaced: holder.id } : {}) };
 }
 
 /** Owner only: applies (or rejects) a pending replacement of an owner pin. */
@@ -195,7 +210,8 @@ export async function listFacts(ctx: ServiceContext, p: Principal, given: { stat
   }
   const ledger = requireLedger(ctx);
   const facts = rankFacts(await ledger.list(p, { ...(opts.status ? { status: opts.status } : {}), limit: opts.limit ?? 1000 }), ctx.now());
-  return { facts, pending: p.role === 'guest' ? [] : await ledger.pending(p) };
+  const pending = p.role === 'guest' ? [] : await Promise.all((await ledger.pending(p)).map((x) => shown(ledger, p, x)));
+  return { facts, pending };
 }
 
 /** Exact ledger hits for a search query, best first ("exact ledger hits first"). */

@@ -112,6 +112,11 @@ test(named('an agent pinning or learning a key held by an owner-only fact learns
     };
     assert.equal(right.status, 'pending_confirmation');
     assert.deepEqual(shape(right), shape(wrong));
+    // Nor the hidden fact's id: not in the answer, not in the agent's pending list.
+    if (right.status !== 'pending_confirmation') throw new Error();
+    assert.equal(right.pending.targetId, null);
+    assert.doesNotMatch(JSON.stringify([right, wrong, await a.facts()]), new RegExp(secret.fact.id));
+    assert.equal((await owner.facts()).pending[0]!.targetId, secret.fact.id, 'the owner sees which fact a change targets');
     assert.doesNotMatch(JSON.stringify([right, wrong]), /4410|Barclays/);
     // Background learning by the agent gets one answer too.
     const learnRight = await a.learn({ key: 'user.bank', value: 'BARCLAYS', confidence: 1 });
@@ -128,7 +133,9 @@ test(named('an agent pinning or learning a key held by an owner-only fact learns
     assert.equal(pinned.status, 'superseded');
     if (pinned.status !== 'superseded') throw new Error();
     assert.deepEqual([pinned.fact.value, pinned.fact.statement, pinned.fact.mentions, pinned.fact.confidence], ['Green', '', 1, 0.95]);
-    assert.equal((await owner.fact(pinned.replaced!)).mentions, 1);
+    assert.equal(pinned.replaced, undefined, 'the replaced fact was hidden from the agent, so its id is too');
+    const replaced = (await owner.facts({ status: ['superseded'] })).facts.find((f) => f.key === 'user.tea')!;
+    assert.equal(replaced.mentions, 1);
   } finally {
     await s.close();
   }
