@@ -18,7 +18,7 @@ export function openDatabase(path: string, opts: { mnemosStore?: boolean } = {})
   } catch (err) {
     throw new MnemosError('unavailable', `cannot open SQLite database at ${path}: ${(err as Error).message}`, { path }, { cause: err });
   }
-  db.pragma('busy_timeout = 10000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Before anything is set on the file: the store's own opening refuses a file that is not one of ours.
   if (opts.mnemosStore) refuseForeign(db, path);
   db.pragma('journal_mode = WAL');
@@ -72,19 +72,68 @@ function refuseForeign(db: Database.Database, path: string): void {
 
 const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_LOCKED']);
 
+/** How long a write waits for another process's lock in all, as PostgreSQL's default ?lock_timeout=. */
+export const BUSY_TIMEOUT_MS = 10_000;
+/** A write's wait for the lock inside SQLite, per attempt: the thread is blocked meanwhile. */
+const WAIT_STEP_MS = 50;
+
+const budgets = new WeakMap<Database.Database, number>();
+
+/** A connection's own total wait (tests shorten it); BUSY_TIMEOUT_MS otherwise. */
+export function setBusyBudget(db: Database.Database, ms: number): void {
+  budgets.set(db, ms);
+  db.pragma(`busy_timeout = ${ms}`);
+}
+
+const isBusy = (err: unknown) => {
+  const code = (err as { code?: string }).code;
+  return code !== undefined && BUSY_CODES.has(code);
+};
+
+const busyError = (waitedMs: number, cause: unknown) =>
+  new MnemosError('busy', `the database stayed locked by another process for ${Math.round(waitedMs / 1000)} s; try again`, { waitedMs }, { cause });
+
 /**
- * Runs a write with retries: the busy timeout covers ordinary waits, and this
- * covers the cases SQLite reports immediately (a snapshot that went stale).
+ * Runs a write that may meet another process's lock, waiting at most the
+ * connection's budget (10 s) in all. SQLite waits inside the call, blocking
+ * the thread; so each attempt waits only WAIT_STEP_MS there, and the pauses
+ * between attempts yield to the event loop. Before, eight attempts of a
+ * 10-s busy timeout each made a write wait 82 s behind a long import while
+ * `mnemos serve` answered nothing, not even /healthz.
  */
-export function withBusyRetry<T>(fn: () => T, attempts = 8): T {
+export async function writeWithRetry<T>(db: Database.Database, fn: () => T): Promise<T> {
+  const budget = budgets.get(db) ?? BUSY_TIMEOUT_MS;
+  const start = Date.now();
+  for (let i = 0; ; i++) {
+    db.pragma(`busy_timeout = ${WAIT_STEP_MS}`);
+    try {
+      return fn();
+    } catch (err) {
+      if (!isBusy(err)) throw err;
+      const waited = Date.now() - start;
+      if (waited >= budget) throw busyError(waited, err);
+      await new Promise((r) => setTimeout(r, Math.min(budget - waited, Math.min(200, 5 * 2 ** i) * (0.5 + Math.random()))));
+    } finally {
+      db.pragma(`busy_timeout = ${budget}`);
+    }
+  }
+}
+
+/**
+ * The same for the few writes that cannot wait asynchronously (the schema
+ * migration while a store opens): the busy timeout blocks, and the whole
+ * wait is still bounded by the budget.
+ */
+export function withBusyRetry<T>(fn: () => T, budget = BUSY_TIMEOUT_MS): T {
+  const start = Date.now();
   for (let i = 0; ; i++) {
     try {
       return fn();
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (!code || !BUSY_CODES.has(code)) throw err;
-      if (i + 1 >= attempts) throw new MnemosError('busy', 'the database stayed locked by another process; try again', { attempts }, { cause: err });
-      sleepSync(Math.min(1000, 10 * 2 ** i) * (0.5 + Math.random()));
+      if (!isBusy(err)) throw err;
+      const waited = Date.now() - start;
+      if (waited >= budget) throw busyError(waited, err);
+      sleepSync(Math.min(budget - waited, Math.min(1000, 10 * 2 ** i) * (0.5 + Math.random())));
     }
   }
 }

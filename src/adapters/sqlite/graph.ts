@@ -4,7 +4,7 @@ import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../../ports/lifecycle.ts';
 import { scopeSql } from '../sql/scope-sql.ts';
 import { RECOUNT_ENTITY_SQL, SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
-import { withBusyRetry } from './connection.ts';
+import { writeWithRetry } from './connection.ts';
 import type { DerivedPlace } from './places.ts';
 import type { StatementCache } from './statements.ts';
 
@@ -126,7 +126,7 @@ export class SqliteGraph implements GraphStore {
       for (const i of w.indexed) idx.run(i.memoryId, i.lineageId);
       retract(w.indexed);
     });
-    withBusyRetry(() => run.immediate());
+    await writeWithRetry(this.db, () => run.immediate());
   }
 }
 

@@ -5,7 +5,7 @@ import { newId } from '../../domain/ids.ts';
 import { readScope, type Principal } from '../../domain/principal.ts';
 import { toIso, toIsoOrNull } from '../../domain/time.ts';
 import type { ClaimResult, JobRecord, JobStore } from '../../ports/lifecycle.ts';
-import { withBusyRetry } from './connection.ts';
+import { writeWithRetry } from './connection.ts';
 import type { DerivedPlace } from './places.ts';
 import { rowToMemory, type MemoryRow } from '../sql/rows.ts';
 import type { Memory } from '../../domain/memory.ts';
@@ -44,12 +44,12 @@ export class SqliteJobs implements JobStore {
         .run(id, p.namespace, name, holder, now + leaseMs, now);
       return { claimed: rowToJob(this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as Row), resumed: false };
     });
-    return withBusyRetry(() => run.immediate());
+    return writeWithRetry(this.db, () => run.immediate());
   }
 
   async checkpoint(p: Principal, jobId: string, holder: string, phase: string, state: Record<string, unknown>, leaseMs: number, now: number): Promise<void> {
     this.owner(p);
-    const changed = withBusyRetry(
+    const changed = await writeWithRetry(this.db, 
       () =>
         this.db
           .prepare("UPDATE jobs SET phase = ?, state = ?, lease_expires_at = ? WHERE id = ? AND holder = ? AND status = 'running'")
@@ -69,7 +69,7 @@ export class SqliteJobs implements JobStore {
       this.db.prepare('UPDATE jobs SET status = ?, finished_at = ?, report = ?, watermark = ? WHERE id = ?').run(status, now, JSON.stringify(report), head.s ?? 0, jobId);
       return rowToJob(this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(jobId) as Row);
     });
-    return withBusyRetry(() => run.immediate());
+    return writeWithRetry(this.db, () => run.immediate());
   }
 
   async last(p: Principal, name: string): Promise<JobRecord | null> {
@@ -89,7 +89,7 @@ export class SqliteJobs implements JobStore {
     const run = this.db.transaction(() => {
       for (const id of lineageIds) stmt.run(id, p.namespace, at);
     });
-    withBusyRetry(() => run.immediate());
+    await writeWithRetry(this.db, () => run.immediate());
   }
 
   /** Rowid order reads the table sequentially; id order would read it at random when ids and rowids disagree. */

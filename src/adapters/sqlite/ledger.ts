@@ -10,7 +10,7 @@ import { toIso, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { LedgerFact } from '../../lifecycle/ledger-rules.ts';
 import type { LedgerPending, LedgerStore, LedgerWrite } from '../../ports/lifecycle.ts';
 import { scopeSql } from '../sql/scope-sql.ts';
-import { withBusyRetry } from './connection.ts';
+import { writeWithRetry } from './connection.ts';
 
 type Row = Record<string, unknown>;
 const COLUMN: Record<string, string> = { confidence: 'confidence', mentions: 'mentions', status: 'status', validUntil: 'valid_until', supersededBy: 'superseded_by', updatedAt: 'updated_at' };
@@ -109,7 +109,7 @@ export class SqliteLedger implements LedgerStore {
       }
     });
     try {
-      withBusyRetry(() => run.immediate());
+      await writeWithRetry(this.db, () => run.immediate());
     } catch (err) {
       if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new MnemosError('conflict', 'another active fact already holds this key', {}, { cause: err });
       throw err;

@@ -28,7 +28,7 @@ import type {
   WriteResult,
 } from '../../ports/store.ts';
 import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
-import { openDatabase, withBusyRetry } from './connection.ts';
+import { openDatabase, setBusyBudget, withBusyRetry, writeWithRetry } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
 import { lastWrite, rowToAudit } from '../sql/audit-rows.ts';
@@ -58,6 +58,8 @@ export interface SqliteStoreOptions {
   backgroundCheckpoint?: boolean;
   /** Which vector index answers nearest-neighbour queries (default: exact scan, approximate above 200,000 vectors per namespace and model). */
   vectorIndex?: VectorIndexConfig;
+  /** How long a write waits in all for another process's lock before `busy` (default 10 s, connection.ts). */
+  busyTimeoutMs?: number;
 }
 
 const jsonArrayAny: JsonArrayAny = (column, values) => ({
@@ -169,7 +171,9 @@ export class SqliteStore implements MemoryStore {
 
   static open(opts: SqliteStoreOptions): SqliteStore {
     if (opts.vectorIndex) checkVectorIndexConfig(opts.vectorIndex);
-    return new SqliteStore(openDatabase(opts.path, { mnemosStore: true }), opts.path, opts.analyze, opts.backgroundCheckpoint ?? true, opts.vectorIndex);
+    const db = openDatabase(opts.path, { mnemosStore: true });
+    if (opts.busyTimeoutMs !== undefined) setBusyBudget(db, opts.busyTimeoutMs);
+    return new SqliteStore(db, opts.path, opts.analyze, opts.backgroundCheckpoint ?? true, opts.vectorIndex);
   }
 
   /** Backend facts for self_state: which vector index answers. */
@@ -204,7 +208,7 @@ export class SqliteStore implements MemoryStore {
     readScope(p); // validates the principal
     const now = Date.now();
     const run = this.db.transaction((batch: WriteOp[]) => this.writer.applyAll(p, batch, now));
-    const results = withBusyRetry(() => run.immediate(ops));
+    const results = await writeWithRetry(this.db, () => run.immediate(ops));
     this.writes++;
     this.checkpointer?.afterCommit();
     if (results.some((r) => r.kind === 'forget')) {
@@ -448,7 +452,7 @@ class SqlitePending implements PendingChanges {
   async put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>): Promise<void> {
     readScope(p);
     const subject = typeof change.payload.lineageId === 'string' ? change.payload.lineageId : null;
-    withBusyRetry(() =>
+    await writeWithRetry(this.db, () =>
       this.db
         .prepare('INSERT INTO pending_changes (token_hash, kind, namespace, actor, subject_id, created_at, expires_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
         .run(sha256Hex(change.token), change.kind, p.namespace, `${p.role}:${p.id}`, subject, toIso(Date.now()), change.expiresAt, JSON.stringify(change.payload)),
@@ -467,6 +471,6 @@ class SqlitePending implements PendingChanges {
       if (Date.parse(row.expires_at!) < Date.now()) return null;
       return { token, kind: row.kind!, namespace: row.namespace!, actor: row.actor!, createdAt: row.created_at!, expiresAt: row.expires_at!, payload: JSON.parse(row.payload!) };
     });
-    return withBusyRetry(() => take.immediate());
+    return writeWithRetry(this.db, () => take.immediate());
   }
 }

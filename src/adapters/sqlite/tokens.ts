@@ -4,7 +4,7 @@ import { MnemosError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { assertTokenOwner as assertOwner, matchToken, tokenRecord as toRecord, type TokenRow } from '../sql/token-rows.ts';
 import type { TokenRecord, TokenStore } from '../../ports/store.ts';
-import { withBusyRetry } from './connection.ts';
+import { writeWithRetry } from './connection.ts';
 import type { StatementCache } from './statements.ts';
 
 /**
@@ -27,7 +27,7 @@ export class SqliteTokens implements TokenStore {
         .run(t.id, t.hash, t.role, t.namespace, t.principalId, t.agentId, t.label, t.createdAt);
       this.appendAudit(p, { action: 'token', memoryId: null, beforeHash: null, afterHash: null, details: { op: 'create', tokenId: t.id, role: t.role, principalId: t.principalId } });
     });
-    withBusyRetry(() => run.immediate());
+    await writeWithRetry(this.db, () => run.immediate());
     const { hash: _hash, ...record } = t;
     return { ...record, revokedAt: null };
   }
@@ -49,7 +49,7 @@ export class SqliteTokens implements TokenStore {
       this.appendAudit(p, { action: 'token', memoryId: null, beforeHash: null, afterHash: null, details: { op: 'revoke', tokenId: id } });
       return toRecord({ ...row, revoked_at: at });
     });
-    return withBusyRetry(() => run.immediate());
+    return writeWithRetry(this.db, () => run.immediate());
   }
 
   async findByHash(hash: string): Promise<TokenRecord | null> {

@@ -1,0 +1,64 @@
+/**
+ * SQLite only (PostgreSQL's lock wait is postgres.locks.test.ts): a write
+ * behind another process's long transaction waits its budget in all, then
+ * answers `busy`, and meanwhile the process keeps serving its event loop.
+ * It waited eight budgets (82 s) with the thread blocked, so a server
+ * answered nothing, not even /healthz.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SqliteStore } from '../../src/adapters/sqlite/store.ts';
+import { MnemosError } from '../../src/domain/errors.ts';
+import type { Principal } from '../../src/domain/principal.ts';
+import { analyze } from '../../src/retrieval/text/analyze.ts';
+import { mem } from './contract.ts';
+
+const owner: Principal = { role: 'owner', namespace: 'default', id: 'owner' };
+const SQLITE = createRequire(import.meta.url).resolve('better-sqlite3');
+
+/** Another process holding the write lock until told to let go (a long import's transaction). */
+function holdLock(path: string): Promise<{ release: () => Promise<void> }> {
+  const code = `const D = require(${JSON.stringify(SQLITE)}); const db = new D(${JSON.stringify(path)}); db.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n'); process.stdin.on('data', () => { db.exec('ROLLBACK'); db.close(); process.exit(0); });`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (c) => reject(new Error(`lock holder exited ${c}`)));
+    child.stdout.once('data', () => {
+      child.removeAllListeners('exit');
+      resolve({ release: () => new Promise<void>((done) => (child.once('exit', () => done()), child.stdin.write('go\n'))) });
+    });
+  });
+}
+
+test('a write behind another process\'s lock answers busy after its budget, and the event loop runs meanwhile', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mnemos-busy-'));
+  const path = join(dir, 'm.db');
+  const s = SqliteStore.open({ path, analyze, backgroundCheckpoint: false, busyTimeoutMs: 1500 });
+  try {
+    await s.apply(owner, [{ kind: 'insert', memory: mem(owner, { text: 'before the lock' }), onExistingSource: 'conflict' }]);
+    const holder = await holdLock(path);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 20);
+    const started = Date.now();
+    let released = false;
+    const wait = s.apply(owner, [{ kind: 'insert', memory: mem(owner, { text: 'behind the lock' }), onExistingSource: 'conflict' }]);
+    await assert.rejects(wait, (e) => MnemosError.is(e, 'busy') && /stayed locked/.test(e.message));
+    const waited = Date.now() - started;
+    clearInterval(timer);
+    assert.equal(released, false, 'busy came while the lock was still held');
+    assert.ok(waited >= 1500, `it waited its budget first (${waited} ms)`);
+    assert.ok(ticks >= 20, `the event loop ran while the write waited (${ticks} ticks of 20 ms in ${waited} ms)`);
+    await holder.release();
+    released = true;
+    // Once the lock is gone the same write goes through, and the refused one left nothing.
+    await s.apply(owner, [{ kind: 'insert', memory: mem(owner, { text: 'after the lock' }), onExistingSource: 'conflict' }]);
+    assert.deepEqual((await s.list(owner, {}, { limit: 10 }, 'recorded_asc')).map((m) => m.text), ['before the lock', 'after the lock']);
+  } finally {
+    await s.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
