@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createWriteStream, existsSync, statSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { MnemosError, toMnemosError } from '../../../domain/errors.ts';
 import { IMPORT_FORMATS, type FileImportResult, type ImportFormat, type ImportProgress } from '../../../services/import/import-file.ts';
@@ -59,6 +59,23 @@ export const importCmd: Command = {
 };
 
 /** The checks a write stream would only fail on later, as an event: a missing folder, or a directory named as the file. */
+/** The finished file, synced, takes the target's name in one step; the folder is synced so the rename lasts. */
+function publish(partial: string, out: string): void {
+  const fd = openSync(partial, 'r+');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, out);
+  const dir = openSync(dirname(resolve(out)), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+}
+
 function assertWritableFile(out: string): void {
   const dir = dirname(resolve(out));
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new MnemosError('validation_failed', `cannot write --out ${out}: the folder ${dir} does not exist`, { field: 'out' });
@@ -84,23 +101,35 @@ export const exportCmd: Command = {
       return undefined;
     }
     assertWritableFile(out);
+    // Written beside the target and renamed over it once complete and synced: written in place, an export
+    // killed part-way destroyed the previous backup and left a shorter file that imported without a word.
     // The file is created at the first write, so a refused metta export leaves no file behind.
+    const partial = `${out}.partial-${process.pid}`;
     let stream: WriteStream | undefined;
     let failed: Error | undefined;
     const cannotWrite = (err: Error) => new MnemosError('validation_failed', `cannot write --out ${out}: ${err.message}`, { field: 'out' }, { cause: err });
     // Without a listener a stream's error (disk full, permissions) was an unhandled event: a stack trace and no JSON error.
-    const file = () => (stream ??= createWriteStream(out).on('error', (err) => (failed ??= err)));
-    const count = await run((line) => {
-      if (failed) throw cannotWrite(failed);
+    const file = () => (stream ??= createWriteStream(partial).on('error', (err) => (failed ??= err)));
+    try {
+      const count = await run((line) => {
+        if (failed) throw cannotWrite(failed);
+        const s = file();
+        // events.once removes both listeners when either fires: an error listener per wait, never removed,
+        // piled up to a MaxListenersExceededWarning on any large export.
+        if (!s.write(line)) return once(s, 'drain').then(() => undefined);
+      });
       const s = file();
-      // events.once removes both listeners when either fires: an error listener per wait, never removed,
-      // piled up to a MaxListenersExceededWarning on any large export.
-      if (!s.write(line)) return once(s, 'drain').then(() => undefined);
-    });
-    const s = file();
-    await new Promise<void>((resolve, reject) => s.end((err?: Error | null) => (err ? reject(err) : resolve()))).catch((err: Error) => (failed ??= err));
-    if (failed) throw cannotWrite(failed);
-    return { format, out, memories: count };
+      await new Promise<void>((resolve, reject) => s.end((err?: Error | null) => (err ? reject(err) : resolve()))).catch((err: Error) => (failed ??= err));
+      if (failed) throw cannotWrite(failed);
+      try {
+        publish(partial, out);
+      } catch (err) {
+        throw cannotWrite(err as Error);
+      }
+      return { format, out, memories: count };
+    } finally {
+      rmSync(partial, { force: true });
+    }
   },
   human: (r) => `exported ${r.memories} memory versions to ${r.out}`,
 };
