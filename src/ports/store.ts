@@ -59,6 +59,8 @@ export interface MemoryFilter {
 }
 
 export type MemoryKey = Pick<Memory, 'id' | 'ownerId' | 'sourceKey' | 'contentHash'>;
+/** A page of `scan`: every stored version in id order after `afterId`. */
+export type ScanPage = (p: Principal, afterId: string | null, limit: number) => Promise<Memory[]>;
 /** A stored version's id, text and content hash (`scanContent`). */
 export type MemoryContent = Pick<Memory, 'id' | 'text' | 'contentHash'>;
 
@@ -249,6 +251,14 @@ export interface MemoryStore {
   forgetFootprint(p: Principal, lineageId: string): Promise<ForgetFootprint | null>;
   /** Every stored version (any lifecycle, superseded too) in id order, a page at a time: export and integrity checks. */
   scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]>;
+  /**
+   * Runs `read` with a `scan` whose every page comes from one state of the
+   * store, whatever others write meanwhile. Page by page, an export taken
+   * during writes held a version read before an update and its successor
+   * read after it: two current versions of one memory, and a file that
+   * could not be imported again.
+   */
+  snapshot<T>(read: (scan: ScanPage) => Promise<T>): Promise<T>;
   /** `scan`'s rows with only what an integrity check reads: at a million memories whole rows were half of `audit verify`'s time. */
   scanContent(p: Principal, afterId: string | null, limit: number): Promise<MemoryContent[]>;
   tombstone(p: Principal, id: string): Promise<Tombstone | null>;

@@ -7,6 +7,7 @@ import { num, str, sym, type MettaAtom } from '../journal/metta/ast.ts';
 import { UNARY_PREDICATES } from '../journal/schema.ts';
 import { clusterProblems } from '../journal/validate.ts';
 import type { ServiceContext } from './context.ts';
+import type { ScanPage } from '../ports/store.ts';
 
 /**
  * `mnemos export --format metta`: every stored version (superseded and
@@ -77,26 +78,29 @@ export function memoryRecordText(m: Memory, isKnownId?: (id: string) => boolean)
  * Returns the number of records written.
  */
 export async function exportMetta(ctx: ServiceContext, p: Principal, write: (text: string) => void | Promise<void>): Promise<number> {
-  const declared = new Set<string>();
-  const isKnownId = (id: string) => declared.has(id);
-  // Pass 1: validate everything (the whole export is refused if one memory does not fit).
-  await scanAll(ctx, p, (m) => {
-    memoryRecordText(m, isKnownId);
-    for (const id of declaredIds(memoryToFullCluster(m), UNARY_PREDICATES)) declared.add(id);
+  // Both passes read one snapshot: what was checked is what is written.
+  return ctx.store.snapshot(async (scan) => {
+    const declared = new Set<string>();
+    const isKnownId = (id: string) => declared.has(id);
+    // Pass 1: validate everything (the whole export is refused if one memory does not fit).
+    await scanAll(scan, p, (m) => {
+      memoryRecordText(m, isKnownId);
+      for (const id of declaredIds(memoryToFullCluster(m), UNARY_PREDICATES)) declared.add(id);
+    });
+    // Pass 2: write. Ids were checked once; the texts are recomputed rather than held, so memory stays flat.
+    let n = 0;
+    await scanAll(scan, p, async (m) => {
+      await write(memoryRecordText(m));
+      n++;
+    });
+    return n;
   });
-  // Pass 2: write. Ids were checked once; the texts are recomputed rather than held, so memory stays flat.
-  let n = 0;
-  await scanAll(ctx, p, async (m) => {
-    await write(memoryRecordText(m));
-    n++;
-  });
-  return n;
 }
 
-async function scanAll(ctx: ServiceContext, p: Principal, visit: (m: Memory) => void | Promise<void>): Promise<void> {
+async function scanAll(scan: ScanPage, p: Principal, visit: (m: Memory) => void | Promise<void>): Promise<void> {
   let after: string | null = null;
   for (;;) {
-    const page = await ctx.store.scan(p, after, PAGE);
+    const page = await scan(p, after, PAGE);
     if (page.length === 0) return;
     for (const m of page) await visit(m);
     after = page[page.length - 1]!.id;

@@ -462,6 +462,37 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.deepEqual(await content(guest, 2), guestSeen.map((m) => ({ id: m.id, text: m.text, contentHash: m.contentHash })));
     });
 
+    test(named('snapshot: every page of one read sees the store as it was when the read began, whatever is written meanwhile'), async () => {
+      const p: Principal = { role: 'owner', namespace: 'snapshot', id: 'owner' };
+      const g: Principal = { role: 'guest', namespace: 'snapshot', id: 'visitor' };
+      const first = Array.from({ length: 6 }, (_, i) => mem(p, { text: `snapshot row ${i}`, key: `snap:${i}`, visibility: i % 2 ? 'shared' : 'owner' }));
+      await s.apply(p, first.map((m) => ({ kind: 'insert' as const, memory: m, onExistingSource: 'conflict' as const })));
+      const read = async (scan: (who: Principal, after: string | null, limit: number) => Promise<Memory[]>, who: Principal, during?: () => Promise<void>) => {
+        const out: Memory[] = [];
+        for (let after: string | null = null; ; ) {
+          const page = await scan(who, after, 2);
+          if (page.length === 0) return out;
+          out.push(...page);
+          after = page[page.length - 1]!.id;
+          if (out.length === 2) await during?.();
+        }
+      };
+      const seen = await s.snapshot(async (scan) =>
+        read(scan, p, async () => {
+          // Between pages: the last row is replaced by a new version, and a new row comes.
+          await s.apply(p, [{ kind: 'insert', memory: mem(p, { text: 'snapshot row 5, changed', key: 'snap:5' }), onExistingSource: 'supersede' }]);
+          await s.apply(p, [{ kind: 'insert', memory: mem(p, { text: 'snapshot row 6', key: 'snap:6' }), onExistingSource: 'conflict' }]);
+        }),
+      );
+      assert.deepEqual(seen.map((m) => [m.text, m.supersededAt]), first.map((m) => [m.text, null]), 'the state the read began with: no new row, the old row still current');
+      const after = await read((who, a, l) => s.scan(who, a, l), p);
+      assert.equal(after.length, 8, 'the writes are there once the read is over');
+      // Scoped like scan, and a store that is read again is read afresh.
+      assert.deepEqual((await s.snapshot((scan) => read(scan, g))).map((m) => m.text), (await read((who, a, l) => s.scan(who, a, l), g)).map((m) => m.text));
+      await assert.rejects(s.snapshot(async () => { throw new Error('the read failed'); }), /the read failed/);
+      assert.equal((await s.snapshot((scan) => read(scan, p))).length, 8, 'a failed read leaves nothing open');
+    });
+
     test(named('scan pages past the id chunks it reads, skipping what the caller may not see'), async () => {
       const p: Principal = { role: 'owner', namespace: 'scan-chunks', id: 'owner' };
       const g: Principal = { role: 'guest', namespace: 'scan-chunks', id: 'visitor' };

@@ -11,6 +11,7 @@ import type {
   KeywordQuery,
   ListOrder,
   MemoryContent,
+  ScanPage,
   MemoryKey,
   MemoryFilter,
   MemoryStore,
@@ -415,8 +416,30 @@ export class PgStore implements MemoryStore {
   }
 
   async scan(p: Principal, afterId: string | null, limit: number): Promise<Memory[]> {
-    const found = await this.q<MemoryRow>([`SELECT ${COLS} FROM memories m WHERE `, sql('m.id > ?', afterId ?? ''), ' AND ', this.where(p, null), ' ORDER BY m.id ', sql('LIMIT ?', limit)]);
-    return found.map(rowToMemory);
+    return (await this.q<MemoryRow>(this.scanQuery(p, afterId, limit))).map(rowToMemory);
+  }
+
+  private scanQuery(p: Principal, afterId: string | null, limit: number): (string | SqlPart)[] {
+    return [`SELECT ${COLS} FROM memories m WHERE `, sql('m.id > ?', afterId ?? ''), ' AND ', this.where(p, null), ' ORDER BY m.id ', sql('LIMIT ?', limit)];
+  }
+
+  async snapshot<T>(read: (scan: ScanPage) => Promise<T>): Promise<T> {
+    // One connection in one repeatable-read transaction: every page sees the state of its first query.
+    const client = await withRetry(this.conn.location, () => this.conn.pool.connect());
+    let done = false;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      const result = await read(async (p, afterId, limit) => {
+        const { text, values } = pgQuery(this.scanQuery(p, afterId, limit));
+        return (await rows<MemoryRow>(client, text, values)).map(rowToMemory);
+      });
+      await client.query('COMMIT');
+      done = true;
+      return result;
+    } finally {
+      if (!done) await client.query('ROLLBACK').catch(() => undefined);
+      client.release();
+    }
   }
 
   async scanContent(p: Principal, afterId: string | null, limit: number): Promise<MemoryContent[]> {

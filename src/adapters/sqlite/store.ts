@@ -13,6 +13,7 @@ import type {
   KeywordQuery,
   ListOrder,
   MemoryContent,
+  ScanPage,
   MemoryKey,
   MemoryFilter,
   MemoryStore,
@@ -367,6 +368,22 @@ export class SqliteStore implements MemoryStore {
     // One read transaction: a page's chunks see one state of the store.
     const read = this.db.transaction(() => walkIdOrder(this.statements, afterId, limit, Math.max(limit, SCAN_CHUNK), (rowids) => admitted.all(rowids, ...w.params) as MemoryRow[]));
     return read.deferred().map(rowToMemory);
+  }
+
+  async snapshot<T>(read: (scan: ScanPage) => Promise<T>): Promise<T> {
+    // In memory no other connection can write; a file is read on a second connection held in one read transaction
+    // (WAL: it keeps its snapshot while this connection and other processes write).
+    if (this.location === ':memory:') return read((p, afterId, limit) => this.scan(p, afterId, limit));
+    // It only scans: nothing is analysed or indexed there.
+    const reader = SqliteStore.open({ path: this.location, analyze: () => [], backgroundCheckpoint: false });
+    try {
+      reader.db.exec('BEGIN');
+      reader.db.prepare('SELECT 1 FROM memories LIMIT 1').get(); // the snapshot starts at the first read
+      return await read((p, afterId, limit) => reader.scan(p, afterId, limit));
+    } finally {
+      if (reader.db.inTransaction) reader.db.exec('ROLLBACK');
+      await reader.close();
+    }
   }
 
   async scanContent(p: Principal, afterId: string | null, limit: number): Promise<MemoryContent[]> {

@@ -3,7 +3,7 @@ import { openStore } from '../../../adapters/open-store.ts';
 import { MnemosError } from '../../../domain/errors.ts';
 import { localOwner, type Principal } from '../../../domain/principal.ts';
 import type { LedgerFact } from '../../../lifecycle/ledger-rules.ts';
-import type { MemoryStore, WriteOp } from '../../../ports/store.ts';
+import type { MemoryStore, ScanPage, WriteOp } from '../../../ports/store.ts';
 import { analyze } from '../../../retrieval/text/analyze.ts';
 import type { Command } from '../command.ts';
 import { assertStoreExists } from '../store-location.ts';
@@ -77,11 +77,15 @@ async function copyLedger(from: MemoryStore, to: MemoryStore, p: Principal): Pro
 
 /** Digest of a store's export: the same JSON lines `mnemos export` writes, hashed in order. */
 export async function exportDigest(store: MemoryStore, p: Principal): Promise<{ digest: string; count: number }> {
+  return store.snapshot((scan) => digestOf(scan, p));
+}
+
+async function digestOf(scan: ScanPage, p: Principal): Promise<{ digest: string; count: number }> {
   const h = createHash('sha256');
   let after: string | null = null;
   let count = 0;
   for (;;) {
-    const page = await store.scan(p, after, 1000);
+    const page = await scan(p, after, 1000);
     if (page.length === 0) return { digest: h.digest('hex'), count };
     for (const m of page) h.update(`${JSON.stringify(m)}\n`);
     count += page.length;
@@ -101,6 +105,15 @@ export async function exportDigest(store: MemoryStore, p: Principal): Promise<{ 
  * (by writes with an embedder, `mnemos embed --backfill` and consolidation).
  */
 export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal, batch = 500): Promise<CopyResult> {
+  // The source is read from one snapshot, and its digest taken from the same one: page by page during
+  // writes, a version and its successor read before and after an update failed the copy as a key conflict.
+  const { counts, sourceDigest } = await from.snapshot(async (scan) => ({ counts: await copyPages(scan, to, p, batch, from.backend), sourceDigest: await digestOf(scan, p) }));
+  const b = await exportDigest(to, p);
+  const ledger = await copyLedger(from, to, p);
+  return { from: from.location, to: to.location, namespace: p.namespace, ...counts, sourceDigest: sourceDigest.digest, targetDigest: b.digest, ledger, verified: sourceDigest.digest === b.digest && ledger.verified };
+}
+
+async function copyPages(scan: ScanPage, to: MemoryStore, p: Principal, batch: number, backend: string): Promise<{ copied: number; updated: number; unchanged: number; forgotten: number }> {
   let after: string | null = null;
   let copied = 0;
   let unchanged = 0;
@@ -108,7 +121,7 @@ export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal
   let forgotten = 0;
   let updated = 0;
   for (;;) {
-    const page = await from.scan(p, after, batch);
+    const page = await scan(p, after, batch);
     if (page.length === 0) break;
     // A version the target holds already is brought to the source's state (closed since, consolidated,
     // recalled): inserting it again answered "unchanged" and left the target with two current versions.
@@ -116,7 +129,7 @@ export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal
     const ops: WriteOp[] = [];
     for (const memory of page) {
       const there = held.get(memory.id);
-      if (!there) ops.push({ kind: 'insert', memory, onExistingSource: 'conflict', audit: { details: { copiedFrom: from.backend } } });
+      if (!there) ops.push({ kind: 'insert', memory, onExistingSource: 'conflict', audit: { details: { copiedFrom: backend } } });
       else if (JSON.stringify(there) !== JSON.stringify(memory)) ops.push({ kind: 'mirror', memory });
       else unchanged++;
     }
@@ -128,9 +141,7 @@ export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal
     }
     after = page[page.length - 1]!.id;
   }
-  const [a, b] = await Promise.all([exportDigest(from, p), exportDigest(to, p)]);
-  const ledger = await copyLedger(from, to, p);
-  return { from: from.location, to: to.location, namespace: p.namespace, copied, updated, unchanged, forgotten, sourceDigest: a.digest, targetDigest: b.digest, ledger, verified: a.digest === b.digest && ledger.verified };
+  return { copied, updated, unchanged, forgotten };
 }
 
 export const migrate: Command = {
