@@ -131,6 +131,10 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
     mode !== 'keyword' ? vectorList(ctx, p, time.text || q.query, filter, depth, skipped, mode === 'hybrid' ? keywordRun : null) : Promise.resolve(null),
     mode === 'hybrid' ? graphCandidates(ctx, p, q.query, depth).catch(() => []) : Promise.resolve([]),
   ]);
+  // A look-back search (asOf, knownAt) leads only with facts already settled by then: the ledger holds the facts
+  // settled now, and one pinned later was put first as if it had been known at the time asked about.
+  const lookBack = [filter.asOf, filter.knownAt].filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
+  const settled = lookBack.length === 0 ? ledger : ledger.filter((f) => Date.parse(f.validFrom) <= Math.min(...lookBack));
   const records = new RecordReader(ctx, p, filter);
   const keywordIds = keyword.map((k) => k.id);
   // The graph list comes from outside the store's scoped, filtered queries. Its ids that the filter (or the
@@ -225,7 +229,7 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   }
   return {
     query: q.query,
-    ledger: ledger.map((f) => ({ key: f.key, value: f.value, statement: f.statement ?? null, confidence: f.confidence, score: f.score })),
+    ledger: settled.map((f) => ({ key: f.key, value: f.value, statement: f.statement ?? null, confidence: f.confidence, score: f.score })),
     hits,
     explain,
   };

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Principal } from '../../src/index.ts';
-import { lifecycleStore } from './helpers.ts';
+import { DAY, lifecycleStore } from './helpers.ts';
 import { named } from '../helpers/backend.ts';
 
 const agent: Principal = { role: 'agent', namespace: 'default', id: 'agent-1', agentId: 'bot' };
@@ -188,6 +188,27 @@ test(named('confirming a pending change whose target the owner has since replace
     assert.deepEqual((await owner.facts()).pending.map((q) => [q.id, q.status]), [[proposal.pending.id, 'pending']]);
     // The owner can still refuse it.
     assert.equal((await owner.rejectPin(proposal.pending.id)).status, 'rejected');
+  } finally {
+    await s.close();
+  }
+});
+
+test(named('a look-back search (asOf, knownAt) leads only with ledger facts already settled then'), async () => {
+  const s = await lifecycleStore({ start: '2026-03-01T00:00:00.000Z' });
+  try {
+    await s.m.lifecycle.pin({ key: 'dana.city', value: 'Lisbon' });
+    await s.m.remember({ text: 'Dana moved house this spring', validFrom: '2026-03-01T00:00:00Z' });
+    s.advance(10 * DAY);
+    const between = new Date(s.clock.t).toISOString();
+    s.advance(10 * DAY);
+    await s.m.lifecycle.pin({ key: 'dana.city', value: 'Porto' });
+    const now = await s.m.search('dana.city');
+    assert.deepEqual(now.ledger.map((f) => f.value), ['Porto']);
+    // Porto was pinned after `between`: a search looking back there does not lead with it.
+    for (const filter of [{ knownAt: between }, { asOf: between }, { asOf: '2020-01-01T00:00:00Z', knownAt: '2020-01-01T00:00:00Z' }]) {
+      assert.deepEqual((await s.m.search({ query: 'dana.city', filter })).ledger, [], JSON.stringify(filter));
+    }
+    assert.deepEqual((await s.m.search({ query: 'dana.city', filter: { knownAt: new Date(s.clock.t).toISOString() } })).ledger.map((f) => f.value), ['Porto']);
   } finally {
     await s.close();
   }
