@@ -286,6 +286,8 @@ class RecordReader {
   private readonly byId = new Map<string, Memory>();
   private readonly asked = new Set<string>();
   private readonly admits = new Map<string, boolean>();
+  /** Earlier versions whose own time to live ran out, of memories renewed since. */
+  private readonly renewed = new Set<string>();
   // One clock for the whole search: expiry is checked against it.
   private readonly now = Date.now();
 
@@ -300,7 +302,17 @@ class RecordReader {
     const missing = [...new Set(ids)].filter((id) => !this.asked.has(id));
     if (missing.length === 0) return;
     for (const id of missing) this.asked.add(id);
-    for (const m of await this.ctx.store.getMany(this.p, missing)) this.byId.set(m.id, m);
+    const read = await this.ctx.store.getMany(this.p, missing);
+    for (const m of read) this.byId.set(m.id, m);
+    // "As known at", an earlier version's own expiresAt does not count when the memory was renewed since (scope-sql.ts):
+    // its lineage's current version decides. Rare (a superseded version past its own TTL), so read lineage by lineage.
+    if (this.filter.knownAt) {
+      for (const m of read) {
+        if (m.supersededAt === null || m.expiresAt === null || Date.parse(m.expiresAt) > this.now) continue;
+        const current = (await this.ctx.store.lineage(this.p, m.lineageId)).find((v) => v.supersededAt === null);
+        if (!current || current.expiresAt === null || Date.parse(current.expiresAt) > this.now) this.renewed.add(m.id);
+      }
+    }
   }
 
   get(id: string): Memory | undefined {
@@ -312,7 +324,7 @@ class RecordReader {
     let ok = this.admits.get(id);
     if (ok === undefined) {
       const m = this.byId.get(id);
-      ok = m !== undefined && admitsFilter(this.filter, m, this.now);
+      ok = m !== undefined && admitsFilter(this.filter, this.renewed.has(id) ? { ...m, expiresAt: null } : m, this.now);
       if (this.asked.has(id)) this.admits.set(id, ok);
     }
     return ok;

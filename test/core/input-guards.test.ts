@@ -205,10 +205,16 @@ test(named('get does not serve a memory whose expiresAt has passed; it can still
     await assert.rejects(m.get(gone.id), refused('forgotten'));
     // A memory whose time to live was lifted lives on: its first id still reads, after the first version's expiresAt.
     const lifted = await m.remember({ text: 'parking spot B12', expiresAt: new Date(Date.now() + 60).toISOString() });
+    await new Promise((r) => setTimeout(r, 5)); // so the first version is current for a moment of its own
     const next = await m.update(lifted.id, { expiresAt: null });
     await new Promise((r) => setTimeout(r, 100));
     assert.equal((await m.get(lifted.id)).text, 'parking spot B12');
     assert.deepEqual((await m.history(lifted.id)).versions.map((v) => v.id), [lifted.id, next.id]);
+    // And "as known at" a time before the renewal shows the first version (its own expiresAt no longer counts).
+    const [v1] = (await m.history(lifted.id)).versions;
+    const inV1 = new Date(Date.parse(v1!.recordedAt) + (Date.parse(v1!.supersededAt!) - Date.parse(v1!.recordedAt)) / 2).toISOString();
+    assert.deepEqual((await m.list({ filter: { knownAt: inV1 } })).items.filter((x) => x.lineageId === lifted.id).map((x) => x.id), [lifted.id]);
+    assert.deepEqual((await m.search({ query: 'parking spot', filter: { knownAt: inV1 } })).hits.map((h) => h.memory.id), [lifted.id]);
     // And one whose current version ran out is not served by an old id either.
     const shortened = await m.remember({ text: 'gate code 9911' });
     await m.update(shortened.id, { expiresAt: new Date(Date.now() + 60).toISOString() });

@@ -42,8 +42,18 @@ export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = '
   } else {
     add(`${alias}.superseded_at IS NULL`);
   }
-  // TTL governance: a memory past its expiresAt is hidden at once, before consolidation expires it.
-  if (!lifecycles.includes('expired')) add(`(${alias}.expires_at IS NULL OR ${alias}.expires_at > ?)`, now);
+  // TTL governance: a memory past its expiresAt is hidden at once, before consolidation expires it. The time to
+  // live that counts is the memory's current one (services/memories.ts, served): an earlier version read "as known
+  // at" keeps the expiresAt it was written with, and a memory renewed since vanished from its own past.
+  if (!lifecycles.includes('expired')) {
+    if (f.knownAt) {
+      add(
+        `(${alias}.expires_at IS NULL OR ${alias}.expires_at > ? OR (${alias}.superseded_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM memories cur WHERE cur.lineage_id = ${alias}.lineage_id AND cur.superseded_at IS NULL AND cur.expires_at IS NOT NULL AND cur.expires_at <= ?)))`,
+        now,
+        now,
+      );
+    } else add(`(${alias}.expires_at IS NULL OR ${alias}.expires_at > ?)`, now);
+  }
   if (f.asOf) {
     const t = toMs(f.asOf);
     add(`${alias}.valid_from <= ? AND (${alias}.valid_to IS NULL OR ${alias}.valid_to > ?)`, t, t);
