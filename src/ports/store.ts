@@ -308,7 +308,8 @@ export interface AuditLog {
 export interface PendingChanges {
   put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>): Promise<void>;
   /** Removes and returns the change if the principal may use it and it has not expired. */
-  take(p: Principal, token: string, kind: string): Promise<PendingChange | null>;
+  /** `now`: the caller's clock (the engine's, injectable), which also set the change's expiresAt; default the wall clock. */
+  take(p: Principal, token: string, kind: string, now?: number): Promise<PendingChange | null>;
 }
 
 /** A bearer token as stored: never the secret, only its SHA-256 hash. */

@@ -21,7 +21,8 @@ export async function redeemPreview(ctx: ServiceContext, p: Principal, kind: str
   if (typeof token !== 'string' || !token.startsWith(`${kind}_`)) {
     throw new MnemosError('invalid_token', `that is not ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} confirmation token; run the ${kind} preview first and pass the token it returns`, { field: 'token' });
   }
-  const change = await ctx.store.pending.take(p, token, kind);
+  // The engine's clock set the expiry (issuePreview), so it checks it: with an injected clock behind the wall clock every confirm failed.
+  const change = await ctx.store.pending.take(p, token, kind, ctx.now());
   if (!change) throw new MnemosError('invalid_token', `the ${kind} token is unknown, already used, expired, or was issued to someone else; preview again`, { field: 'token' });
   return change;
 }

@@ -280,3 +280,22 @@ test(named("a forget previewed by an earlier version's id shows the current text
     await cleanup();
   }
 });
+
+test(named("preview tokens expire by the engine's clock, which set their expiry (an injected clock behind the wall clock failed every confirm)"), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const clock = { t: Date.parse('2025-01-01T00:00:00Z') };
+    const m = await openMemory({ db, now: () => clock.t });
+    const a = await m.remember({ text: 'a memory made last year' });
+    await m.confirmForget((await m.forget(a.id, 'tidy')).token);
+    await assert.rejects(m.get(a.id), { code: 'forgotten' });
+    const b = await m.remember({ text: 'another one' });
+    const late = await m.forget(b.id, 'tidy');
+    clock.t += 16 * 60_000; // past the 15-minute preview lifetime, by the engine's clock
+    await assert.rejects(m.confirmForget(late.token), { code: 'invalid_token' });
+    assert.equal((await m.get(b.id)).text, 'another one');
+    await m.close();
+  } finally {
+    await cleanup();
+  }
+});

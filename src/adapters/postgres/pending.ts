@@ -19,7 +19,7 @@ export class PgPending implements PendingChanges {
     );
   }
 
-  async take(p: Principal, token: string, kind: string): Promise<PendingChange | null> {
+  async take(p: Principal, token: string, kind: string, now = Date.now()): Promise<PendingChange | null> {
     readScope(p);
     const [row] = await withRetry(this.conn.location, () =>
       rows<Record<string, string>>(this.conn.pool, 'DELETE FROM pending_changes WHERE token_hash = $1 AND kind = $2 AND namespace = $3 AND actor = $4 RETURNING *', [
@@ -30,7 +30,7 @@ export class PgPending implements PendingChanges {
       ]),
     );
     if (!row) return null;
-    if (Date.parse(row.expires_at!) < Date.now()) return null;
+    if (Date.parse(row.expires_at!) < now) return null;
     return { token, kind: row.kind!, namespace: row.namespace!, actor: row.actor!, createdAt: row.created_at!, expiresAt: row.expires_at!, payload: JSON.parse(row.payload!) };
   }
 }

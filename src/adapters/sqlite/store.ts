@@ -476,7 +476,7 @@ class SqlitePending implements PendingChanges {
     );
   }
 
-  async take(p: Principal, token: string, kind: string): Promise<PendingChange | null> {
+  async take(p: Principal, token: string, kind: string, now = Date.now()): Promise<PendingChange | null> {
     readScope(p);
     const hash = sha256Hex(token);
     const take = this.db.transaction(() => {
@@ -485,7 +485,7 @@ class SqlitePending implements PendingChanges {
         | undefined;
       if (!row) return null;
       this.db.prepare('DELETE FROM pending_changes WHERE token_hash = ?').run(hash);
-      if (Date.parse(row.expires_at!) < Date.now()) return null;
+      if (Date.parse(row.expires_at!) < now) return null;
       return { token, kind: row.kind!, namespace: row.namespace!, actor: row.actor!, createdAt: row.created_at!, expiresAt: row.expires_at!, payload: JSON.parse(row.payload!) };
     });
     return writeWithRetry(this.db, () => take.immediate());
