@@ -292,6 +292,12 @@ test(named('second round: an empty number, a closed pipe, a file that is not a s
     const upd = json(dir, db, 'update', id, '--expires-at', '2099-01-01T00:00:00Z', '--yes');
     assert.equal(upd.code, 0, upd.stderr);
     assert.equal(json(dir, db, 'get', upd.body.result.id).body.expiresAt, '2099-01-01T00:00:00.000Z');
+    // --valid-to none reopens a validity the CLI closed, as --expires-at none clears a time to live.
+    const closed = json(dir, db, 'update', upd.body.result.id, '--valid-to', '2098-01-01T00:00:00Z', '--yes');
+    assert.equal(json(dir, db, 'get', closed.body.result.id).body.validTo, '2098-01-01T00:00:00.000Z');
+    const reopened = json(dir, db, 'update', closed.body.result.id, '--valid-to', 'none', '--yes');
+    assert.equal(reopened.code, 0, reopened.stderr);
+    assert.equal(json(dir, db, 'get', reopened.body.result.id).body.validTo, null);
     const noJsonCommand = json(dir, db);
     assert.equal(noJsonCommand.code, 2);
     assert.equal(noJsonCommand.body.error.code, 'validation_failed');

@@ -6,7 +6,7 @@ export const update: Command = {
   name: 'update',
   // The memory it changes must exist: a missing store file is a typo.
   needsExistingStore: true,
-  usage: 'update <id> [--text t] [--expires-at iso|none] [...] [--dry-run | --yes] (previews without --yes)',
+  usage: 'update <id> [--text t] [--valid-to iso|none] [--expires-at iso|none] [...] [--dry-run | --yes] (previews without --yes)',
   summary: 'change a memory as a new version; preview first',
   options: {
     text: { type: 'string' },
@@ -25,11 +25,13 @@ export const update: Command = {
     const m = await ctx.open();
     const id = positional(ctx, 0, 'id');
     const patch: Record<string, unknown> = {};
-    for (const [opt, key] of [['text', 'text'], ['type', 'type'], ['valid-from', 'validFrom'], ['valid-to', 'validTo'], ['visibility', 'visibility']] as const) if (str(ctx, opt) !== undefined) patch[key] = str(ctx, opt);
+    for (const [opt, key] of [['text', 'text'], ['type', 'type'], ['valid-from', 'validFrom'], ['visibility', 'visibility']] as const) if (str(ctx, opt) !== undefined) patch[key] = str(ctx, opt);
     if (num(ctx, 'importance') !== undefined) patch.importance = num(ctx, 'importance');
-    // "none" clears a time to live; anything else is an ISO time.
-    const expires = str(ctx, 'expires-at');
-    if (expires !== undefined) patch.expiresAt = expires === 'none' ? null : expires;
+    // "none" clears a time to live, or reopens a validity the CLI had closed; anything else is an ISO time.
+    for (const [opt, key] of [['expires-at', 'expiresAt'], ['valid-to', 'validTo']] as const) {
+      const v = str(ctx, opt);
+      if (v !== undefined) patch[key] = v === 'none' ? null : v;
+    }
     if (list(ctx, 'tag')) patch.tags = list(ctx, 'tag');
     if (json(ctx, 'metadata')) patch.metadata = json(ctx, 'metadata');
     const apply = previewOrApply(ctx);
