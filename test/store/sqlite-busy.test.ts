@@ -62,3 +62,24 @@ test('a write behind another process\'s lock answers busy after its budget, and 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a store opens, reads and exports while another process holds the write lock (opening took the lock to check the schema)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mnemos-busy-'));
+  const path = join(dir, 'm.db');
+  const first = SqliteStore.open({ path, analyze, backgroundCheckpoint: false });
+  await first.apply(owner, [{ kind: 'insert', memory: mem(owner, { text: 'written before the lock' }), onExistingSource: 'conflict' }]);
+  await first.close();
+  const holder = await holdLock(path);
+  try {
+    const s = SqliteStore.open({ path, analyze, backgroundCheckpoint: false, busyTimeoutMs: 1500 });
+    try {
+      assert.deepEqual((await s.list(owner, {}, { limit: 10 })).map((m) => m.text), ['written before the lock']);
+      assert.deepEqual(await s.snapshot(async (scan) => (await scan(owner, null, 10)).map((m) => m.text)), ['written before the lock']);
+    } finally {
+      await s.close();
+    }
+  } finally {
+    await holder.release();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

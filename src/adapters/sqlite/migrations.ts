@@ -253,6 +253,10 @@ CREATE INDEX tombstones_namespace ON tombstones(namespace);
 ];
 
 export function migrate(db: Database.Database): number {
+  // Up to date: a plain read, no write lock. Taking it on every open made any command (an export, a search)
+  // wait behind another process's long import before it read anything.
+  const found = db.pragma('user_version', { simple: true }) as number;
+  if (found >= LATEST_SCHEMA_VERSION) return found;
   const run = db.transaction(() => {
     let current = db.pragma('user_version', { simple: true }) as number;
     for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {

@@ -145,7 +145,16 @@ export class SqliteStore implements MemoryStore {
     // Fresh statistics let the planner choose between the id, namespace and time indexes;
     // the analysis limit keeps this to milliseconds even on a large file.
     db.pragma('analysis_limit = 1000');
-    db.pragma('optimize = 0x10002');
+    // Statistics are an optimisation: a store another process is writing to opens at once, without them.
+    const wait = db.pragma('busy_timeout', { simple: true }) as number;
+    db.pragma('busy_timeout = 0');
+    try {
+      db.pragma('optimize = 0x10002');
+    } catch (err) {
+      if (!/BUSY|LOCKED/.test(String((err as { code?: string }).code))) throw err;
+    } finally {
+      db.pragma(`busy_timeout = ${wait}`);
+    }
     this.vectors = new SqliteVectorIndex(
       db,
       this.statements,
