@@ -10,6 +10,21 @@ export function fileKeyPrefix(abs: string): string {
   return `file:${abs}#`;
 }
 
+/** What follows the prefix in a key of the file itself: a JSONL line (`L3`) or a Markdown chunk (`L3-L9`). */
+const OWN_KEY = /^L\d+(?:-L\d+)?$/;
+
+/**
+ * True when `key` is one of this file's own keys. The prefix alone also
+ * matches the keys of a file whose path is this one's plus "#..." (x.md and
+ * x.md#2.md in one folder: `file:/n/x.md#2.md#L1-L3`), and importing either
+ * file retired the other's chunks, so a folder's re-import never settled.
+ * Such a key has a second "#" after the prefix; the file's own never do.
+ */
+export function isFileKey(abs: string, key: string | null): boolean {
+  const prefix = fileKeyPrefix(abs);
+  return key !== null && key.startsWith(prefix) && OWN_KEY.test(key.slice(prefix.length));
+}
+
 /**
  * Every current memory the caller sees whose source key names this file (its
  * Markdown chunks, its JSONL lines), in key order, a page at a time, each page
@@ -19,10 +34,18 @@ export function fileKeyPrefix(abs: string): string {
  * costs what it holds, not what the store holds.
  */
 export function eachFileMemory(ctx: ServiceContext, p: Principal, abs: string, lifecycles: Lifecycle[] | undefined, visit: (m: Memory) => void): Promise<void> {
-  return byKeyPages((f) => ctx.store.list(p, f, { limit: PAGE }, 'source_key_asc'), fileFilter(abs, lifecycles), visit);
+  return byKeyPages((f) => ctx.store.list(p, f, { limit: PAGE }, 'source_key_asc'), fileFilter(abs, lifecycles), (m) => {
+    if (isFileKey(abs, m.sourceKey)) visit(m);
+  });
 }
 
-/** The same walk with only each memory's id, owner, key and content hash: what an import compares the file with, without reading a million texts. */
+/**
+ * The same walk with only each memory's id, owner, key and content hash: what
+ * an import compares the file with, without reading a million texts. It
+ * visits every key under the file's prefix, those of files named like
+ * `<abs>#...` too, so a caller can note all it holds under the prefix; it
+ * acts only on the keys for which `isFileKey` holds.
+ */
 export function eachFileKey(ctx: ServiceContext, p: Principal, abs: string, lifecycles: Lifecycle[] | undefined, visit: (m: MemoryKey) => void): Promise<void> {
   return byKeyPages((f) => ctx.store.listKeys(p, f, { limit: PAGE }, 'source_key_asc'), fileFilter(abs, lifecycles), visit);
 }

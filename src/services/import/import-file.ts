@@ -10,7 +10,7 @@ import { normalizeIso } from '../../domain/time.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
 import { assertDistinctKeys } from '../batch-keys.ts';
 import { buildMemory } from '../build-memory.ts';
-import { eachFileKey, fileKeyPrefix } from '../file-memories.ts';
+import { eachFileKey, fileKeyPrefix, isFileKey } from '../file-memories.ts';
 import { StoredContent } from '../stored-content.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
@@ -20,7 +20,7 @@ import { markdownInputs } from './markdown.ts';
 import { mettaOps } from './metta-import.ts';
 import { isMemoryRecord, memoryRecordSchema } from './memory-records.ts';
 import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transcript.ts';
-import { fileLines, textLines, type Line } from './file-lines.ts';
+import { decodeUtf8, fileLines, InvalidUtf8Error, textLines, type Line } from './file-lines.ts';
 import { MemoryBudget } from './memory-budget.ts';
 
 export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
@@ -186,17 +186,22 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   } else if (format === 'metta') {
     ops = mettaOps(p, readWhole(abs, path), path, now);
   } else {
-    const inputs: RememberInput[] =
+    // Each item says where it is in the file: "item 7" of a chunk list or a transcript told the owner nothing to look for.
+    const inputs: { input: RememberInput; what: string; at: string }[] =
       format === 'markdown'
-        ? markdownInputs(abs, readWhole(abs, path))
+        ? markdownInputs(abs, readWhole(abs, path), path).map(({ input, line, lineEnd }) => ({
+            input,
+            what: `chunk at ${path}:${line}${lineEnd > line ? ` (lines ${line}-${lineEnd})` : ''}`,
+            at: `line ${line}`,
+          }))
         : format === 'transcript'
-          ? transcriptInputs(parseTranscript(readWhole(abs, path), 'json', session, path), abs)
-          : transcriptInputs(parseTranscript(readLines(abs, path), 'jsonl', session, path), abs);
-    inputs.forEach((input, i) => {
-      const parsed = parseInput(rememberSchema, input, `${path} item ${i + 1}`);
-      budget.add(parsed.text, `item ${i + 1}`);
+          ? transcriptInputs(parseTranscript(readWhole(abs, path), 'json', session, path), abs).map(({ input, line }) => ({ input, what: `message ${line} of ${path}`, at: `message ${line}` }))
+          : transcriptInputs(parseTranscript(readLines(abs, path), 'jsonl', session, path), abs).map(({ input, line }) => ({ input, what: `message at ${path}:${line}`, at: `line ${line}` }));
+    for (const { input, what, at } of inputs) {
+      const parsed = parseInput(rememberSchema, input, what);
+      budget.add(parsed.text, at);
       ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
-    });
+    }
     if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
     else await assertTurnsNotHeldElsewhere(ctx, p, abs, path, ops);
   }
@@ -267,8 +272,18 @@ function* readLines(abs: string, path: string): Generator<Line> {
   try {
     yield* fileLines(abs);
   } catch (err) {
+    if (err instanceof InvalidUtf8Error) throw notUtf8(path, err.line);
     throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
   }
+}
+
+/** A file with bytes that are not UTF-8 is refused whole: decoded anyway, each bad byte became U+FFFD in the stored text, silently. */
+function notUtf8(path: string, line: number): MnemosError {
+  return new MnemosError(
+    'validation_failed',
+    `${path}:${line}: not valid UTF-8 (the file's first invalid byte is on this line; was it saved in another encoding, such as Latin-1?). Nothing of ${path} was written; save it as UTF-8 and import it again`,
+    { path, line },
+  );
 }
 
 const MAX_STRING_LENGTH = constants.MAX_STRING_LENGTH;
@@ -279,8 +294,9 @@ function readWhole(abs: string, path: string): string {
   try {
     size = statSync(abs).size;
     // Checked first: reading a 1.5 GB file only to fail decoding it took 16 s and 2 GB.
-    if (size <= MAX_STRING_LENGTH) return readFileSync(abs, 'utf8');
+    if (size <= MAX_STRING_LENGTH) return decodeUtf8(readFileSync(abs));
   } catch (err) {
+    if (err instanceof InvalidUtf8Error) throw notUtf8(path, err.line);
     if ((err as { code?: string }).code !== 'ERR_STRING_TOO_LONG') throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
   }
   throw new MnemosError(
@@ -302,7 +318,8 @@ async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops
   await eachFileKey(ctx, p, abs, ['generated', 'activated', 'consolidated', 'archived', 'frozen'], (m) => {
     if (m.ownerId !== p.id) return;
     stored.note(m);
-    if (!fresh.has(m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
+    // Under the prefix are also the keys of a file named `<abs>#...`: never this file's to retire.
+    if (!fresh.has(m.sourceKey) && isFileKey(abs, m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
   });
   return out;
 }

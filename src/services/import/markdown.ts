@@ -1,13 +1,24 @@
+import { MnemosError } from '../../domain/errors.ts';
 import type { RememberInput } from '../inputs.ts';
+import { MAX_TEXT_CHARS } from '../inputs.ts';
 import { fileKeyPrefix } from '../file-memories.ts';
 import { OWNER_MARKED_LABEL } from '../../lifecycle/merge-plan.ts';
 import { overlapsOwnerMarked, ownerMarkedRanges } from '../../lifecycle/owner-marked.ts';
+import { splitLines } from './file-lines.ts';
 
 /**
  * Splits Markdown into chunks at headings and, inside long sections, at
  * paragraph breaks. A chunk's text is exactly its source lines, so the
  * citation (path + line range) reads the same text back. Fenced code blocks
- * are never split.
+ * are not split, unless one alone is longer than a memory's text may be.
+ *
+ * A chunk is never longer than a memory's text may be (`limit`): a section
+ * with no blank line in it (a long list, a big table, a long fenced block)
+ * made the whole file fail with "text is limited to 200000 characters".
+ * Such a section is cut at line breaks instead, each part with its own line
+ * range. Only chunks past the limit are cut this way, so every file that
+ * imported before keeps its chunks (and their keys). A single line past the
+ * limit stays one chunk, and markdownInputs refuses it by its line.
  */
 export interface MarkdownChunk {
   text: string;
@@ -17,17 +28,20 @@ export interface MarkdownChunk {
 }
 
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
-const FENCE = /^\s*(```|~~~)/;
 
-export function chunkMarkdown(source: string, maxChars = 1500): MarkdownChunk[] {
-  const lines = source.split(/\r?\n/);
+export function chunkMarkdown(source: string, maxChars = 1500, limit = MAX_TEXT_CHARS): MarkdownChunk[] {
+  const lines = splitLines(source);
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const fences = fencedBlocks(lines);
+  // offset[i]: where line i starts in the lines joined by "\n", so any chunk's length is known exactly (blank lines included).
+  const offset = [0];
+  for (const line of lines) offset.push(offset[offset.length - 1]! + line.length + 1);
+  const length = (first: number, last: number) => offset[last + 1]! - offset[first]! - 1;
   const chunks: MarkdownChunk[] = [];
   const headingStack: string[] = [];
   let start = -1; // 0-based index of the first line of the open chunk
   let end = -1; // 0-based index of its last non-blank line
   let size = 0;
-  let inFence = false;
   let chunkHeadings: string[] = [];
 
   const flush = () => {
@@ -41,8 +55,8 @@ export function chunkMarkdown(source: string, maxChars = 1500): MarkdownChunk[] 
 
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (FENCE.test(line)) inFence = !inFence;
-    const heading = !inFence && !FENCE.test(line) ? HEADING.exec(line) : null;
+    const inFence = fences.inside[i] === 1;
+    const heading = !inFence ? HEADING.exec(line) : null;
     if (heading) {
       flush();
       const level = heading[1]!.length;
@@ -55,6 +69,13 @@ export function chunkMarkdown(source: string, maxChars = 1500): MarkdownChunk[] 
       if (size >= maxChars) flush();
       continue;
     }
+    if (start >= 0) {
+      // A fenced block that fits starts a chunk of its own rather than being cut where the open chunk reaches the limit.
+      const close = fences.opens.get(i);
+      if (close !== undefined && length(start, close) > limit) flush();
+      // Past the limit the chunk ends at this line break, wherever it is (a list, a table, a fenced block too long on its own).
+      else if (length(start, i) > limit) flush();
+    }
     if (start < 0) {
       start = i;
       chunkHeadings = headingStack.filter((h) => h !== undefined);
@@ -66,16 +87,98 @@ export function chunkMarkdown(source: string, maxChars = 1500): MarkdownChunk[] 
   return chunks;
 }
 
-export function markdownInputs(absPath: string, source: string): RememberInput[] {
+/**
+ * Fenced code blocks as CommonMark reads them: an opening fence is three or
+ * more backticks or tildes, indented at most three spaces; the block ends
+ * only at a line of the same character, at least as long, with nothing but
+ * spaces after it (or at the end of the file). A toggle on any fence line
+ * took a ```` block showing ``` lines, or a ~~~ block showing a ``` line,
+ * for two blocks with text between them, and a heading-looking line of the
+ * rest of the file was then missed or seen.
+ *
+ * Fences inside list items are indented by the item too: the three spaces
+ * count from the content of the last list item seen (reset by a heading or
+ * by a paragraph at the margin after a blank line), so notes with a code
+ * block under "1. Step" keep it fenced, as they did.
+ *
+ * `inside[i]` is 1 for the fence lines and every line between them;
+ * `opens` maps each opening line to the last line of its block.
+ */
+const FENCE_OPEN = /^([ \t]*)(`{3,}|~{3,})(.*)$/;
+const FENCE_CLOSE = /^([ \t]*)(`{3,}|~{3,})[ \t]*$/;
+const LIST_ITEM = /^([ \t]*)([-*+]|\d{1,9}[.)])([ \t]+|$)/;
+
+function columns(indent: string): number {
+  let col = 0;
+  for (const c of indent) col = c === '\t' ? col + 4 - (col % 4) : col + 1;
+  return col;
+}
+
+function fencedBlocks(lines: readonly string[]): { inside: Uint8Array; opens: Map<number, number> } {
+  const inside = new Uint8Array(lines.length);
+  const opens = new Map<number, number>();
+  let container = 0; // the column where the last list item's content starts
+  let afterBlank = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const open = FENCE_OPEN.exec(line);
+    // A backtick fence's info string has no backtick: ```a``` is inline code.
+    if (open && columns(open[1]!) <= container + 3 && !(open[2]![0] === '`' && open[3]!.includes('`'))) {
+      const char = open[2]![0]!;
+      const maxIndent = container + 3;
+      let j = i + 1;
+      for (; j < lines.length; j++) {
+        const close = FENCE_CLOSE.exec(lines[j]!);
+        if (close && close[2]![0] === char && close[2]!.length >= open[2]!.length && columns(close[1]!) <= maxIndent) break;
+      }
+      const last = Math.min(j, lines.length - 1); // an unclosed block runs to the end of the file
+      inside.fill(1, i, last + 1);
+      opens.set(i, last);
+      i = last;
+      afterBlank = false;
+      continue;
+    }
+    if (line.trim() === '') {
+      afterBlank = true;
+      continue;
+    }
+    const item = LIST_ITEM.exec(line);
+    if (item) {
+      const gap = item[3]!.length;
+      container = columns(item[1]!) + item[2]!.length + (gap >= 1 && gap <= 4 ? gap : 1);
+    } else if (HEADING.test(line) || (afterBlank && columns(/^[ \t]*/.exec(line)![0]) === 0)) {
+      container = 0;
+    }
+    afterBlank = false;
+  }
+  return { inside, opens };
+}
+
+/** `path`: the file as the caller named it, for errors. */
+export function markdownInputs(absPath: string, source: string, path = absPath): { input: RememberInput; line: number; lineEnd: number }[] {
   // Blocks between <!-- owner --> markers are the owner's words: labelled so every automated rewrite or merge leaves them verbatim.
   const owned = ownerMarkedRanges(source);
-  return chunkMarkdown(source).map((c) => ({
-    ...(overlapsOwnerMarked(owned, c.lineStart, c.lineEnd) ? { labels: [OWNER_MARKED_LABEL] } : {}),
-    text: c.text,
-    type: 'general',
-    origin: 'file',
-    source: { path: absPath, lineStart: c.lineStart, lineEnd: c.lineEnd },
-    key: `${fileKeyPrefix(absPath)}L${c.lineStart}-L${c.lineEnd}`,
-    metadata: c.headings.length ? { headings: c.headings } : {},
-  }));
+  return chunkMarkdown(source).map((c) => {
+    if (c.text.length > MAX_TEXT_CHARS) {
+      // Only a single line gets here: longer chunks are cut at line breaks, and a line has none.
+      throw new MnemosError(
+        'validation_failed',
+        `${path}:${c.lineStart}: line ${c.lineStart} has ${c.text.length} characters, and a memory's text is limited to ${MAX_TEXT_CHARS}; Markdown is cut into chunks at line breaks only, so break this line (nothing of ${path} was written)`,
+        { line: c.lineStart, path, field: 'text' },
+      );
+    }
+    return {
+      line: c.lineStart,
+      lineEnd: c.lineEnd,
+      input: {
+        ...(overlapsOwnerMarked(owned, c.lineStart, c.lineEnd) ? { labels: [OWNER_MARKED_LABEL] } : {}),
+        text: c.text,
+        type: 'general',
+        origin: 'file',
+        source: { path: absPath, lineStart: c.lineStart, lineEnd: c.lineEnd },
+        key: `${fileKeyPrefix(absPath)}L${c.lineStart}-L${c.lineEnd}`,
+        metadata: c.headings.length ? { headings: c.headings } : {},
+      },
+    };
+  });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MnemosError } from '../../domain/errors.ts';
-import type { RememberInput } from '../inputs.ts';
-import { isoTime } from '../validate.ts';
+import { BLANK, MAX_TEXT_CHARS, notBlank, type RememberInput } from '../inputs.ts';
+import { isoTime, storable } from '../validate.ts';
 import { textLines, type Line } from './file-lines.ts';
 
 /**
@@ -13,7 +13,8 @@ import { textLines, type Line } from './file-lines.ts';
 const messageSchema = z
   .object({
     role: z.string().min(1),
-    content: z.string(),
+    // The rules of a memory's text, checked here so a bad one is reported as the message's content, at its line.
+    content: storable(z.string().min(1, 'content must not be empty').max(MAX_TEXT_CHARS, `content is limited to ${MAX_TEXT_CHARS} characters`)).refine(notBlank, BLANK),
     name: z.string().optional(),
     timestamp: isoTime.optional(),
     sessionId: z.string().min(1).optional(),
@@ -29,13 +30,23 @@ export interface TranscriptTurn {
   turn: number;
   message: Message;
   line: number;
+  /** `file:line` (JSONL) or `file: message N` (JSON), for errors. */
+  where: string;
 }
 
 function parseMessage(value: unknown, where: string): Message {
+  const content = (value as { content?: unknown } | null)?.content;
+  if (content === null || Array.isArray(content)) {
+    // OpenAI-style messages (content null beside tool_calls, or a list of parts): what they mean as one
+    // memory's text is not obvious, so they are refused by name rather than turned into some text.
+    throw new MnemosError('validation_failed', `${where}: content must be a string (null or an array of parts is not supported)`, { field: 'content' });
+  }
   const r = messageSchema.safeParse(value);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw new MnemosError('validation_failed', `${where}: ${i.path.join('.') || 'message'}: ${i.message} (a message needs role and content)`, { field: i.path.join('.') });
+    // The hint is for a record that is not a message at all, or lacks one of the two fields; not for an empty content.
+    const missing = i.path.length === 0 || (i.path.length === 1 && typeof value === 'object' && value !== null && !(String(i.path[0]) in value));
+    throw new MnemosError('validation_failed', `${where}: ${i.path.join('.') || 'message'}: ${i.message}${missing ? ' (a message needs role and content)' : ''}`, { field: i.path.join('.') });
   }
   return r.data;
 }
@@ -101,21 +112,31 @@ export function assertDistinctTurns(turns: readonly { sessionId: string; turn: n
   }
 }
 
-export function transcriptInputs(turns: TranscriptTurn[], file: string): RememberInput[] {
-  return turns.map(({ sessionId, turn, message }) => ({
-    text: message.content,
-    type: 'episode',
-    origin: 'transcript',
-    sessionId,
-    source: { sessionId, turnStart: turn, turnEnd: turn, path: file },
-    key: `transcript:${sessionId}#${turn}`,
-    ...(message.timestamp ? { validFrom: message.timestamp } : {}),
-    metadata: { role: message.role, ...(message.name ? { name: message.name } : {}) },
+/** Each input with the line (JSONL) or message number (JSON) it came from. */
+export function transcriptInputs(turns: TranscriptTurn[], file: string): { input: RememberInput; line: number }[] {
+  return turns.map(({ sessionId, turn, message, line }) => ({
+    line,
+    input: {
+      text: message.content,
+      type: 'episode',
+      origin: 'transcript',
+      sessionId,
+      source: { sessionId, turnStart: turn, turnEnd: turn, path: file },
+      key: `transcript:${sessionId}#${turn}`,
+      ...(message.timestamp ? { validFrom: message.timestamp } : {}),
+      metadata: { role: message.role, ...(message.name ? { name: message.name } : {}) },
+    },
   }));
 }
 
-/** True when a JSONL file's first record looks like a chat message rather than a memory. */
+/**
+ * True when a JSONL file's first record looks like a chat message rather than
+ * a memory: it has a role and a content, whatever the content is. A memory
+ * takes neither field, so a message whose content is null or a list of parts
+ * was read as a memory, and refused for its missing `text`; as a message, it
+ * is refused for what it is.
+ */
 export function looksLikeTranscript(firstRecord: unknown): boolean {
   const r = firstRecord as Record<string, unknown> | null;
-  return !!r && typeof r === 'object' && typeof r.role === 'string' && typeof r.content === 'string' && !('text' in r);
+  return !!r && typeof r === 'object' && !Array.isArray(r) && typeof r.role === 'string' && 'content' in r && !('text' in r);
 }
