@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { MnemosError } from '../../domain/errors.ts';
 import { contentHash, sha256Hex } from '../../domain/hash.ts';
 import { assertMayClaim, type Principal } from '../../domain/principal.ts';
+import type { Memory } from '../../domain/memory.ts';
 import { LIFECYCLES } from '../../domain/memory.ts';
 import { normalizeIso } from '../../domain/time.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
@@ -205,6 +206,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
     else await assertTurnsNotHeldElsewhere(ctx, p, abs, path, ops);
   }
+  if (format === 'jsonl') ops = await closeRestoredVersions(ctx, p, ops);
   if (opts.includeForgotten === true) for (const op of ops) if (op.kind === 'insert') op.restoreForgotten = true;
   // Unchanged chunks, lines, turns and records are not embedded again: re-importing a million unchanged lines spent most of its time there.
   // Only memory records (export lines, restored by id; jsonlOps gives them the 'conflict' policy) can name an id the store holds.
@@ -220,6 +222,30 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   const results = ops.length ? await ctx.store.apply(p, withVecs) : [];
   progress('done', ops.length, ops.length);
   return summarise(abs, format, results);
+}
+
+/**
+ * A record of a version the store holds current, written closed (an export
+ * taken after an update, restored over an earlier one): the store's version
+ * takes the record's closing, as a copy run again does (a `mirror` op), so
+ * the next version in the file becomes the one current version. As an
+ * unchanged insert, the closing was dropped: two current versions of one
+ * memory, or a key conflict that stopped the file. Only the closing is
+ * taken: a record's older lifecycle or access counts never roll the store's
+ * back.
+ */
+async function closeRestoredVersions(ctx: ServiceContext, p: Principal, ops: WriteOp[]): Promise<WriteOp[]> {
+  const closed = ops.filter((op): op is Extract<WriteOp, { kind: 'insert' }> => op.kind === 'insert' && op.onExistingSource === 'conflict' && op.memory.supersededAt !== null);
+  const held = new Map<string, Memory>();
+  for (let i = 0; i < closed.length; i += 500) {
+    for (const m of await ctx.store.getMany(p, closed.slice(i, i + 500).map((op) => op.memory.id))) held.set(m.id, m);
+  }
+  if (held.size === 0) return ops;
+  return ops.map((op) => {
+    const there = op.kind === 'insert' ? held.get(op.memory.id) : undefined;
+    if (!there || there.supersededAt !== null || op.kind !== 'insert') return op;
+    return { kind: 'mirror', memory: { ...there, supersededAt: op.memory.supersededAt, supersededBy: op.memory.supersededBy } };
+  });
 }
 
 /**
@@ -329,6 +355,8 @@ function summarise(path: string, format: ImportFormat, results: WriteResult[]): 
   for (const x of results) {
     if (x.kind === 'insert') r[x.status]++;
     else if (x.kind === 'retire') r.retired++;
+    // A held version closed as the record says (closeRestoredVersions): an update, as an import reports them.
+    else if (x.kind === 'mirror') r[x.changed ? 'superseded' : 'unchanged']++;
   }
   return r;
 }
