@@ -105,18 +105,26 @@ export async function writeWithRetry<T>(db: Database.Database, fn: () => T): Pro
   const budget = budgets.get(db) ?? BUSY_TIMEOUT_MS;
   const start = Date.now();
   for (let i = 0; ; i++) {
+    let pause = 0;
     db.pragma(`busy_timeout = ${WAIT_STEP_MS}`);
     try {
       return fn();
     } catch (err) {
-      if (!isBusy(err)) throw err;
-      const waited = Date.now() - start;
-      if (waited >= budget) throw busyError(waited, err);
-      await new Promise((r) => setTimeout(r, Math.min(budget - waited, Math.min(200, 5 * 2 ** i) * (0.5 + Math.random()))));
+      pause = pauseAfter(err, start, budget, i, 200);
     } finally {
+      // Restored before the pause: whatever else runs meanwhile waits as usual.
       db.pragma(`busy_timeout = ${budget}`);
     }
+    await new Promise((r) => setTimeout(r, pause));
   }
+}
+
+/** After a failed attempt: how long to pause before the next (backing off, up to `cap` ms), or the error to give up with. */
+function pauseAfter(err: unknown, start: number, budget: number, attempt: number, cap: number): number {
+  if (!isBusy(err)) throw err;
+  const waited = Date.now() - start;
+  if (waited >= budget) throw busyError(waited, err);
+  return Math.min(budget - waited, Math.min(cap, 5 * 2 ** attempt) * (0.5 + Math.random()));
 }
 
 /**
@@ -130,10 +138,7 @@ export function withBusyRetry<T>(fn: () => T, budget = BUSY_TIMEOUT_MS): T {
     try {
       return fn();
     } catch (err) {
-      if (!isBusy(err)) throw err;
-      const waited = Date.now() - start;
-      if (waited >= budget) throw busyError(waited, err);
-      sleepSync(Math.min(budget - waited, Math.min(1000, 10 * 2 ** i) * (0.5 + Math.random())));
+      sleepSync(pauseAfter(err, start, budget, i, 1000));
     }
   }
 }
