@@ -49,16 +49,19 @@ export async function remember(ctx: ServiceContext, p: Principal, inputs: Rememb
 }
 
 /**
- * A memory that names one turn of a session (`source.turnStart`, no range)
+ * An episode that names one turn of a session (`source.turnStart`, no range)
  * is that turn: its identity is session + turn, as a transcript post keys it.
  * Unkeyed, a second text under a turn another principal held was stored
  * beside it (a guest could add a "turn 2" to the owner's conversation), and
  * two texts under one turn number sent recall_range's paging round in a loop.
+ * Only episodes: recall_range reads a session's episodes as its turns, while
+ * a fact or preference citing the turn it came from is provenance, not the
+ * turn (keyed, it took the turn's identity and stopped the transcript's import).
  */
-function withTurnKey<T extends { key?: string | undefined; sessionId?: string | undefined; source: SourceRef }>(input: T): T {
+function withTurnKey<T extends { key?: string | undefined; type: string; sessionId?: string | undefined; source: SourceRef }>(input: T): T {
   const { turnStart, turnEnd } = input.source;
   const session = input.source.sessionId ?? input.sessionId;
-  if (input.key !== undefined || turnStart === undefined || session === undefined || (turnEnd !== undefined && turnEnd !== turnStart)) return input;
+  if (input.type !== 'episode' || input.key !== undefined || turnStart === undefined || session === undefined || (turnEnd !== undefined && turnEnd !== turnStart)) return input;
   return { ...input, key: `transcript:${session}#${turnStart}` };
 }
 

@@ -414,7 +414,7 @@ test(named('a turn that holds another message is never replaced by a later post 
   }),
 );
 
-test(named('a memory naming one turn of a session is that turn: no second text under it, from anyone, and paging ends'), () =>
+test(named('an episode naming one turn of a session is that turn: no second text under it, from anyone, and paging ends; a fact citing a turn is not'), () =>
   withMemory(async (m) => {
     await m.ingestTranscript({ sessionId: 'so', messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'second' }, { role: 'user', content: 'third' }] });
     const planted = { text: 'planted turn two', type: 'episode' as const, sessionId: 'so', source: { sessionId: 'so', turnStart: 2 }, metadata: { role: 'assistant' } };
@@ -444,6 +444,14 @@ test(named('a memory naming one turn of a session is that turn: no second text u
     assert.deepEqual(whole.slice(0, 3), ['1:first', '2:second', '3:third']);
     assert.deepEqual([...byTurn], [['1', 'first'], ['2', 'second'], ['3', 'third'], ['4', whole.slice(3).map((x) => x.slice(2)).join('')]]);
     assert.equal(byTurn.get('4')!.length, 'a guest adds turn four'.length + 'owner four'.length);
+    // A fact citing the turn it came from is provenance, not the turn: several may cite one turn, before or after its transcript.
+    const derived = { type: 'preference' as const, source: { sessionId: 's9', turnStart: 1 } };
+    await m.remember({ ...derived, text: 'the user prefers dark mode' });
+    await m.remember({ ...derived, text: 'the user works nights' });
+    const posted = await m.ingestTranscript({ sessionId: 's9', messages: [{ role: 'user', content: 'I work nights, so dark mode please' }] });
+    assert.equal(posted.results[0]!.status, 'created');
+    await m.remember({ ...derived, text: 'the user wants fewer notifications' });
+    assert.deepEqual((await m.recallRange({ sessionId: 's9' })).turns.map((t) => t.text), ['I work nights, so dark mode please']);
   }),
 );
 
