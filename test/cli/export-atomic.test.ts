@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { named, testStores } from '../helpers/backend.ts';
 
@@ -38,6 +38,46 @@ test(named('an export killed part-way leaves the previous --out file whole'), as
     assert.equal(spawnSync(process.execPath, [BIN, 'export', '--out', out], { cwd: dir, env }).status, 0);
     assert.equal(readFileSync(out).toString().trim().split('\n').length, 20_000);
     assert.ok(existsSync(out));
+  } finally {
+    await cleanup();
+  }
+});
+
+test("export --out writes into what it names: a link's file (the link stays), a FIFO (a compressor reading it), and keeps a file's mode", async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const env = { ...process.env, MNEMOS_DB: db, MNEMOS_NAMESPACE: '' };
+    const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd: dir, env, encoding: 'utf8' });
+    assert.equal(run('add', 'one memory to export').status, 0);
+    assert.equal(run('add', 'and another').status, 0);
+    const lines = (f: string) => readFileSync(f, 'utf8').trim().split('\n').length;
+
+    mkdirSync(join(dir, 'backups'));
+    writeFileSync(join(dir, 'backups', 'real.jsonl'), 'old\n');
+    symlinkSync(join('backups', 'real.jsonl'), join(dir, 'link.jsonl'));
+    symlinkSync(join('backups', 'later.jsonl'), join(dir, 'dangling.jsonl'));
+    for (const [link, file] of [['link.jsonl', 'real.jsonl'], ['dangling.jsonl', 'later.jsonl']] as const) {
+      assert.equal(run('export', '--out', link).status, 0);
+      assert.ok(lstatSync(join(dir, link)).isSymbolicLink(), `${link} is still a link`);
+      assert.equal(lines(join(dir, 'backups', file)), 2, `${file} holds the export`);
+    }
+
+    writeFileSync(join(dir, 'private.jsonl'), 'secret\n', { mode: 0o600 });
+    chmodSync(join(dir, 'private.jsonl'), 0o600);
+    assert.equal(run('export', '--out', 'private.jsonl').status, 0);
+    assert.equal(statSync(join(dir, 'private.jsonl')).mode & 0o777, 0o600, 'an owner-only backup stays owner-only');
+    assert.equal(lines(join(dir, 'private.jsonl')), 2);
+
+    const fifo = join(dir, 'pipe.fifo');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let got = '';
+    reader.stdout.on('data', (d) => (got += d));
+    const read = new Promise<void>((r) => reader.once('exit', () => r()));
+    assert.equal(run('export', '--out', fifo).status, 0);
+    await read;
+    assert.equal(got.trim().split('\n').length, 2, 'the reader got the export');
+    assert.ok(lstatSync(fifo).isFIFO(), 'the FIFO is still a FIFO');
   } finally {
     await cleanup();
   }

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { closeSync, createWriteStream, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, fchmodSync, fsyncSync, lstatSync, openSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { MnemosError, toMnemosError } from '../../../domain/errors.ts';
 import { IMPORT_FORMATS, type FileImportResult, type ImportFormat, type ImportProgress } from '../../../services/import/import-file.ts';
@@ -59,10 +59,23 @@ export const importCmd: Command = {
 };
 
 /** The checks a write stream would only fail on later, as an event: a missing folder, or a directory named as the file. */
-/** The finished file, synced, takes the target's name in one step; the folder is synced so the rename lasts. */
-function publish(partial: string, out: string): void {
+/** The file a path names through its links, existing or not yet (a link to a backup not made yet is followed too). */
+function linkTarget(path: string): string {
+  let at = resolve(path);
+  for (let hops = 0; hops < 40; hops++) {
+    const st = lstatSync(at, { throwIfNoEntry: false });
+    if (!st?.isSymbolicLink()) return existsSync(at) ? realpathSync(at) : at;
+    at = resolve(dirname(at), readlinkSync(at));
+  }
+  throw new MnemosError('validation_failed', `cannot write --out ${path}: too many levels of symbolic links`, { field: 'out' });
+}
+
+/** The finished file, synced and given the replaced file's mode, takes the target's name in one step; the folder is synced so the rename lasts. */
+function publish(partial: string, out: string, mode: number | null): void {
   const fd = openSync(partial, 'r+');
   try {
+    // The stream's mode is filtered by the umask: the replaced file's own mode is set exactly.
+    if (mode !== null) fchmodSync(fd, mode);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -101,15 +114,22 @@ export const exportCmd: Command = {
       return undefined;
     }
     assertWritableFile(out);
-    // Written beside the target and renamed over it once complete and synced: written in place, an export
-    // killed part-way destroyed the previous backup and left a shorter file that imported without a word.
+    // A regular file (or a new one) is written beside its target and renamed over it once complete and synced:
+    // written in place, an export killed part-way destroyed the previous backup and left a shorter file that
+    // imported without a word. A link is followed (the file it names is replaced, the link stays), the old
+    // file's mode is kept (an owner-only backup stays owner-only), and what is not a regular file (a FIFO a
+    // compressor reads, a device) is written into, as before: renaming over it replaced it.
     // The file is created at the first write, so a refused metta export leaves no file behind.
-    const partial = `${out}.partial-${process.pid}`;
+    const target = linkTarget(out);
+    const existing = existsSync(target) ? statSync(target) : null;
+    const direct = existing !== null && !existing.isFile();
+    const partial = direct ? target : `${target}.partial-${process.pid}`;
     let stream: WriteStream | undefined;
     let failed: Error | undefined;
     const cannotWrite = (err: Error) => new MnemosError('validation_failed', `cannot write --out ${out}: ${err.message}`, { field: 'out' }, { cause: err });
     // Without a listener a stream's error (disk full, permissions) was an unhandled event: a stack trace and no JSON error.
-    const file = () => (stream ??= createWriteStream(partial).on('error', (err) => (failed ??= err)));
+    const file = () =>
+      (stream ??= createWriteStream(partial, existing && !direct ? { mode: existing.mode & 0o7777 } : {}).on('error', (err) => (failed ??= err)));
     try {
       const count = await run((line) => {
         if (failed) throw cannotWrite(failed);
@@ -122,13 +142,13 @@ export const exportCmd: Command = {
       await new Promise<void>((resolve, reject) => s.end((err?: Error | null) => (err ? reject(err) : resolve()))).catch((err: Error) => (failed ??= err));
       if (failed) throw cannotWrite(failed);
       try {
-        publish(partial, out);
+        if (!direct) publish(partial, target, existing ? existing.mode & 0o7777 : null);
       } catch (err) {
         throw cannotWrite(err as Error);
       }
       return { format, out, memories: count };
     } finally {
-      rmSync(partial, { force: true });
+      if (!direct) rmSync(partial, { force: true });
     }
   },
   human: (r) => `exported ${r.memories} memory versions to ${r.out}`,
