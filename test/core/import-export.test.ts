@@ -471,6 +471,12 @@ test(named('an export restored over an earlier one closes the versions it closes
     const target = await openMemory({ db: store('restored.db') });
     try {
       assert.equal((await target.import(first)).created, 2);
+      // A partial export holding a closed version without its successor closes nothing: the memory keeps a current version.
+      const partial = join(dir, 'partial.jsonl');
+      writeFileSync(partial, readFileSync(second, 'utf8').split('\n').filter((l) => l && JSON.parse(l).id === plain.id).join('\n') + '\n');
+      assert.notEqual(JSON.parse(readFileSync(partial, 'utf8')).supersededAt, null);
+      assert.deepEqual([(await target.import(partial)).superseded], [0]);
+      assert.equal((await target.get(plain.id)).supersededAt, null);
       const r = await target.import(second);
       assert.deepEqual([r.created, r.superseded], [2, 2], JSON.stringify(r));
       const current = (await target.list({})).items.map((m) => m.text).sort();

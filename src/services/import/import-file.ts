@@ -241,9 +241,17 @@ async function closeRestoredVersions(ctx: ServiceContext, p: Principal, ops: Wri
     for (const m of await ctx.store.getMany(p, closed.slice(i, i + 500).map((op) => op.memory.id))) held.set(m.id, m);
   }
   if (held.size === 0) return ops;
+  // Closed only where its successor will be there (in this file, or already stored): a partial export's record
+  // closed by a version it does not hold would leave the memory with no current version at all.
+  const inFile = new Set(ops.flatMap((op) => (op.kind === 'insert' ? [op.memory.id] : [])));
+  const successors = [...new Set(closed.map((op) => op.memory.supersededBy).filter((id): id is string => id !== null && !inFile.has(id)))];
+  const storedNext = new Set<string>();
+  for (let i = 0; i < successors.length; i += 500) for (const m of await ctx.store.getMany(p, successors.slice(i, i + 500))) storedNext.add(m.id);
   return ops.map((op) => {
     const there = op.kind === 'insert' ? held.get(op.memory.id) : undefined;
     if (!there || there.supersededAt !== null || op.kind !== 'insert') return op;
+    const next = op.memory.supersededBy;
+    if (next === null || !(inFile.has(next) || storedNext.has(next))) return op;
     return { kind: 'mirror', memory: { ...there, supersededAt: op.memory.supersededAt, supersededBy: op.memory.supersededBy } };
   });
 }
