@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { firstWord, positionalsAllowed } from '../../src/surfaces/cli/main.ts';
+import { firstWord, positionalsAllowed, visibleControls } from '../../src/surfaces/cli/main.ts';
 import { num } from '../../src/surfaces/cli/commands/options.ts';
 import type { CommandContext } from '../../src/surfaces/cli/command.ts';
 import { MnemosError } from '../../src/domain/errors.ts';
@@ -41,4 +41,17 @@ test('a number option takes decimals only', () => {
   for (const raw of ['', ' ', '0x1', '0b1', '0o7', 'Infinity', '1e999', 'NaN', '1,5', '1_000', 'one']) {
     assert.throws(() => num(ctx(raw), 'importance'), (err: unknown) => MnemosError.is(err, 'validation_failed') && /--importance must be a number/.test((err as Error).message), raw);
   }
+});
+
+test('human output shows control characters as escapes; tabs and line breaks stay', () => {
+  const rows: [string, string][] = [
+    ['plain text', 'plain text'],
+    ['a\tb\nc', 'a\tb\nc'],
+    ['\u001b]0;pwned\u0007title', '\\x1b]0;pwned\\x07title'],
+    ['red \u001b[31mtext\u001b[0m', 'red \\x1b[31mtext\\x1b[0m'],
+    ['over\rwrite', 'over\\x0dwrite'],
+    ['c1 \u009b31m', 'c1 \\x9b31m'],
+    ['emoji 😀 é', 'emoji 😀 é'],
+  ];
+  for (const [text, shown] of rows) assert.equal(visibleControls(text), shown, JSON.stringify(text));
 });

@@ -301,6 +301,11 @@ test(named('second round: an empty number, a closed pipe, a file that is not a s
     const noJsonCommand = json(dir, db);
     assert.equal(noJsonCommand.code, 2);
     assert.equal(noJsonCommand.body.error.code, 'validation_failed');
+    // A stored escape sequence is shown, not obeyed, in human output; --json keeps the exact text.
+    const escaped = json(dir, db, 'add', 'tea \u001b[31mred\u001b[0m').body.id as string;
+    assert.equal(cli(dir, db, 'get', escaped).stdout.includes('\u001b'), false);
+    assert.match(cli(dir, db, 'get', escaped).stdout, /tea \\x1b\[31mred\\x1b\[0m/);
+    assert.equal(json(dir, db, 'get', escaped).body.text, 'tea \u001b[31mred\u001b[0m');
     // --version answers with the version; an unknown option with no command is an error, not the help and exit 0.
     const version = cli(dir, db, '--version');
     assert.equal(version.code, 0);

@@ -97,6 +97,16 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
+/**
+ * Human output shows a stored text's control characters as escapes (\x1b):
+ * printed raw, an imported file's escape sequences recoloured the terminal,
+ * retitled it or moved the cursor over other output. Tabs and line breaks
+ * stay; `--json` gives the exact text.
+ */
+export function visibleControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
 export async function runCli(argv: string[], io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s), env: process.env, isTTY: !!process.stderr.isTTY }): Promise<number> {
   const wantsJson = argv.includes('--json');
   let mnemos: Mnemos | undefined;
@@ -178,7 +188,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     if (result !== undefined) {
       if (ctx.json || !cmd.human) io.stdout(JSON.stringify(result, null, ctx.json ? 0 : 2) + '\n');
       else {
-        const text = cmd.human(result, ctx);
+        const text = visibleControls(cmd.human(result, ctx));
         if (text) io.stdout(text.endsWith('\n') ? text : text + '\n');
       }
     }
