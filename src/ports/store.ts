@@ -125,7 +125,8 @@ export type WriteOp =
    */
   | { kind: 'lifecycle'; id: string; from: Lifecycle; to: Lifecycle; reason: string; importance?: number; fromImportance?: number }
   /** Closes the current version without a successor (its source no longer has it). */
-  | { kind: 'retire'; id: string; reason: string }
+  /** `at`: when it left its source, by the caller's clock (an import's, injectable); default the batch's time. */
+  | { kind: 'retire'; id: string; reason: string; at?: string }
   | {
       kind: 'forget';
       lineageId: string;

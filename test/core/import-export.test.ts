@@ -496,3 +496,28 @@ test(named('an export restored over an earlier one closes the versions it closes
     await cleanup();
   }
 });
+
+test(named("a chunk that left its file is retired at the import's clock, as the changed ones are superseded"), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const clock = { t: Date.parse('2026-01-01T00:00:00Z') };
+    const m = await openMemory({ db, now: () => clock.t });
+    try {
+      const file = join(dir, 'notes.md');
+      writeFileSync(file, '# One\n\nfirst part\n\n# Two\n\nsecond part\n');
+      assert.equal((await m.import(file)).created, 2);
+      clock.t += 60_000;
+      writeFileSync(file, '# One\n\nfirst part, changed\n');
+      const r = await m.import(file);
+      assert.deepEqual([r.superseded, r.retired], [1, 1]);
+      const closed = (await m.list({ filter: { knownAt: '2026-01-01T00:00:30Z' } })).items;
+      assert.equal(closed.length, 2, 'both chunks were current half a minute in');
+      for (const c of closed) assert.equal(c.supersededAt, '2026-01-01T00:01:00.000Z', `${c.text}: closed at the import's time`);
+      assert.deepEqual((await m.list({ filter: { knownAt: '2026-01-01T00:05:00Z' } })).items.map((x) => x.text), ['# One\n\nfirst part, changed']);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});

@@ -6,7 +6,7 @@ import type { Memory } from '../../domain/memory.ts';
 import { canWrite, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
-import { MEMORY_COLUMNS, memoryToRow, rowToMemory, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
+import { MEMORY_COLUMNS, memoryToRow, rowToMemory, retiredAt, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
 import { rows } from './connection.ts';
 import { addToTermStats, termStatsSql } from './fts.ts';
 import type { PgPlace } from './places.ts';
@@ -221,7 +221,7 @@ export class PgWriter {
       case 'lifecycle':
         return this.lifecycle(ctx, op);
       case 'retire':
-        return this.retire(ctx, op.id, op.reason);
+        return this.retire(ctx, op.id, op.reason, op.at);
       case 'forget':
         return { kind: 'forget', lineageId: op.lineageId, removed: await this.forget(ctx, op.lineageId, op.reason, op.readOnlyOfOthers === true) };
       case 'touch':
@@ -374,14 +374,14 @@ export class PgWriter {
     return { kind: 'lifecycle', id: op.id };
   }
 
-  private async retire(ctx: BatchContext, id: string, reason: string): Promise<WriteResult> {
+  private async retire(ctx: BatchContext, id: string, reason: string, at?: string): Promise<WriteResult> {
     const row = await this.byId(ctx.c, id);
     if (!row) throw new MnemosError('not_found', `memory ${id} does not exist`, { id });
     const m = rowToMemory(row);
     this.assertWritable(ctx.p, m);
     if (m.readOnly) throw new MnemosError('read_only', `memory ${id} is read-only and cannot be retired`, { id });
     if (m.supersededAt !== null) return { kind: 'retire', id };
-    await ctx.c.query('UPDATE memories SET superseded_at = $1 WHERE id = $2', [ctx.now, id]);
+    await ctx.c.query('UPDATE memories SET superseded_at = $1 WHERE id = $2', [retiredAt(m, at, ctx.now), id]);
     await this.audit(ctx, { action: 'supersede', memoryId: id, beforeHash: m.contentHash, afterHash: null, details: { lineageId: m.lineageId, reason } });
     return { kind: 'retire', id };
   }

@@ -41,6 +41,16 @@ export function memoryToRow(m: Memory, docLen: number): unknown[] {
  * millisecond in which both were current.) Never before the old version's own
  * recording, whatever clock the caller injected.
  */
+/**
+ * When a retired version stops being current: the caller's time (an import
+ * retires a vanished chunk at its own, injectable clock, as it supersedes the
+ * changed ones), else the batch's; never before the version was recorded.
+ * The wall clock left a retired chunk current "as known at" the import's time.
+ */
+export function retiredAt(m: Pick<Memory, 'recordedAt'>, at: string | undefined, batchNow: number): number {
+  return Math.max(at !== undefined ? toMs(at) : batchNow, toMs(m.recordedAt));
+}
+
 export function supersededAtMs(prev: Pick<Memory, 'recordedAt'>, next: Pick<Memory, 'recordedAt'>): number {
   return Math.max(toMs(next.recordedAt), toMs(prev.recordedAt));
 }

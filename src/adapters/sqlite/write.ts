@@ -6,7 +6,7 @@ import type { Memory } from '../../domain/memory.ts';
 import { canWrite, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
-import { MEMORY_COLUMNS, memoryToRow, rowToMemory, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
+import { MEMORY_COLUMNS, memoryToRow, rowToMemory, retiredAt, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
 import type { DerivedPlace } from './places.ts';
 import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
@@ -89,7 +89,7 @@ export class SqliteWriter {
       case 'lifecycle':
         return this.lifecycle(ctx, op);
       case 'retire':
-        return this.retire(ctx, op.id, op.reason);
+        return this.retire(ctx, op.id, op.reason, op.at);
       case 'forget':
         this.flushFts(); // a memory written earlier in this batch must be in the index before forget removes it from there
         return { kind: 'forget', lineageId: op.lineageId, removed: this.forget(ctx, op.lineageId, op.reason, op.readOnlyOfOthers === true) };
@@ -211,14 +211,14 @@ export class SqliteWriter {
     return { kind: 'lifecycle', id: op.id };
   }
 
-  private retire(ctx: BatchContext, id: string, reason: string): WriteResult {
+  private retire(ctx: BatchContext, id: string, reason: string, at?: string): WriteResult {
     const row = this.byId.get(id) as MemoryRow | undefined;
     if (!row) throw new MnemosError('not_found', `memory ${id} does not exist`, { id });
     const m = rowToMemory(row);
     this.assertWritable(ctx.p, m);
     if (m.readOnly) throw new MnemosError('read_only', `memory ${id} is read-only and cannot be retired`, { id });
     if (m.supersededAt !== null) return { kind: 'retire', id };
-    this.db.prepare('UPDATE memories SET superseded_at = ? WHERE id = ?').run(ctx.now, id);
+    this.db.prepare('UPDATE memories SET superseded_at = ? WHERE id = ?').run(retiredAt(m, at, ctx.now), id);
     this.audit(ctx, { action: 'supersede', memoryId: id, beforeHash: m.contentHash, afterHash: null, details: { lineageId: m.lineageId, reason } });
     return { kind: 'retire', id };
   }

@@ -7,7 +7,7 @@ import { contentHash, sha256Hex } from '../../domain/hash.ts';
 import { assertMayClaim, type Principal } from '../../domain/principal.ts';
 import type { Memory } from '../../domain/memory.ts';
 import { LIFECYCLES } from '../../domain/memory.ts';
-import { normalizeIso } from '../../domain/time.ts';
+import { normalizeIso, toIso } from '../../domain/time.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
 import { assertDistinctKeys } from '../batch-keys.ts';
 import { buildMemory } from '../build-memory.ts';
@@ -353,7 +353,7 @@ async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops
     if (m.ownerId !== p.id) return;
     stored.note(m);
     // Under the prefix are also the keys of a file named `<abs>#...`: never this file's to retire.
-    if (!fresh.has(m.sourceKey) && isFileKey(abs, m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file' });
+    if (!fresh.has(m.sourceKey) && isFileKey(abs, m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file', at: toIso(ctx.now()) });
   });
   return out;
 }
