@@ -340,21 +340,6 @@ class RecordReader {
  * met. Usually one store call: candidates are admitted unless a race
  * removed them; when some are not, the next read doubles so the calls stay few.
  */
-/**
- * The score of the best result the caller may see in a fused order (best
- * first), reading its first rows a chunk at a time: what minScore dropped,
- * for the answer left empty by it.
- */
-async function bestAdmitted(records: RecordReader, order: readonly FusedResult[]): Promise<number | undefined> {
-  for (let i = 0; i < Math.min(order.length, 400); i += 100) {
-    const chunk = order.slice(i, i + 100);
-    await records.read(chunk.map((f) => f.id));
-    const f = chunk.find((x) => records.admitted(x.id));
-    if (f) return f.score;
-  }
-  return undefined;
-}
-
 async function readPrefix(
   records: RecordReader,
   order: readonly FusedResult[],
@@ -383,6 +368,21 @@ async function readPrefix(
     if (below) return { end, below };
   }
   return { end, below: false };
+}
+
+/**
+ * The score of the best result the caller may see in a fused order (best
+ * first), reading its first rows a chunk at a time: what minScore dropped,
+ * for the answer left empty by it.
+ */
+async function bestAdmitted(records: RecordReader, order: readonly FusedResult[]): Promise<number | undefined> {
+  for (let i = 0; i < Math.min(order.length, 400); i += 100) {
+    const chunk = order.slice(i, i + 100);
+    await records.read(chunk.map((f) => f.id));
+    const f = chunk.find((x) => records.admitted(x.id));
+    if (f) return f.score;
+  }
+  return undefined;
 }
 
 /** Near-tie prior: importance, then recency. Never outranks the fusion itself. */
