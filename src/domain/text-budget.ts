@@ -1,3 +1,5 @@
+import { charBoundary } from './unicode.ts';
+
 /**
  * Answers bounded by characters, for tools whose output goes into an LLM's
  * context: texts are taken in order until the budget runs out, and a text
@@ -18,9 +20,7 @@ export class TextBudget {
       this.left -= text.length;
       return { text, truncated: false };
     }
-    let end = Math.max(0, this.left);
-    const c = text.charCodeAt(end);
-    if (end > 0 && c >= 0xdc00 && c <= 0xdfff) end -= 1;
+    const end = charBoundary(text, Math.max(0, this.left));
     this.left = 0;
     this.cut += 1;
     return { text: text.slice(0, end), truncated: true };

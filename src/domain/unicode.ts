@@ -20,6 +20,13 @@ export const LONE_SURROGATE = 'contains half of a UTF-16 surrogate pair (a broke
 export const hasNoNul = (s: string): boolean => !s.includes('\u0000');
 export const NUL_CHAR = 'contains the NUL character (U+0000), which a PostgreSQL store cannot hold; remove it';
 
+/** `at`, or one before it when a cut there would split a surrogate pair (half an emoji is not text). */
+export function charBoundary(text: string, at: number): number {
+  if (at >= text.length) return text.length;
+  const c = text.charCodeAt(at);
+  return at > 0 && c >= 0xdc00 && c <= 0xdfff ? at - 1 : at;
+}
+
 /** Throws validation_failed when `value` is a string that cannot be stored as given. */
 export function assertStorableText(value: string | null, field: string): void {
   if (value === null) return;

@@ -103,12 +103,18 @@ export async function readMemory(ctx: ServiceContext, p: Principal, id: string):
  * memory given a later one (or none) was refused by the id `add` printed.
  */
 export async function served(ctx: ServiceContext, p: Principal, m: Memory, id: string): Promise<Memory> {
-  const current = m.supersededAt === null ? m : ((await ctx.store.lineage(p, m.lineageId)).find((v) => v.supersededAt === null) ?? m);
+  const current = (await currentVersion(ctx, p, m)) ?? m;
   // The store's reads hide by the wall clock (adapters/sql/scope-sql.ts), and so does this.
   if (current.expiresAt !== null && Date.parse(current.expiresAt) <= Date.now()) {
     throw new MnemosError('not_found', `memory ${id} expired at ${current.expiresAt} (its expiresAt) and is no longer served; its owner can forget it, or update it with a later expiresAt`, { id, expiresAt: current.expiresAt });
   }
   return m;
+}
+
+/** The current version of `m`'s memory as the caller sees it (`m` itself when current); null when it has none. */
+export async function currentVersion(ctx: ServiceContext, p: Principal, m: Memory): Promise<Memory | null> {
+  if (m.supersededAt === null) return m;
+  return (await ctx.store.lineage(p, m.lineageId)).find((v) => v.supersededAt === null) ?? null;
 }
 
 export async function listMemories(ctx: ServiceContext, p: Principal, input: ListInput): Promise<{ items: Memory[]; total: number; offset: number; limit: number }> {

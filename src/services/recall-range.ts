@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
+import { charBoundary } from '../domain/unicode.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
@@ -106,7 +107,7 @@ export async function recallRange(ctx: ServiceContext, p: Principal, input: Reca
     const room = q.maxChars - used;
     // The first piece of an answer holds at least one whole character, or a reader asking for one at a time would never
     // move on; a later piece with no room for one is left for the next call (it had taken two code units: half an emoji).
-    const fits = room <= 0 ? start : cutAt(m.text, start + room);
+    const fits = room <= 0 ? start : charBoundary(m.text, start + room);
     const end = turns.length === 0 ? Math.max(fits, Math.min(m.text.length, start + charLength(m.text, start))) : fits;
     if (end === start && m.text.length > start) {
       truncated = true;
@@ -136,11 +137,4 @@ function charLength(text: string, at: number): number {
   const c = text.charCodeAt(at);
   const d = text.charCodeAt(at + 1);
   return c >= 0xd800 && c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff ? 2 : 1;
-}
-
-/** `at`, or one before it when it would split a surrogate pair (half an emoji is not text). */
-function cutAt(text: string, at: number): number {
-  if (at >= text.length) return text.length;
-  const c = text.charCodeAt(at);
-  return at > 0 && c >= 0xdc00 && c <= 0xdfff ? at - 1 : at;
 }

@@ -3,6 +3,7 @@ import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import { graphCandidates } from '../graph/graph-query.ts';
 import { admitsFilter } from './filter-check.ts';
+import { currentVersion } from './memories.ts';
 import { ledgerExactHits } from '../lifecycle/ledger.ts';
 import { DEFAULT_TIE_EPSILON, rrf, type FusedResult, type RankedList } from '../retrieval/rrf.ts';
 import { parseTimeQuery } from '../retrieval/time/time-expressions.ts';
@@ -309,7 +310,7 @@ class RecordReader {
     if (this.filter.knownAt) {
       for (const m of read) {
         if (m.supersededAt === null || m.expiresAt === null || Date.parse(m.expiresAt) > this.now) continue;
-        const current = (await this.ctx.store.lineage(this.p, m.lineageId)).find((v) => v.supersededAt === null);
+        const current = await currentVersion(this.ctx, this.p, m);
         if (!current || current.expiresAt === null || Date.parse(current.expiresAt) > this.now) this.renewed.add(m.id);
       }
     }

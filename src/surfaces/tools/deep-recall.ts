@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MnemosError } from '../../domain/errors.ts';
 import { deepRecallSchema } from '../../services/deep-recall.ts';
+import { eitherName } from './aliases.ts';
 import { defineTool } from './tool.ts';
 
 /** The service's input plus the original tool set's name for includeMemory (shared/reference/agent-tools.md). */
@@ -20,9 +20,6 @@ export const deepRecall = defineTool({
   input,
   async run(q, { memory }) {
     const { include_memory, includeMemory, ...rest } = q;
-    if (include_memory !== undefined && includeMemory !== undefined && include_memory !== includeMemory) {
-      throw new MnemosError('validation_failed', 'includeMemory and include_memory name the same thing: give one of them', { field: 'includeMemory' });
-    }
-    return memory.deepRecall({ ...rest, includeMemory: includeMemory ?? include_memory ?? false });
+    return memory.deepRecall({ ...rest, includeMemory: eitherName(includeMemory, include_memory, ['includeMemory', 'include_memory']) ?? false });
   },
 });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MnemosError } from '../../domain/errors.ts';
 import { RECALL_MAX_CHARS, recallRangeSchema, type RecallRangeInput } from '../../services/recall-range.ts';
+import { eitherName } from './aliases.ts';
 import { defineTool } from './tool.ts';
 
 /**
@@ -37,15 +38,11 @@ export const recallRange = defineTool({
 
 function unalias(q: z.output<typeof input>): RecallRangeInput {
   const { session_id, max_chars, entries, include_tool_results, sessionId, maxChars, turns, ...rest } = q;
-  const one = <T>(a: T | undefined, b: T | undefined, names: string): T | undefined => {
-    if (a !== undefined && b !== undefined && a !== b) throw new MnemosError('validation_failed', `${names} name the same thing: give one of them`, { field: names.split(' and ')[0]! });
-    return a ?? b;
-  };
-  const session = one(sessionId, session_id, 'sessionId and session_id');
+  const session = eitherName(sessionId, session_id, ['sessionId', 'session_id']);
   if (session === undefined) throw new MnemosError('validation_failed', 'sessionId: required (the session to read from)', { field: 'sessionId' });
   if (entries && entries.to < entries.from) throw new MnemosError('validation_failed', 'entries: to must not be before from', { field: 'entries' });
-  const range = one(turns, entries ? `${entries.from}-${entries.to}` : undefined, 'turns and entries');
-  const chars = one(maxChars, max_chars, 'maxChars and max_chars');
+  const range = eitherName(turns, entries ? `${entries.from}-${entries.to}` : undefined, ['turns', 'entries']);
+  const chars = eitherName(maxChars, max_chars, ['maxChars', 'max_chars']);
   return {
     ...rest,
     sessionId: session,
