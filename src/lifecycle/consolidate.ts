@@ -29,8 +29,8 @@ import { holderDead, newHolder } from './holder.ts';
 import { lifecyclePrincipal } from './principals.ts';
 
 export const CONSOLIDATE_JOB = 'consolidate';
-const PHASES = ['lifecycle', 'merge', 'purge', 'orphans', 'graph', 'vectors'] as const;
-type Phase = (typeof PHASES)[number];
+export const CONSOLIDATION_PHASES = ['lifecycle', 'merge', 'purge', 'orphans', 'graph', 'vectors'] as const;
+type Phase = (typeof CONSOLIDATION_PHASES)[number];
 const MAX_CHANGES_IN_REPORT = 500;
 
 export interface ConsolidationReport {
@@ -57,7 +57,7 @@ export interface ConsolidateOptions {
   /** Run even when nothing is new since the last run. */
   force?: boolean;
   extractor?: Extractor;
-  /** Test hook: called after each phase and each batch (a test kills the process here). */
+  /** Called after each batch and each finished phase (`done`: phases finished); the CLI draws it, a test kills the process here. */
   onProgress?: (phase: string, detail: Record<string, number>) => void | Promise<void>;
   /** Stops a long step (training the built-in model) when aborted, e.g. by a server shutting down; the run then fails and the next one starts over. */
   signal?: AbortSignal;
@@ -117,7 +117,7 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
   let model: ModelRefresh | undefined;
 
   try {
-    for (const phase of PHASES) {
+    for (const phase of CONSOLIDATION_PHASES) {
       if (done.has(phase)) continue;
       let batches = 0;
       const afterBatch = async () => {

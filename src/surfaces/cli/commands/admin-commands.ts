@@ -3,6 +3,7 @@ import { str } from './options.ts';
 import type { AuditProgress, AuditReport } from '../../../services/audit-verify.ts';
 import type { Status } from '../../../services/status.ts';
 import type { Command, CommandContext } from '../command.ts';
+import { progressLine } from '../progress-line.ts';
 
 export const statusCmd: Command = {
   name: 'status',
@@ -37,7 +38,7 @@ const verify: Command = {
   summary: 'check the audit hash chain and every memory against it',
   options: { 'expect-head': { type: 'string' } },
   async run(ctx) {
-    const onProgress = progressLine(ctx);
+    const onProgress = auditProgress(ctx);
     const head = str(ctx, 'expect-head');
     const m = /^(\d+):([0-9a-f]{64})$/.exec(head ?? '');
     if (head !== undefined && !m) throw new MnemosError('validation_failed', '--expect-head takes seq:hash as an earlier audit verify printed it (e.g. 1042:9f86d0...)', { field: 'expect-head' });
@@ -57,14 +58,11 @@ const verify: Command = {
         ].join('\n'),
 };
 
-/** On a terminal (not with --json), one line on stderr that says how far the check got (a million memories take 15 s or so). */
-function progressLine(ctx: CommandContext): ((x: AuditProgress) => void) | undefined {
-  if (!ctx.isTTY || ctx.json) return undefined;
-  return (x) => {
-    if (x.phase === 'done') return ctx.stderr(`\r${' '.repeat(60)}\r`);
-    const what = x.phase === 'chain' ? `audit entries ${x.done}/${x.total}` : `memories ${x.done}`;
-    ctx.stderr(`\rchecking ${what}`.padEnd(60));
-  };
+/** On a terminal (not with --json), how far the check got (a million memories take 15 s or so). */
+function auditProgress(ctx: CommandContext): ((x: AuditProgress) => void) | undefined {
+  const line = progressLine(ctx);
+  if (!line) return undefined;
+  return (x) => (x.phase === 'done' ? line.clear() : line.show(`checking ${x.phase === 'chain' ? `audit entries ${x.done}/${x.total}` : `memories ${x.done}`}`));
 }
 
 export const audit: Command = {

@@ -5,6 +5,7 @@ import { MnemosError, toMnemosError } from '../../../domain/errors.ts';
 import { IMPORT_FORMATS, type FileImportResult, type ImportFormat, type ImportProgress } from '../../../services/import/import-file.ts';
 import { expandImportPaths } from '../../../services/import/import-paths.ts';
 import type { Command, CommandContext } from '../command.ts';
+import { progressLine } from '../progress-line.ts';
 import { str } from './options.ts';
 
 function progressBar(ctx: CommandContext): ((p: ImportProgress) => void) | undefined {
@@ -130,9 +131,12 @@ export const exportCmd: Command = {
     // Without a listener a stream's error (disk full, permissions) was an unhandled event: a stack trace and no JSON error.
     const file = () =>
       (stream ??= createWriteStream(partial, existing && !direct ? { mode: existing.mode & 0o7777 } : {}).on('error', (err) => (failed ??= err)));
+    const progress = progressLine(ctx);
+    let written = 0;
     try {
       const count = await run((line) => {
         if (failed) throw cannotWrite(failed);
+        progress?.show(`exporting: ${++written} ${format === 'metta' ? 'records' : 'memory versions'} written to ${out}`);
         const s = file();
         // events.once removes both listeners when either fires: an error listener per wait, never removed,
         // piled up to a MaxListenersExceededWarning on any large export.
@@ -148,6 +152,7 @@ export const exportCmd: Command = {
       }
       return { format, out, memories: count };
     } finally {
+      progress?.clear();
       if (!direct) rmSync(partial, { force: true });
     }
   },

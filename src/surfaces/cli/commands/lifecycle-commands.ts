@@ -1,9 +1,10 @@
 import type { EntityView } from '../../../graph/graph-query.ts';
-import type { ConsolidationReport } from '../../../lifecycle/consolidate.ts';
+import { CONSOLIDATION_PHASES, type ConsolidationReport } from '../../../lifecycle/consolidate.ts';
 import type { LedgerFact } from '../../../lifecycle/ledger-rules.ts';
 import type { PinOutcome } from '../../../lifecycle/ledger.ts';
 import type { LedgerPending } from '../../../ports/lifecycle.ts';
 import type { Command } from '../command.ts';
+import { progressLine } from '../progress-line.ts';
 import { num, positional, shortTime, str } from './options.ts';
 
 /** CLI for the memory lifecycle: consolidation, pins and the ledger, the knowledge graph. Thin over `memory.lifecycle`. */
@@ -33,7 +34,20 @@ export const consolidateCmd: Command = {
   async run(ctx) {
     const m = await ctx.open();
     if (ctx.values.status) return m.lifecycle.status();
-    return m.consolidate({ force: ctx.values.force === true });
+    const line = progressLine(ctx);
+    if (!line) return m.consolidate({ force: ctx.values.force === true });
+    // Loading the current memories comes before the first phase reports, and takes seconds on a large store.
+    line.show('consolidating: loading memories', true);
+    const steps = CONSOLIDATION_PHASES.length;
+    try {
+      return await m.consolidate({
+        force: ctx.values.force === true,
+        onProgress: (phase, d) =>
+          d.done !== undefined ? line.show(`consolidating: ${phase} done (${d.done} of ${steps} steps)`, true) : line.show(`consolidating: ${phase}, batch ${d.batches}`),
+      });
+    } finally {
+      line.clear();
+    }
   },
   human: (r: ConsolidationReport | { last: ConsolidationReport | null; runs: unknown[] }) =>
     'jobId' in r ? renderReport(r) : r.last ? `last run:\n${renderReport(r.last)}` : 'no consolidation has run yet',

@@ -7,6 +7,7 @@ import type { MemoryStore, ScanPage, WriteOp } from '../../../ports/store.ts';
 import { analyze } from '../../../retrieval/text/analyze.ts';
 import type { Command } from '../command.ts';
 import { assertStoreExists } from '../store-location.ts';
+import { progressLine } from '../progress-line.ts';
 import { num, str } from './options.ts';
 
 export interface MigrateResult {
@@ -104,16 +105,31 @@ async function digestOf(scan: ScanPage, p: Principal): Promise<{ digest: string;
  * the built-in model are derived from the memories and are rebuilt there
  * (by writes with an embedder, `mnemos embed --backfill` and consolidation).
  */
-export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal, batch = 500): Promise<CopyResult> {
+/** How far a copy has got: versions read from the source so far, then the checks. */
+export type CopyProgress = { phase: 'copying'; versions: number } | { phase: 'verifying' | 'ledger' };
+
+export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal, batch = 500, onProgress?: (x: CopyProgress) => void): Promise<CopyResult> {
   // The source is read from one snapshot, and its digest taken from the same one: page by page during
   // writes, a version and its successor read before and after an update failed the copy as a key conflict.
-  const { counts, sourceDigest } = await from.snapshot(async (scan) => ({ counts: await copyPages(scan, to, p, batch, from.backend), sourceDigest: await digestOf(scan, p) }));
+  const { counts, sourceDigest } = await from.snapshot(async (scan) => {
+    const counts = await copyPages(scan, to, p, batch, from.backend, onProgress);
+    onProgress?.({ phase: 'verifying' });
+    return { counts, sourceDigest: await digestOf(scan, p) };
+  });
   const b = await exportDigest(to, p);
+  onProgress?.({ phase: 'ledger' });
   const ledger = await copyLedger(from, to, p);
   return { from: from.location, to: to.location, namespace: p.namespace, ...counts, sourceDigest: sourceDigest.digest, targetDigest: b.digest, ledger, verified: sourceDigest.digest === b.digest && ledger.verified };
 }
 
-async function copyPages(scan: ScanPage, to: MemoryStore, p: Principal, batch: number, backend: string): Promise<{ copied: number; updated: number; unchanged: number; forgotten: number }> {
+async function copyPages(
+  scan: ScanPage,
+  to: MemoryStore,
+  p: Principal,
+  batch: number,
+  backend: string,
+  onProgress?: (x: CopyProgress) => void,
+): Promise<{ copied: number; updated: number; unchanged: number; forgotten: number }> {
   let after: string | null = null;
   let copied = 0;
   let unchanged = 0;
@@ -140,6 +156,7 @@ async function copyPages(scan: ScanPage, to: MemoryStore, p: Principal, batch: n
       else unchanged++;
     }
     after = page[page.length - 1]!.id;
+    onProgress?.({ phase: 'copying', versions: copied + updated + unchanged + forgotten });
   }
   return { copied, updated, unchanged, forgotten };
 }
@@ -175,7 +192,10 @@ export const copy: Command = {
     try {
       const to = await openStore(toLoc, { analyze });
       try {
-        const r = await copyStore(from, to, localOwner(ctx.namespace), num(ctx, 'batch') ?? 500);
+        const line = progressLine(ctx);
+        const r = await copyStore(from, to, localOwner(ctx.namespace), num(ctx, 'batch') ?? 500, (x) =>
+          line?.show(x.phase === 'copying' ? `copying: ${x.versions} memory versions` : x.phase === 'verifying' ? 'copying: comparing the exports of both stores' : 'copying: the ledger', x.phase !== 'copying'),
+        ).finally(() => line?.clear());
         return { ...r, exitCode: r.verified ? 0 : 8 };
       } finally {
         await to.close();
