@@ -30,8 +30,13 @@ const FAMILY = 'sister|brother|mother|father|wife|husband|partner|friend|colleag
 const RELATION_PATTERNS: { hint: RegExp; re: RegExp; build: (m: RegExpExecArray) => ExtractedRelation }[] = [
   { hint: /['’]s /, re: new RegExp(String.raw`(${NAME}) is (${NAME})['’]s (${FAMILY})\b`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: `${m[3]!.toLowerCase()}_of`, object: m[2]! }) },
   { hint: /['’]s /, re: new RegExp(String.raw`(${NAME})['’]s (${FAMILY}),? (?:is )?(${NAME})`, 'gu'), build: (m) => ({ subject: m[3]!, predicate: `${m[2]!.toLowerCase()}_of`, object: m[1]! }) },
-  { hint: /work/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:works|worked|is working|started working) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'works_at', object: m[2]! }) },
-  { hint: /live|moved|relocated/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:lives|lived|moved|relocated) (?:in|to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lives_in', object: m[2]! }) },
+  // "worked at" and "lived in" tell of a past state: as works_at/lives_in they closed the current employer
+  // or home ("worked at Initech before she joined Globex" made Initech current). They get predicates of their
+  // own, which no later relation closes.
+  { hint: /work/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:works|is working|started working) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'works_at', object: m[2]! }) },
+  { hint: /worked|used to work/, re: new RegExp(String.raw`(${NAME}) (?:once |previously |formerly )?(?:worked|used to work) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'worked_at', object: m[2]! }) },
+  { hint: /live|moved|relocated/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:lives|moved|relocated|has moved) (?:in|to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lives_in', object: m[2]! }) },
+  { hint: /lived|used to live/, re: new RegExp(String.raw`(${NAME}) (?:once |previously |formerly )?(?:lived|used to live) (?:in|at) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lived_in', object: m[2]! }) },
   { hint: /married/, re: new RegExp(String.raw`(${NAME}) (?:married|is married to|got married to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'married_to', object: m[2]! }) },
   { hint: /knows|met/, re: new RegExp(String.raw`(${NAME}) (?:knows|met|meets) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'knows', object: m[2]! }) },
 ];

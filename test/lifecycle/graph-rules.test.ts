@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractRules } from '../../src/graph/extract-rules.ts';
+import { isFunctional } from '../../src/graph/extraction.ts';
 import { normalizeName } from '../../src/graph/names.ts';
 import { resolveMention, type ResolvableEntity } from '../../src/graph/resolve.ts';
 
@@ -60,4 +61,21 @@ test('rule extraction: speakers, handles, quoted titles, dates, names, known nam
   // A sentence-initial capital is not a name unless the store already knows it.
   assert.ok(!extractRules('Yesterday was long.').mentions.some((m) => m.name === 'Yesterday'));
   assert.ok(extractRules('dr smith called again', new Set(['smith'])).mentions.some((m) => normalizeName(m.name) === 'smith'));
+});
+
+// "worked at" was read as works_at: a past employer named after the current one closed the current one.
+test('rule extraction: a past employer or home gets a past predicate, which closes nothing', () => {
+  const rows: [string, string[]][] = [
+    ['Alice Chen works at Globex as a staff engineer.', ['Alice Chen|works_at|Globex']],
+    ['Alice Chen worked at Initech for three years before she joined Globex.', ['Alice Chen|worked_at|Initech']],
+    ['Alice Chen used to work for Initech.', ['Alice Chen|worked_at|Initech']],
+    ['Alice Chen previously worked at Initech.', ['Alice Chen|worked_at|Initech']],
+    ['Dana Smith moved to Lisbon last spring.', ['Dana Smith|lives_in|Lisbon']],
+    ['Dana Smith lives in Lisbon now.', ['Dana Smith|lives_in|Lisbon']],
+    ['Dana Smith lived in Berlin as a student.', ['Dana Smith|lived_in|Berlin']],
+    ['Dana Smith used to live in Berlin.', ['Dana Smith|lived_in|Berlin']],
+  ];
+  for (const [text, want] of rows) assert.deepEqual(extractRules(text).relations.map((r) => `${r.subject}|${r.predicate}|${r.object}`), want, text);
+  assert.ok(isFunctional('works_at') && isFunctional('lives_in'));
+  assert.ok(!isFunctional('worked_at') && !isFunctional('lived_in'));
 });

@@ -207,3 +207,22 @@ test(named('a corrected memory takes its old text out of the graph: the old enti
     await s.close();
   }
 });
+
+// "worked at" was read as works_at: the past employer, written later, closed the current one.
+test(named('a past employer or home written later leaves the current one holding'), async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: 'Alice Chen works at Globex as a staff engineer.' });
+    await s.m.remember({ text: 'Dana Smith moved to Lisbon last spring.' });
+    await s.m.consolidate({ force: true });
+    await s.m.remember({ text: 'Alice Chen worked at Initech for three years before she joined Globex.' });
+    await s.m.remember({ text: 'Dana Smith lived in Berlin as a student.' });
+    await s.m.consolidate({ force: true });
+    const held = async (name: string) =>
+      (await s.m.lifecycle.entity(name)).entities[0]!.relations.map((r) => `${r.predicate}:${r.object}:${r.holds}`).sort();
+    assert.deepEqual(await held('Alice Chen'), ['worked_at:Initech:true', 'works_at:Globex:true']);
+    assert.deepEqual(await held('Dana Smith'), ['lived_in:Berlin:true', 'lives_in:Lisbon:true']);
+  } finally {
+    await s.close();
+  }
+});
