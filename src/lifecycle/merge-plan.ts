@@ -43,6 +43,30 @@ function stronger(a: Memory, b: Memory): Memory {
   return a.id < b.id ? a : b;
 }
 
+function containsAll(big: ReadonlySet<string>, small: ReadonlySet<string>): boolean {
+  if (small.size > big.size) return false;
+  for (const w of small) if (!big.has(w)) return false;
+  return true;
+}
+
+/**
+ * The survivor keeps its own text and the loser is archived, so a merge may
+ * only drop words the survivor also says. A pair where each text has a word
+ * the other lacks ("contacted by email" / "by phone", "the deploy succeeded" /
+ * "failed") states two facts however similar it scores, and is not merged:
+ * the newer one, often the current truth, vanished from search. When one
+ * text says all the other does and more, it survives; with the same words,
+ * the stronger one does.
+ */
+function survivorOf(a: Memory, b: Memory, words: (m: Memory) => ReadonlySet<string>): Memory | null {
+  const wa = words(a);
+  const wb = words(b);
+  const aHasB = containsAll(wa, wb);
+  const bHasA = containsAll(wb, wa);
+  if (aHasB && bHasA) return stronger(a, b);
+  return aHasB ? a : bHasA ? b : null;
+}
+
 /**
  * Whether the survivor's valid time covers the loser's. Archiving the loser
  * must not hide a fact at a time it held: a text valid in January 2020 and
@@ -76,8 +100,9 @@ export function keptApart(a: Memory, b: Memory): boolean {
 /**
  * Pairs to merge, most similar first. A memory is merged at most once per
  * run (as survivor or loser), so each merge is one small reversible step.
- * A pair is skipped when the stronger memory's valid time does not cover
- * the other's, or when the owner took the two apart (reverseMerge).
+ * A pair is skipped when neither text says all the other says, when the
+ * survivor's valid time does not cover the other's, or when the owner took
+ * the two apart (reverseMerge).
  */
 export function planMerges(
   memories: readonly Memory[],
@@ -86,11 +111,13 @@ export function planMerges(
 ): PlannedMerge[] {
   const byId = new Map<string, Memory>();
   const items: SimilarityItem[] = [];
+  const wordsOf = new Map<string, ReadonlySet<string>>();
   for (const m of memories) {
     if (!mergeable(m)) continue;
     byId.set(m.id, m);
     const v = opts.vectors?.get(m.id);
     const terms = analyze(m.text);
+    wordsOf.set(m.id, new Set(terms));
     // Only texts with the same numbers, dates and negations are ever compared (vectors blur them too).
     items.push({ id: m.id, group: `${scopeKey(m)}\u0000${m.type}\u0000${factTerms(terms).join(' ')}`, shingles: shingles(terms), ...(v ? { vector: v } : {}) });
   }
@@ -102,7 +129,8 @@ export function planMerges(
     const b = byId.get(pair.b)!;
     if (scopeKey(a) !== scopeKey(b)) continue; // defence in depth: groups already separate scopes
     if (keptApart(a, b)) continue;
-    const survivor = stronger(a, b);
+    const survivor = survivorOf(a, b, (m) => wordsOf.get(m.id)!);
+    if (!survivor) continue;
     const loser = survivor === a ? b : a;
     if (!coversValidTime(survivor, loser)) continue;
     used.add(a.id);

@@ -57,6 +57,8 @@ test('valid time: the survivor must cover the loser (from no later, to no earlie
 
 test('planMerges: near-duplicates only when numbers, dates and valid time agree and the owner did not take them apart', () => {
   const room = (n: number) => `The quarterly budget review with Bob is on Monday at 3pm in room ${n}`;
+  const pref = (how: string) => `The user prefers to be contacted by ${how} on weekdays about Project Falcon status updates and the release notes for the whole team`;
+  const deploy = (how: string) => `Running the deploy-terraform skill against the production cluster with the usual flags and the shared state backend ${how}`;
   const apart = (other: Memory, own: Memory) => ({ keptApartFrom: [{ lineageId: other.lineageId, hash: other.contentHash, ownHash: own.contentHash, at: '2026-01-02T00:00:00.000Z' }] });
   const a = memory('a', { importance: 0.9 });
   const b = memory('b', { text: `${TEXT}.` });
@@ -77,6 +79,11 @@ test('planMerges: near-duplicates only when numbers, dates and valid time agree 
     ['taken apart, recorded on the other side only', [a, memory('b', { text: `${TEXT}.`, metadata: apart(a, memory('b', { text: `${TEXT}.` })) })], []],
     ['taken apart, then a text changed', [memory('a', { importance: 0.9, metadata: apart(memory('b', { text: `${TEXT}!` }), a) }), b], ['a>b']],
     ['episodes never merge', [memory('a', { type: 'episode' }), memory('b', { type: 'episode', text: `${TEXT}.` })], []],
+    // A one-word change in a long sentence scores above the threshold; each side then says something the other does not.
+    ['one word replaced (email / phone)', [memory('a', { text: `${pref('email')}`, importance: 0.9 }), memory('b', { text: pref('phone') })], []],
+    ['one word replaced (succeeded / failed)', [memory('a', { text: deploy('succeeded') }), memory('b', { text: deploy('failed') })], []],
+    ['a text that says all the other says and more survives, even weaker', [memory('a', { text: pref('email'), importance: 0.9 }), memory('b', { text: `${pref('email')} too` })], ['b>a']],
+    ['the same words in another order: the stronger survives', [memory('a', { text: `${TEXT} today` }), memory('b', { text: `Today ${TEXT}`, importance: 0.9 })], ['b>a']],
   ];
   for (const [name, ms, want] of rows) assert.deepEqual(pairs(ms), want, name);
 });
