@@ -153,6 +153,8 @@ export function planLifecycle(memories: readonly Memory[], now: number): { ops: 
       counts.heldByMerge!++;
       continue;
     }
+    // Skills and long-term memories are never scored (formulas.md): counting them made `scored` overstate the work.
+    if (m.lifecycle === 'frozen' || m.lifecycle === 'consolidated') continue;
     counts.scored!++;
     const importance = currentImportance(m, now);
     const move = lifecycleMove(m.lifecycle, importance);

@@ -51,6 +51,11 @@ export function applyPatch(prev: Memory, patch: MemoryPatch, now: number): Memor
   // An expired memory given a new life (a later expiresAt, or none) comes back. Its new version stayed
   // expired: hidden from search and list, and purged by the first expiry's date.
   if (prev.lifecycle === 'expired' && patch.expiresAt !== undefined && (next.expiresAt === null || Date.parse(next.expiresAt) > now)) next.lifecycle = 'activated';
+  // Skills are frozen (never decay) and only skills are: a fact re-typed as a skill kept decaying and was
+  // forgotten, and a skill re-typed as a fact never decayed. Archived and expired memories keep their state.
+  const live = next.lifecycle === 'generated' || next.lifecycle === 'activated' || next.lifecycle === 'consolidated';
+  if (next.type === 'skill' && live) next.lifecycle = 'frozen';
+  else if (next.type !== 'skill' && next.lifecycle === 'frozen') next.lifecycle = 'activated';
   next.contentHash = contentHash(next.text);
   return next;
 }

@@ -164,3 +164,26 @@ test(named('a memory that expires a second time waits the whole retention again 
     await s.close();
   }
 });
+
+// A fact re-typed as a skill kept decaying and was forgotten (then purged); a skill re-typed as a fact never decayed.
+test(named('re-typing a memory to or from skill moves it in or out of frozen, and only generated and activated memories are scored'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const fact = await s.m.remember({ text: 'To rotate the deploy keys, run the rotate-keys script from the ops folder', type: 'fact', importance: 0.01 });
+    const skill = await s.m.remember({ text: 'Bake sourdough: feed the starter, mix, fold every 30 minutes, proof overnight', type: 'skill', importance: 0.01 });
+    const asSkill = await s.m.update(fact.id, { type: 'skill' });
+    const asFact = await s.m.update(skill.id, { type: 'fact' });
+    assert.equal((await s.m.get(asSkill.id))!.lifecycle, 'frozen');
+    assert.equal((await s.m.get(asFact.id))!.lifecycle, 'activated');
+    const report = await s.m.consolidate({ force: true });
+    assert.equal(report.counts.scored, 1, 'the frozen one is not scored');
+    assert.equal((await s.m.get(asSkill.id))!.lifecycle, 'frozen', 'the new skill does not decay');
+    assert.equal((await s.m.get(asFact.id))!.lifecycle, 'expired', 'the former skill decays as a fact');
+    // An archived skill re-typed stays archived: only a live memory is frozen or thawed.
+    const old = await s.m.remember({ text: 'An old note', type: 'fact' });
+    await s.m.store.apply(s.m.principal, [{ kind: 'lifecycle', id: old.id, from: 'generated', to: 'archived', reason: 'owner' }]);
+    assert.equal((await s.m.get((await s.m.update(old.id, { type: 'skill' })).id))!.lifecycle, 'archived');
+  } finally {
+    await s.close();
+  }
+});
