@@ -33,6 +33,7 @@ export async function createToken(ctx: ServiceContext, p: Principal, input: Crea
   const id = `tok_${newId(ctx.now())}`;
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
   const principalId = q.principalId ?? (q.role === 'owner' ? 'owner' : id);
+  if (q.principalId !== undefined) assertIdFree(q.role, principalId, p, await ctx.store.tokens.list(p));
   const record = await ctx.store.tokens.create(p, {
     id,
     hash: sha256Hex(token),
@@ -45,6 +46,26 @@ export async function createToken(ctx: ServiceContext, p: Principal, input: Crea
     revokedAt: null,
   });
   return { token, record };
+}
+
+/**
+ * A principal id belongs to one role. Memories carry their writer's id, and
+ * anyone acting as that id reads and changes them: a guest token created
+ * with `--id owner` read, edited and forgot owner-only memories, and an
+ * owner acting as a guest's id would hand that guest what the owner writes.
+ * So a guest or agent may not take the owner's id ("owner", the creating
+ * owner's, any owner token's) or the engine's (`mnemos-...`), and no token
+ * may take an id another role's token has (revoked ones too: their writes
+ * remain).
+ */
+function assertIdFree(role: Principal['role'], id: string, creator: Principal, tokens: readonly TokenRecord[]): void {
+  const refuse = (why: string) => {
+    throw new MnemosError('validation_failed', `--id ${id} cannot be given to a ${role} token: ${why}`, { field: 'principalId' });
+  };
+  if (role !== 'owner' && (id === 'owner' || id === creator.id)) refuse("it is the owner's id, and whoever acts as it reads and changes the owner's memories");
+  if (role !== 'owner' && id.startsWith('mnemos-')) refuse('ids starting with "mnemos-" are the engine\'s own');
+  const other = tokens.find((t) => t.principalId === id && t.role !== role);
+  if (other) refuse(`${other.id} (${other.role}${other.revokedAt ? ', revoked' : ''}) acts as it, and one id has one role: its memories would be read and changed by both`);
 }
 
 export function listTokens(ctx: ServiceContext, p: Principal): Promise<TokenRecord[]> {

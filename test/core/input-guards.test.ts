@@ -547,3 +547,24 @@ test(named("a guest's search explain carries no whole-namespace vector figures (
     assert.equal(guest.explain.visibleMemories, 0);
   }),
 );
+
+// A guest token made with --id owner read, edited and forgot owner-only memories.
+test(named("a guest or agent token cannot take the owner's id or the engine's, and one id keeps one role"), () =>
+  withMemory(async (m) => {
+    const secret = await m.remember({ text: 'owner-only: the safe code is 5521', visibility: 'owner' });
+    for (const [role, id] of [['guest', 'owner'], ['agent', 'owner'], ['guest', 'mnemos-lifecycle']] as const) {
+      await assert.rejects(m.createToken({ role, principalId: id }), refused('validation_failed', /principalId/), `${role} as ${id}`);
+    }
+    await m.createToken({ role: 'owner', principalId: 'alice' });
+    await assert.rejects(m.createToken({ role: 'guest', principalId: 'alice' }), refused('validation_failed', /principalId/));
+    const guest = await m.createToken({ role: 'guest', principalId: 'visitor-1' });
+    await m.revokeToken(guest.record.id);
+    await assert.rejects(m.createToken({ role: 'owner', principalId: 'visitor-1' }), refused('validation_failed', /principalId/), 'a revoked guest id stays a guest id');
+    // The same role may share an id (two devices of one guest), and ids nobody has are free.
+    await m.createToken({ role: 'guest', principalId: 'visitor-1' });
+    await m.createToken({ role: 'agent', principalId: 'helper-bot' });
+    const tokens = await m.listTokens();
+    assert.ok(!tokens.some((t) => t.role !== 'owner' && t.principalId === 'owner'));
+    await assert.rejects(m.as({ role: 'guest', namespace: 'default', id: 'visitor-1' }).get(secret.id), refused('not_found'));
+  }),
+);
