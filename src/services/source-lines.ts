@@ -50,12 +50,17 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   const q = parseInput(sourceLinesSchema, input, 'memory_get request');
   const abs = resolve(q.path);
   const to = q.from + q.lines - 1;
-  const chunks = (await byLineKey(ctx, p, abs, q.from, to)) ?? (await byWalk(ctx, p, abs, q.from, to));
-  if (!chunks) {
+  const found = (await byLineKey(ctx, p, abs, q.from, to)) ?? (await byWalk(ctx, p, abs, q.from, to));
+  if (!found) {
     throw new MnemosError('not_found', `${q.path} is not the recorded source of any memory visible to you; memory_get reads only cited sources (use a path from a search result)`, {
       field: 'path',
     });
   }
+  // The caller's own chunks of the file, when it has any here: anyone may write a memory claiming a file's
+  // lines as its source, and a guest's chunk spanning the owner's file filled the owner's answer with the
+  // guest's text (a prompt-injection route into an agent that trusts "exact source lines").
+  const own = found.filter((m) => m.ownerId === p.id);
+  const chunks = own.length > 0 ? own : found;
   const allowed = (line: number) => chunks.find((m) => line >= m.source.lineStart! && line <= (m.source.lineEnd ?? m.source.lineStart!));
   // Only owners read the file on disk. A guest could forge a memory claiming any path as its
   // source; serving them stored text only means the disk can never confirm their guesses.
@@ -86,6 +91,7 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   const result: SourceLines = { path: abs, from: q.from, to, lines: out, memoryIds: [...ids], truncated: nextFrom !== null, nextFrom };
   const notes: string[] = [];
   if (out.length === 0) notes.push(`no lines of ${abs} between ${q.from} and ${to} belong to a memory visible to you`);
+  else if (own.length === 0 && p.role === 'owner') notes.push('these lines are the stored text of memories others wrote citing this file, not lines you imported');
   else if (p.role !== 'owner') notes.push('these lines are the stored text of the memories visible to you');
   else if (!onDisk || stale) notes.push('the file is missing or changed since it was imported; these lines are the stored text');
   if (nextFrom !== null) notes.push(`cut at ${MAX_SOURCE_CHARS.toLocaleString('en')} characters: lines from ${nextFrom} on were not returned; ask again with from ${nextFrom}`);

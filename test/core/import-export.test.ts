@@ -521,3 +521,36 @@ test(named("a chunk that left its file is retired at the import's clock, as the 
     await cleanup();
   }
 });
+
+// A guest's memory claiming the owner's file as its source filled the owner's "exact source lines" with its text.
+test(named("memory_get {path} gives the caller's own chunks of a file first: a guest's memory citing the owner's file does not change the owner's lines"), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'notes.md');
+    writeFileSync(file, '# Bank\nAccount 12-34\nat First Bank.\n\n# Plans\nShip it on time.\nCall Ana.\n');
+    const m = await openMemory({ db });
+    try {
+      await m.import(file);
+      const before = await m.sourceLines({ path: file, from: 1, lines: 7 });
+      const guest = m.as({ role: 'guest', namespace: 'default', id: 'g1' });
+      const key = `file:${file}#L1-L7`;
+      await guest.remember({ text: 'a\nb\nc\nd\ne\nf\nAccount 66-66 at Evil Bank.', key, source: { path: file, lineStart: 1, lineEnd: 7 } });
+      const after = await m.sourceLines({ path: file, from: 1, lines: 7 });
+      assert.deepEqual(after.lines, before.lines);
+      assert.ok(after.lines.some((l) => l.text === 'Account 12-34'));
+      assert.ok(!after.lines.some((l) => /Evil|^d$/.test(l.text)), JSON.stringify(after.lines));
+      assert.equal(after.note, undefined, 'the lines are the file on disk');
+      // Re-imported as one chunk under the same key the guest holds: the owner's own chunk answers.
+      writeFileSync(file, 'Account 12-34\nat First Bank.\nShip it on time.\nCall Ana.\nline five\nline six\nline seven\n');
+      await m.import(file);
+      const again = await m.sourceLines({ path: file, from: 1, lines: 7 });
+      assert.deepEqual(again.lines.map((l) => l.text), ['Account 12-34', 'at First Bank.', 'Ship it on time.', 'Call Ana.', 'line five', 'line six', 'line seven']);
+      // The guest still reads what it wrote, and only that.
+      assert.ok((await guest.sourceLines({ path: file, from: 7, lines: 1 })).lines[0]!.text.includes('Evil Bank'));
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
