@@ -8,9 +8,9 @@ import type { PartReport } from './self-state.ts';
  * (default off) and autonomous writes, which are off and cannot be switched
  * on in this version. Reports config only; it never touches the journal file.
  */
-export function journalBridgeParts(ctx: ServiceContext): PartReport[] {
+export function journalBridgeParts(ctx: ServiceContext, namespace: string): PartReport[] {
   const flags = ctx.config.journalBridge ?? {};
-  const path = journalPathOf(ctx);
+  const path = journalPathOf(ctx, namespace);
   const read = (part: string, on: boolean, what: string, key: string): PartReport => ({
     part,
     state: on ? 'on' : 'off',

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { stateDir } from './state-dir.ts';
+import { stateDir, storeIdentity } from './state-dir.ts';
 import { MnemosError } from '../domain/errors.ts';
 import { AgentMemoryBridge } from '../journal/bridge.ts';
 import { clusterText } from '../journal/cluster.ts';
@@ -68,10 +69,22 @@ export interface JournalViewResult {
   message?: string;
 }
 
-/** The engine's journal: configured, else next to a SQLite file, else ./.mnemos/journal.metta. */
-export function journalPathOf(ctx: ServiceContext): string {
+/**
+ * The engine's journal of one namespace: `config.journalPath` when set (the
+ * one who configured it chose it for every namespace the handle serves),
+ * else a file in the store's state directory. Each namespace has its own:
+ * the owner of a second namespace read the first's journal, owner-only
+ * memory text included. The default namespace of a SQLite file keeps
+ * `journal.metta` beside it; another namespace gets `journal.<ns>.metta`.
+ * A server database's state directory is ./.mnemos, which every schema and
+ * database served from there shares, so its names carry the store's
+ * identity too: `journal.<digest>.metta`, `journal.<digest>.<ns>.metta`.
+ */
+export function journalPathOf(ctx: ServiceContext, namespace: string): string {
   if (ctx.config.journalPath) return ctx.config.journalPath;
-  return join(stateDir(ctx.store.location), 'journal.metta');
+  const identity = ctx.store.location.includes('://') ? storeIdentity(ctx.store) : null;
+  const parts = ['journal', ...(identity ? [createHash('sha256').update(identity).digest('hex').slice(0, 16)] : []), ...(namespace === 'default' ? [] : [namespace]), 'metta'];
+  return join(stateDir(ctx.store.location), parts.join('.'));
 }
 
 /** Opens read-only; null when the file does not exist. */
@@ -155,8 +168,8 @@ export function renderView(snapshot: JournalSnapshot, v: JournalViewInput): Boun
  * (both reads default off; autonomous writes cannot be turned on). The
  * journal is read once here; a missing one reads as empty.
  */
-export async function engineJournalBridge(ctx: ServiceContext): Promise<AgentMemoryBridge> {
-  const journal = await openJournalForRead(journalPathOf(ctx));
+export async function engineJournalBridge(ctx: ServiceContext, namespace: string): Promise<AgentMemoryBridge> {
+  const journal = await openJournalForRead(journalPathOf(ctx, namespace));
   const snapshot = journal ? journal.view() : new JournalSnapshot();
   const flags: { promptViewReads?: boolean; indexViewReads?: boolean; autonomousWrites?: unknown } = ctx.config.journalBridge ?? {};
   return new AgentMemoryBridge({

@@ -85,7 +85,7 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, vie
       why: `forget and edit need a preview token, valid ${Math.round(ctx.config.previewTtlMs / 60000)} minutes`,
       setting: 'config previewTtlMs',
     },
-    ...journalBridgeParts(ctx),
+    ...journalBridgeParts(ctx, viewer?.namespace ?? 'default'),
   ];
   for (const extra of extras.parts ?? []) {
     const at = parts.findIndex((x) => x.part === extra.part);
@@ -94,7 +94,7 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, vie
   }
   // Backend facts worth knowing (e.g. pgvector missing, so vectors are scanned exactly).
   const state = { backend: ctx.store.backend, parts, notes: ctx.store.notes?.() ?? [] };
-  return viewer && viewer.role !== 'owner' ? withoutPaths(ctx, state) : state;
+  return viewer && viewer.role !== 'owner' ? withoutPaths(ctx, state, viewer.namespace) : state;
 }
 
 /**
@@ -102,8 +102,8 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, vie
  * files (the store, the journal, saved graphs, a model directory): memory_status
  * hides the store's location from them for the same reason.
  */
-function withoutPaths(ctx: ServiceContext, state: SelfState): SelfState {
-  const paths = [ctx.store.location, dirname(ctx.store.location), journalPathOf(ctx), ctx.config.vectorIndex.graphDir, ctx.config.embeddings.provider === 'onnx' ? ctx.config.embeddings.directory : null]
+function withoutPaths(ctx: ServiceContext, state: SelfState, namespace: string): SelfState {
+  const paths = [ctx.store.location, dirname(ctx.store.location), journalPathOf(ctx, namespace), ctx.config.vectorIndex.graphDir, ctx.config.embeddings.provider === 'onnx' ? ctx.config.embeddings.directory : null]
     .filter((x): x is string => typeof x === 'string' && x.length > 1 && x !== '.')
     .sort((a, b) => b.length - a.length);
   const hide = (text: string) => paths.reduce((t, path) => t.replaceAll(path, '(a path on the server)'), text);

@@ -1,4 +1,5 @@
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
+import type { MemoryStore } from '../ports/store.ts';
 
 /**
  * Where files that belong with a store live (the journal, safety-event logs):
@@ -6,4 +7,29 @@ import { dirname, resolve } from 'node:path';
  */
 export function stateDir(storeLocation: string): string {
   return storeLocation && storeLocation !== ':memory:' && !storeLocation.includes('://') ? dirname(resolve(storeLocation)) : resolve('.mnemos');
+}
+
+/**
+ * A store's identity for naming its files in a state directory (safety-event
+ * logs, a server database's journals), or null for a store that has none
+ * across processes (in-memory). Every store of a directory shares it, so a
+ * name must say whose file it is: a log named by agent alone was recovered
+ * into whichever store slept next, and lost to its own.
+ *
+ * A SQLite file is named by its file name (the log lives beside it, so moving
+ * the folder keeps the pair); a server database by its URL without the
+ * credentials (host, port, database and `?schema=`).
+ */
+export function storeIdentity(store: Pick<MemoryStore, 'backend' | 'location'>): string | null {
+  const loc = store.location;
+  if (!loc || loc === ':memory:') return null;
+  if (!loc.includes('://')) return `sqlite:${basename(resolve(loc))}`;
+  try {
+    const u = new URL(loc);
+    u.username = '';
+    u.password = '';
+    return `${store.backend}:${u.toString()}`;
+  } catch {
+    return `${store.backend}:${loc}`;
+  }
 }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { FileDurableEventLog } from '../../src/cognition/durable-log-file.ts';
 import { VolatileEventLog } from '../../src/cognition/durable-log.ts';
 import type { EpisodicEvent } from '../../src/cognition/episodic-event.ts';
-import { legacySafetyLogName, openSafetyLog, safetyLogName, storeIdentity } from '../../src/services/cycle/safety-log.ts';
+import { legacySafetyLogName, openSafetyLog, safetyLogName } from '../../src/services/cycle/safety-log.ts';
+import { storeIdentity } from '../../src/services/state-dir.ts';
 import { tempDir } from '../helpers/temp.ts';
 
 const sqlite = (location: string) => ({ backend: 'sqlite', location });

@@ -124,3 +124,36 @@ test('default journal path sits next to the SQLite file; self_state reports the 
     cleanup();
   }
 });
+
+// The owner of a second namespace read the first namespace's journal (owner-only memory text included),
+// and on PostgreSQL every schema served from one directory shared ./.mnemos/journal.metta.
+test(named('each namespace, and each server database, has its own engine journal'), async () => {
+  const stores = testStores();
+  const cwd = process.cwd();
+  process.chdir(stores.dir); // a server database keeps its journals in ./.mnemos
+  const m = await openMemory({ db: stores.db });
+  const other = m.as({ role: 'owner', namespace: 'other', id: 'owner' });
+  const second = await openMemory({ db: stores.store('second.db') });
+  try {
+    assert.notEqual(m.journalPath, other.journalPath);
+    if (stores.db.includes('://')) assert.notEqual(m.journalPath, second.journalPath, 'two server databases served from one directory');
+    // SQLite files in one folder keep sharing journal.metta (the folder's owner owns both; its documented name stays).
+    else assert.equal(other.journalPath, join(stores.dir, 'journal.other.metta'));
+    mkdirSync(join(m.journalPath, '..'), { recursive: true });
+    writeFileSync(m.journalPath, REFERENCE_EXAMPLE);
+    assert.ok((await call(m, 'journal_query', { by: 'about', value: 'parser' }) as { count: number }).count > 0);
+    for (const reader of stores.db.includes('://') ? [other, second] : [other]) {
+      const q = (await call(reader, 'journal_query', { by: 'about', value: 'parser' })) as { count: number; exists: boolean };
+      assert.deepEqual([q.exists, q.count], [false, 0]);
+      const v = (await call(reader, 'journal_view', { kind: 'audit' })) as { text: string };
+      assert.equal(v.text, '');
+    }
+    const path = other.selfState().parts.find((p) => p.part === 'journal_prompt_view')!.why;
+    assert.ok(path.includes(other.journalPath), path);
+  } finally {
+    await m.close();
+    await second.close();
+    process.chdir(cwd);
+    await stores.cleanup();
+  }
+});

@@ -1,36 +1,12 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { storeIdentity } from '../state-dir.ts';
 import { FileDurableEventLog } from '../../cognition/durable-log-file.ts';
 import { VolatileEventLog, type DurableEventLog } from '../../cognition/durable-log.ts';
 import type { MemoryStore } from '../../ports/store.ts';
 
 type StoreId = Pick<MemoryStore, 'backend' | 'location'>;
-
-/**
- * A store's identity for naming its safety-event log, or null for a store
- * that has none across processes (in-memory). Logs sit in the store's state
- * directory, which every store of that directory shares (services/state-dir.ts),
- * so the name must say whose events they are: a log named by agent alone was
- * recovered into whichever store slept next, and lost to its own.
- *
- * A SQLite file is named by its file name (the log lives beside it, so moving
- * the folder keeps the pair); a server database by its URL without the
- * credentials (host, port, database and `?schema=`).
- */
-export function storeIdentity(store: StoreId): string | null {
-  const loc = store.location;
-  if (!loc || loc === ':memory:') return null;
-  if (!loc.includes('://')) return `sqlite:${basename(resolve(loc))}`;
-  try {
-    const u = new URL(loc);
-    u.username = '';
-    u.password = '';
-    return `${store.backend}:${u.toString()}`;
-  } catch {
-    return `${store.backend}:${loc}`;
-  }
-}
 
 const safeName = (agent: string) => agent.replace(/[^A-Za-z0-9._-]/g, '_');
 

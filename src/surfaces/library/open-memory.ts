@@ -177,9 +177,9 @@ export class Mnemos {
     return exportMetta(this.ctx, this.principal, writer(write));
   }
 
-  /** Where the engine's MeTTa journal lives (config journalPath or its default). */
+  /** Where the engine's MeTTa journal of this handle's namespace lives (config journalPath or its default). */
   get journalPath(): string {
-    return journalPathOf(this.ctx);
+    return journalPathOf(this.ctx, this.principal.namespace);
   }
 
   /** Owner only: the journal is owner data. Whole clusters; a missing journal is an empty result. */
@@ -197,7 +197,7 @@ export class Mnemos {
   /** The agent bridge over the journal, with the configured read flags (default off); for the owner and agents, never guests. */
   async journalBridge() {
     if (this.principal.role === 'guest') throw new MnemosError('forbidden', 'the journal bridge is for the owner and agents; the journal is owner data and a guest reads none of it');
-    return engineJournalBridge(this.ctx);
+    return engineJournalBridge(this.ctx, this.principal.namespace);
   }
 
   private requireOwner(what: string): void {
