@@ -262,6 +262,14 @@ async function vectorList(
     skipped.vector = 'embeddings are off (MNEMOS_EMBEDDINGS=off)';
     return null;
   }
+  // Trained, the built-in model has learnt which words go together from every memory of the namespace,
+  // owner-only ones included: a guest's query for a word only the owner wrote ranked the guest's shared
+  // memories by the owner's private associations. Guests and agents search by words and the graph then;
+  // an external model (learnt elsewhere) serves them vectors as usual.
+  if (p.role !== 'owner' && svc.embedder instanceof BuiltinEmbedder && svc.embedder.trained) {
+    skipped.vector = "the built-in model is learnt from all of the namespace's memories, owner-only ones included, so only the owner's searches use it; results are keyword and graph (an external embedding model serves everyone)";
+    return null;
+  }
   // Untrained, the built-in embedder's vectors know only word pieces. Fused with the keyword list they push good
   // keyword hits down (LoCoMo recall@5 0.546 keyword-only, 0.371 fused), so in a hybrid search they stand in
   // only when no keyword matched (a misspelt word, say). A vector-only search still gets them.

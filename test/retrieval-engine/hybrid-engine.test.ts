@@ -17,7 +17,7 @@ test(named('vector search applies scope before ranking: a guest finds the shared
     const near = Array.from({ length: 300 }, (_, i) => ({ text: `the lighthouse keeper logged storm number ${i} on the northern cliffs` }));
     await owner.rememberMany(near);
     const shared = await owner.remember({ text: 'the lighthouse keeper wrote about a storm over the cliffs', visibility: 'shared' });
-    await owner.embedBackfill({ retrain: true });
+    // Untrained (word pieces): a trained built-in model serves the owner only (the test below).
     const guest = owner.as({ role: 'guest', namespace: 'default', id: 'g' });
     const r = await guest.search({ query: 'lighthouse keeper storm cliffs', mode: 'vector', limit: 5 });
     assert.deepEqual(r.hits.map((h) => h.memory.id), [shared.id]);
@@ -193,4 +193,32 @@ test(named('an untrained built-in model joins a hybrid search only when no keywo
     assert.ok(trained.explain.lists.includes('vector'));
     assert.equal(trained.explain.skipped.vector, undefined);
   });
+});
+
+// The trained built-in model learns from every memory of the namespace: a guest's query for a word only the
+// owner wrote ranked the guest's shared memories by the owner's private associations.
+test(named("a trained built-in model serves the owner's searches only: a guest's ranking cannot follow owner-only text"), async () => {
+  const { db, cleanup } = testStores();
+  try {
+    const owner = await openMemory({ db });
+    const topics = ['harbour sonar ship', 'goal stadium match', 'lava eruption volcano'];
+    const secret = await owner.rememberMany(Array.from({ length: 120 }, (_, i) => ({ text: `${topics[i % 3]} ${i % 3 === 1 ? 'blorptang ' : ''}notes from day ${i}` })));
+    assert.equal(secret.length, 120);
+    for (const t of topics) await owner.remember({ text: `shared: ${t}`, visibility: 'shared' });
+    await owner.embedBackfill({ retrain: true });
+    const asOwner = await owner.search({ query: 'blorptang', mode: 'vector', limit: 3 });
+    assert.ok(asOwner.explain.lists.includes('vector') && asOwner.hits.length > 0, 'the owner still searches by vectors');
+    const guest = owner.as({ role: 'guest', namespace: 'default', id: 'g' });
+    for (const mode of ['vector', 'hybrid'] as const) {
+      const r = await guest.search({ query: 'blorptang', mode, limit: 3 });
+      assert.deepEqual(r.hits, [], `${mode}: ${JSON.stringify(r.hits.map((h) => h.memory.text))}`);
+      assert.ok(!r.explain.lists.includes('vector'));
+      assert.match(r.explain.skipped.vector ?? '', /only the owner's searches use it/);
+    }
+    // Words the guest can see still find its memories.
+    assert.equal((await guest.search({ query: 'stadium' })).hits[0]!.memory.text, 'shared: goal stadium match');
+    await owner.close();
+  } finally {
+    await cleanup();
+  }
 });
