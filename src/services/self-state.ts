@@ -54,7 +54,11 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, vie
         ? `the ${ctx.store.backend} store does not hold vectors; memory_search fuses keyword, graph and ledger lists only`
         : ctx.config.embeddings.provider === 'off'
           ? 'embeddings are off, so search is keyword-only'
-          : `${vectorIndexWhy(ctx)}, fused with keyword results (RRF)`,
+          : `${vectorIndexWhy(ctx)}, fused with keyword results (RRF)${
+              viewer && viewer.role !== 'owner' && ctx.config.embeddings.provider === 'builtin'
+                ? "; for you only while the built-in model is untrained: trained, it is learnt from the owner's memories too and serves the owner's searches only (search explain says which lists ran)"
+                : ''
+            }`,
       setting: caps.vectors
         ? 'MNEMOS_EMBEDDINGS=builtin|openai|onnx|off; MNEMOS_VECTOR_INDEX=auto|exact|approximate and MNEMOS_VECTOR_INDEX_THRESHOLD (vectors per namespace and model); MNEMOS_VECTOR_GRAPH_DIR (where a built approximate index is saved; off: nowhere)'
         : 'use the SQLite store (default) for vector search',

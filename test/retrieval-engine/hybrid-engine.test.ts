@@ -215,6 +215,8 @@ test(named("a trained built-in model serves the owner's searches only: a guest's
       assert.ok(!r.explain.lists.includes('vector'));
       assert.match(r.explain.skipped.vector ?? '', /only the owner's searches use it/);
     }
+    assert.match(guest.selfState().parts.find((x) => x.part === 'vector_search')!.why, /serves the owner's searches only/);
+    assert.doesNotMatch(owner.selfState().parts.find((x) => x.part === 'vector_search')!.why, /serves the owner's searches only/);
     // Words the guest can see still find its memories.
     assert.equal((await guest.search({ query: 'stadium' })).hits[0]!.memory.text, 'shared: goal stadium match');
     await owner.close();
