@@ -6,11 +6,24 @@ import type { Tombstone } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 import { served } from './memories.ts';
 
+/**
+ * An audit entry as history shows it. The owner gets the whole entry; a guest
+ * or agent gets it without its place in the store-wide chain (`seq`,
+ * `prevHash`, `hash`): the sequence number counted every write of every
+ * namespace, so two looks told a guest how busy the others were.
+ */
+export type HistoryEntry = Omit<AuditEntry, 'seq' | 'prevHash' | 'hash'> & Partial<Pick<AuditEntry, 'seq' | 'prevHash' | 'hash'>>;
+
 export interface History {
   lineageId: string;
   versions: Memory[];
-  audit: AuditEntry[];
+  audit: HistoryEntry[];
   tombstone: Tombstone | null;
+}
+
+function withoutChain(e: AuditEntry): HistoryEntry {
+  const { seq: _seq, prevHash: _prev, hash: _hash, ...rest } = e;
+  return rest;
 }
 
 /** Every version of a memory and every audit entry about it, including after a forget (then only the tombstone). */
@@ -25,7 +38,8 @@ export async function history(ctx: ServiceContext, p: Principal, id: string): Pr
     // must not get the entries of the owner-only ones before it, nor, in the entry that
     // replaced one, its id and content hash (a hash lets a guesser test candidate texts).
     const visible = new Set(versions.map((v) => v.id));
-    const audit = (await ctx.store.audit.forMemories(p, [...visible])).map((e) => {
+    const audit = (await ctx.store.audit.forMemories(p, [...visible])).map((entry) => {
+      const e = withoutChain(entry);
       const previousId = (e.details as { previousId?: unknown }).previousId;
       if (typeof previousId !== 'string' || visible.has(previousId)) return e;
       const { previousId: _hidden, ...details } = e.details as Record<string, unknown>;

@@ -568,3 +568,16 @@ test(named("a guest or agent token cannot take the owner's id or the engine's, a
     await assert.rejects(m.as({ role: 'guest', namespace: 'default', id: 'visitor-1' }).get(secret.id), refused('not_found'));
   }),
 );
+
+// The store-wide sequence number in a guest's history counted every namespace's writes between two looks.
+test(named("a guest's history has no place in the store-wide audit chain (seq, prevHash, hash); the owner's has"), () =>
+  withMemory(async (m) => {
+    const guest = m.as({ role: 'guest', namespace: 'default', id: 'g1' });
+    const mine = await guest.remember({ text: 'a guest note' });
+    const h = await guest.history(mine.id);
+    assert.ok(h.audit.length > 0);
+    for (const e of h.audit) assert.deepEqual([e.seq, e.prevHash, e.hash], [undefined, undefined, undefined], JSON.stringify(e));
+    const o = await m.history(mine.id);
+    assert.ok(o.audit.every((e) => typeof e.seq === 'number' && typeof e.hash === 'string' && typeof e.prevHash === 'string'));
+  }),
+);

@@ -83,6 +83,6 @@ export const historyCmd: Command = {
       `memory ${h.lineageId}${h.tombstone ? ` (forgotten ${shortTime(h.tombstone.forgottenAt)} by ${h.tombstone.actor}: ${h.tombstone.reason})` : ''}`,
       ...h.versions.map((v) => `  v${v.version} ${v.id}  recorded ${shortTime(v.recordedAt)}${v.supersededAt ? `  superseded ${shortTime(v.supersededAt)}` : '  current'}\n     ${oneLine(v.text, 90)}`),
       'audit:',
-      ...h.audit.map((a) => `  #${a.seq} ${shortTime(a.at)} ${a.action.padEnd(9)} ${a.actor}  ${a.memoryId ?? ''}`),
+      ...h.audit.map((a) => `  ${a.seq !== undefined ? `#${a.seq} ` : ''}${shortTime(a.at)} ${a.action.padEnd(9)} ${a.actor}  ${a.memoryId ?? ''}`),
     ].join('\n'),
 };
