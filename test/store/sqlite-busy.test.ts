@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,6 +80,30 @@ test('a store opens, reads and exports while another process holds the write loc
     }
   } finally {
     await holder.release();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// Closing ran PRAGMA optimize with the busy timeout still set: every command against a store another
+// process was writing took its whole budget (10 s) longer to exit, with the thread blocked.
+test('closing a store does not wait for another process\'s write lock', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mnemos-busy-'));
+  const path = join(dir, 'm.db');
+  const flag = join(dir, 'released');
+  const first = SqliteStore.open({ path, analyze, backgroundCheckpoint: false });
+  await first.apply(owner, [{ kind: 'insert', memory: mem(owner, { text: 'written before the lock' }), onExistingSource: 'conflict' }]);
+  await first.close();
+  // This holder lets go by itself after 20 s, leaving a file behind: a close that waited for the lock returns after it.
+  const code = `const fs = require('node:fs'); const D = require(${JSON.stringify(SQLITE)}); const db = new D(${JSON.stringify(path)}); db.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n'); setTimeout(() => { fs.writeFileSync(${JSON.stringify(flag)}, ''); db.exec('ROLLBACK'); db.close(); process.exit(0); }, 20000);`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve) => child.stdout.once('data', resolve));
+  try {
+    const s = SqliteStore.open({ path, analyze, backgroundCheckpoint: false, busyTimeoutMs: 60_000 });
+    assert.equal((await s.list(owner, {}, { limit: 10 })).length, 1);
+    await s.close();
+    assert.equal(existsSync(flag), false, 'close returned while the other process still held the lock');
+  } finally {
+    child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -143,6 +143,25 @@ export function withBusyRetry<T>(fn: () => T, budget = BUSY_TIMEOUT_MS): T {
   }
 }
 
+/**
+ * Upkeep that is only an optimisation (fresh planner statistics, a WAL
+ * checkpoint): tried once without waiting for a lock, and skipped when the
+ * database is busy. With the busy timeout still set, closing a store another
+ * process was writing ran `PRAGMA optimize` into a 10-s wait, so every
+ * command against a busy store took 10 s longer to exit.
+ */
+export function ifNotBusy(db: Database.Database, fn: () => void): void {
+  const wait = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    fn();
+  } catch (err) {
+    if (!isBusy(err)) throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${wait}`);
+  }
+}
+
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

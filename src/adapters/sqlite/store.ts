@@ -29,7 +29,7 @@ import type {
   WriteResult,
 } from '../../ports/store.ts';
 import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
-import { openDatabase, setBusyBudget, withBusyRetry, writeWithRetry } from './connection.ts';
+import { ifNotBusy, openDatabase, setBusyBudget, withBusyRetry, writeWithRetry } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
 import { lastWrite, rowToAudit } from '../sql/audit-rows.ts';
@@ -146,15 +146,7 @@ export class SqliteStore implements MemoryStore {
     // the analysis limit keeps this to milliseconds even on a large file.
     db.pragma('analysis_limit = 1000');
     // Statistics are an optimisation: a store another process is writing to opens at once, without them.
-    const wait = db.pragma('busy_timeout', { simple: true }) as number;
-    db.pragma('busy_timeout = 0');
-    try {
-      db.pragma('optimize = 0x10002');
-    } catch (err) {
-      if (!/BUSY|LOCKED/.test(String((err as { code?: string }).code))) throw err;
-    } finally {
-      db.pragma(`busy_timeout = ${wait}`);
-    }
+    ifNotBusy(db, () => db.pragma('optimize = 0x10002'));
     this.vectors = new SqliteVectorIndex(
       db,
       this.statements,
@@ -206,10 +198,11 @@ export class SqliteStore implements MemoryStore {
     this.vectors.scan.close();
     this.keywords.close();
     await this.checkpointer?.close();
+    // Statistics are an optimisation; a busy database must not hold up closing.
     try {
-      this.db.pragma('optimize');
+      ifNotBusy(this.db, () => this.db.pragma('optimize'));
     } catch {
-      // Statistics are an optimisation; a busy database must not block closing.
+      // Nor may any other failure of it: the handle closes regardless.
     }
     this.db.close();
   }
@@ -239,11 +232,8 @@ export class SqliteStore implements MemoryStore {
    */
   private scrubAfterForget(): void {
     withBusyRetry(() => this.db.prepare("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')").run());
-    try {
-      this.db.pragma('wal_checkpoint(TRUNCATE)');
-    } catch {
-      // Another process holds a read snapshot; its next checkpoint finishes the job.
-    }
+    // Another process holds a read snapshot or the lock: its next checkpoint finishes the job.
+    ifNotBusy(this.db, () => this.db.pragma('wal_checkpoint(TRUNCATE)'));
   }
 
   private stmt(sql: string): Database.Statement {
