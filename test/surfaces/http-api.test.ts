@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { named, testStores } from '../helpers/backend.ts';
@@ -106,10 +107,28 @@ describe('HTTP API (mnemos serve)', () => {
       assert.equal((await call('GET', '/v1/status', owner)).body.memories.total, before);
     });
 
-    it(named('rejects a body over the size limit with 413'), async () => {
+    it(named('rejects a body over the size limit with 413, and the next request on a kept-alive connection still works'), async () => {
       const r = await call('POST', '/v1/memories', owner, { text: 'x'.repeat(5 * 1024 * 1024) });
       assert.equal(r.status, 413);
       assert.equal(r.body.error.code, 'limit_exceeded');
+      // The 413 said keep-alive and the socket was then closed: the client's next request on it failed.
+      const { port } = new URL(server.url);
+      const socket = connect(Number(port), '127.0.0.1');
+      let got = '';
+      socket.on('data', (d) => (got += d.toString()));
+      const until = async (re: RegExp) => {
+        for (let i = 0; i < 200 && !re.test(got); i++) await new Promise((r) => setTimeout(r, 50));
+        assert.match(got, re);
+      };
+      const big = JSON.stringify({ text: 'x'.repeat(5 * 1024 * 1024) });
+      socket.write(`POST /v1/memories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${owner}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`);
+      socket.write(big);
+      await until(/limit_exceeded"[^]*\}\}\}$/);
+      assert.match(got, /^HTTP\/1\.1 413/);
+      assert.doesNotMatch(got, /connection: close/i);
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await until(/HTTP\/1\.1 200[^]*\{"ok":true\}/);
+      socket.destroy();
     });
 
     it(named('unknown tool is 404'), async () => {

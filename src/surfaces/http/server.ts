@@ -1,10 +1,11 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import type { Mnemos } from '../library/open-memory.ts';
 import { TOOLS } from '../tools/index.ts';
 import { createApp } from './app.ts';
-import type { HttpLimits } from './limits.ts';
+import { DEFAULT_LIMITS, type HttpLimits } from './limits.ts';
+import { refuseOversizedBody } from './oversized-body.ts';
 import type { PartReport } from '../../services/self-state.ts';
 
 export interface ServeOptions {
@@ -32,9 +33,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     ...(opts.parts ?? []),
   ];
   const app = createApp({ memory: opts.memory, tools: TOOLS, log: opts.log, surfaceParts: parts, ...(opts.limits ? { limits: opts.limits } : {}) });
+  const listener = getRequestListener(app.fetch);
+  const maxBodyBytes = opts.limits?.maxBodyBytes ?? DEFAULT_LIMITS.maxBodyBytes;
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: opts.host, port: opts.port }, () => resolve(s as Server)) as Server;
+    const s = createServer((req, res) => {
+      if (!refuseOversizedBody(req, res, maxBodyBytes)) void listener(req, res);
+    });
     s.once('error', reject);
+    s.listen(opts.port, opts.host, () => resolve(s));
   });
   // A slow client cannot hold anything: bodies are read in full before the store is touched, and these bound the wait.
   // Keep-alive outlives a busy event loop: a request already queued on a kept-alive socket must not be reset because the
