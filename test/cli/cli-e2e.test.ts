@@ -310,6 +310,10 @@ test(named('second round: an empty number, a closed pipe, a file that is not a s
     const version = cli(dir, db, '--version');
     assert.equal(version.code, 0);
     assert.match(version.stdout, /^mnemos \d+\.\d+\.\d+\n$/);
+    // With --json, one JSON object (it was "no command given").
+    const versionJson = cli(dir, db, '--version', '--json');
+    assert.equal(versionJson.code, 0, versionJson.stderr);
+    assert.match(JSON.parse(versionJson.stdout).version, /^\d+\.\d+\.\d+$/);
     const bogus = cli(dir, db, '--bogus');
     assert.equal(bogus.code, 2);
     assert.match(bogus.stderr, /no command given/);

@@ -101,6 +101,12 @@ describe('HTTP API (mnemos serve)', () => {
       assert.equal(search.body.error.details.field, 'maxResults');
       const recall = await tool('recall_range', owner, { sessionId: OWNER_SESSION, maxChars: 60_001 });
       assert.equal(recall.body.error.details.field, 'maxChars');
+      // A JSON null is not an empty object: refused as the wrong type, like an array or a string.
+      for (const name of ['memory_status', 'self_state', 'memory_search']) {
+        const nul = await tool(name, owner, 'null');
+        assert.equal(nul.status, 400, `${name}: ${JSON.stringify(nul.body)}`);
+        assert.equal(nul.body.error.code, 'validation_failed');
+      }
       const json = await call('POST', '/v1/memories', owner, '{"text": ');
       assert.equal(json.status, 400);
       assert.match(json.body.error.message, /not valid JSON/);

@@ -118,12 +118,12 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     let cmd = COMMANDS.find((c) => c.name === word);
     let path = word ?? '';
     if (!cmd) {
+      if (!word && (argv.includes('--version') || argv.includes('-V'))) {
+        io.stdout(wantsJson ? `${JSON.stringify({ version: packageVersion() })}\n` : `mnemos ${packageVersion()}\n`);
+        return 0;
+      }
       if (!word && wantsJson && !argv.includes('--help') && !argv.includes('-h')) {
         throw new MnemosError('validation_failed', 'no command given; run mnemos --help for the list');
-      }
-      if (!word && (argv.includes('--version') || argv.includes('-V'))) {
-        io.stdout(`mnemos ${packageVersion()}\n`);
-        return 0;
       }
       if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || word === 'help') {
         io.stdout(helpText(COMMANDS) + '\n');

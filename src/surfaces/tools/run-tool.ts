@@ -12,6 +12,7 @@ export function findTool(tools: readonly Tool[], name: string): Tool {
 export async function runTool(tool: Tool, rawInput: unknown, ctx: ToolContext): Promise<unknown> {
   const p = ctx.memory.principal;
   if (tool.ownerOnly && p.role !== 'owner') throw new MnemosError('forbidden', `${tool.name} is for the owner only; this token is a ${p.role} token`, { tool: tool.name });
-  const input = parseInput(tool.input, rawInput ?? {}, `${tool.name} input`);
+  // No input at all is an empty object (an MCP call of a tool without arguments); a JSON null is not one.
+  const input = parseInput(tool.input, rawInput === undefined ? {} : rawInput, `${tool.name} input`);
   return tool.run(input, ctx);
 }
