@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { runCli } from '../../src/surfaces/cli/main.ts';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,6 +98,16 @@ test(named('audit verify detects tampering done directly in the database'), asyn
     report = await m2.verifyAudit();
     assert.ok(report.chainProblems.some((p) => p.seq === 2 && p.problem === 'hash_mismatch'));
     await m2.close();
+
+    // The CLI exits 8 with the report, and the error object every other failure prints with --json.
+    let out = '';
+    let err = '';
+    const code = await runCli(['audit', 'verify', '--db', db, '--json'], { stdout: (x) => ((out += x), true), stderr: (x) => ((err += x), true), env: {}, isTTY: false });
+    assert.equal(code, 8);
+    const body = JSON.parse(out);
+    assert.equal(body.ok, false);
+    assert.equal(body.error.code, 'corrupt');
+    assert.match(err, /audit check failed: \d+ chain and \d+ memory problem/);
   } finally {
     await cleanup();
   }

@@ -27,8 +27,11 @@ test('journal validate: the reference example is valid; an invalid file lists ev
     const rules = r.body.problems.map((p: { rule: string }) => p.rule);
     assert.ok(rules.includes('numeric-value') && rules.includes('duplicate-id-journal'), JSON.stringify(r.body.problems));
     for (const p of r.body.problems.filter((x: { rule: string }) => x.rule !== 'required')) assert.equal(typeof p.line, 'number', JSON.stringify(p));
+    // A script reading .error.code on a non-zero exit finds the code every other failure gives.
+    assert.equal(r.body.error.code, 'validation_failed');
     const human = await cli(dir, 'journal', 'validate', 'bad.metta');
     assert.equal(human.code, 2);
+    assert.match(human.stderr, /not a valid journal: \d+ problems/);
     assert.match(human.stdout, /invalid, \d+ problems/);
     assert.match(human.stdout, /\[numeric-value\] line 10: \(PromotionTrust c-1 1\.5\)/);
 

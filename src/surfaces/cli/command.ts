@@ -1,6 +1,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { Mnemos } from '../library/open-memory.ts';
 import type { VectorIndexConfig } from '../../ports/vectors.ts';
+import type { ErrorCode } from '../../domain/errors.ts';
 
 /**
  * One CLI command = one small module exporting a Command. The CLI parses the
@@ -43,4 +44,20 @@ export interface Command {
   needsExistingStore?: boolean | ((values: CommandContext['values']) => boolean);
   /** Commands with sub-commands (`audit verify`) register them here. */
   subcommands?: Command[];
+}
+
+/**
+ * A command that reports a failure as its result (a tampered audit log, an
+ * invalid journal, an unverified copy) exits non-zero with its report, and
+ * carries this too: the `error` object every other failure prints with
+ * --json, so a script reading `.error.code` on a non-zero exit finds it; the
+ * CLI also writes its message to stderr.
+ */
+export interface ReportedFailure {
+  code: ErrorCode;
+  message: string;
+}
+
+export function reportedFailure(code: ErrorCode, message: string): ReportedFailure {
+  return { code, message };
 }

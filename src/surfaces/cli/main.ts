@@ -5,7 +5,7 @@ import { assertStoreExists } from './store-location.ts';
 import { MnemosError, toMnemosError } from '../../domain/errors.ts';
 import { localOwner } from '../../domain/principal.ts';
 import { openMemory, type Mnemos } from '../library/open-memory.ts';
-import type { Command, CommandContext } from './command.ts';
+import type { Command, CommandContext, ReportedFailure } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 import { EXIT_CODES } from './exit-codes.ts';
 import { embeddingConfigFromEnv } from './embedding-env.ts';
@@ -192,6 +192,8 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
         if (text) io.stdout(text.endsWith('\n') ? text : text + '\n');
       }
     }
+    const failure = (result as { error?: ReportedFailure } | undefined)?.error;
+    if (failure) io.stderr(`mnemos: ${failure.message}\n`);
     return (result as { exitCode?: number } | undefined)?.exitCode ?? 0;
   } catch (err) {
     const e = toMnemosError(err);

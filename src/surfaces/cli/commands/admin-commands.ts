@@ -2,7 +2,7 @@ import { MnemosError } from '../../../domain/errors.ts';
 import { str } from './options.ts';
 import type { AuditProgress, AuditReport } from '../../../services/audit-verify.ts';
 import type { Status } from '../../../services/status.ts';
-import type { Command, CommandContext } from '../command.ts';
+import { reportedFailure, type Command, type CommandContext } from '../command.ts';
 import { progressLine } from '../progress-line.ts';
 
 export const statusCmd: Command = {
@@ -43,7 +43,9 @@ const verify: Command = {
     const m = /^(\d+):([0-9a-f]{64})$/.exec(head ?? '');
     if (head !== undefined && !m) throw new MnemosError('validation_failed', '--expect-head takes seq:hash as an earlier audit verify printed it (e.g. 1042:9f86d0...)', { field: 'expect-head' });
     const report = await (await ctx.open()).verifyAudit({ ...(onProgress ? { onProgress } : {}), ...(m ? { expectHead: { seq: Number(m[1]), hash: m[2]! } } : {}) });
-    return { ...report, exitCode: report.ok ? 0 : 8 };
+    if (report.ok) return { ...report, exitCode: 0 };
+    const found = `${report.problemsFound.chain} chain and ${report.problemsFound.memories} memory problem(s)`;
+    return { ...report, exitCode: 8, error: reportedFailure('corrupt', `audit check failed: ${found} (listed in chainProblems and memoryProblems)`) };
   },
   human: (r: AuditReport) =>
     r.ok

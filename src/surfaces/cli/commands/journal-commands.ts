@@ -14,7 +14,7 @@ import { deriveWithRecord, saveDerivationRecord } from '../../../pln/derivation-
 import { evidencePackets, handoffCache, patham9Sentences, pettaChainerStatements, writeHandoffCache } from '../../../pln/exports.ts';
 import { plnPremises } from '../../../pln/promotion.ts';
 import { openJournalForRead, queryJournalFile, VIEW_KINDS, viewJournalFile, type JournalQueryResult, type JournalViewKind, type JournalViewResult } from '../../../services/journal-reads.ts';
-import type { Command, CommandContext } from '../command.ts';
+import { reportedFailure, type Command, type CommandContext } from '../command.ts';
 import { list, num, positional, str } from './options.ts';
 
 /**
@@ -82,7 +82,7 @@ const validate: Command = {
     }
     if (problems.length === 0 && clusters.length === 0) problems.push({ rule: 'envelope', message: 'no MemoryCluster records found' });
     const valid = problems.length === 0;
-    return { file, valid, clusters: clusters.length, problems, exitCode: valid ? 0 : 2 };
+    return { file, valid, clusters: clusters.length, problems, exitCode: valid ? 0 : 2, ...(valid ? {} : { error: reportedFailure('validation_failed', `${file} is not a valid journal: ${problems.length} problem${problems.length === 1 ? '' : 's'} (listed in problems)`) }) };
   },
   human: (r) =>
     r.valid

@@ -5,7 +5,7 @@ import { localOwner, type Principal } from '../../../domain/principal.ts';
 import type { LedgerFact } from '../../../lifecycle/ledger-rules.ts';
 import type { MemoryStore, ScanPage, WriteOp } from '../../../ports/store.ts';
 import { analyze } from '../../../retrieval/text/analyze.ts';
-import type { Command } from '../command.ts';
+import { reportedFailure, type Command } from '../command.ts';
 import { assertStoreExists } from '../store-location.ts';
 import { progressLine } from '../progress-line.ts';
 import { num, str } from './options.ts';
@@ -196,7 +196,9 @@ export const copy: Command = {
         const r = await copyStore(from, to, localOwner(ctx.namespace), num(ctx, 'batch') ?? 500, (x) =>
           line?.show(x.phase === 'copying' ? `copying: ${x.versions} memory versions` : x.phase === 'verifying' ? 'copying: comparing the exports of both stores' : 'copying: the ledger', x.phase !== 'copying'),
         ).finally(() => line?.clear());
-        return { ...r, exitCode: r.verified ? 0 : 8 };
+        if (r.verified) return { ...r, exitCode: 0 };
+        const why = r.sourceDigest !== r.targetDigest ? 'the exports of the two stores differ' : 'the ledgers of the two stores differ';
+        return { ...r, exitCode: 8, error: reportedFailure('corrupt', `copy not verified: ${why}`) };
       } finally {
         await to.close();
       }
