@@ -1,4 +1,4 @@
-/** `mnemos bench beir <dir>` as a library call: in-memory BM25 over the BEIR folder. */
+/** The in-memory reference BM25 over a BEIR folder as a library call; `mnemos bench beir` runs the real engine instead (engine-search.ts). */
 import { loadBeir, runBeir, type BeirReport } from './beir.ts';
 import { inMemoryBm25Search } from './beir-keyword.ts';
 

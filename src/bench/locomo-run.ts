@@ -1,6 +1,9 @@
 /**
- * `mnemos bench locomo` as a library call: load the file, run one mode, return
- * the report (and per-question results for --dump). Printing is the CLI's job.
+ * The in-memory reference pipeline over LoCoMo as a library call: load the
+ * file, run one mode, return the report (and per-question results). It has
+ * session context, which the engine's stores do not yet, so its figures
+ * (docs/RETRIEVAL.md) are higher than the engine's: `mnemos bench locomo`
+ * runs the real engine instead (engine-search.ts).
  */
 import { loadLocomo } from './locomo.ts';
 import { DEFAULT_LOCOMO_KS, runLocomo, type LocomoRun } from './locomo-harness.ts';

@@ -26,7 +26,8 @@ export const benchServeCmd: Command = {
       writeBenchSection(
         BENCH_FILE,
         // The untrained run is a comparison: it gets a section of its own rather than replacing the main figures.
-        `serve${b.suffix}${untrained ? '-untrained' : ''}`,
+        // A run of another size than the targets' 100,000 memories sits beside those figures, not over them.
+        `serve${n === 100_000 ? '' : `-${n}`}${b.suffix}${untrained ? '-untrained' : ''}`,
         `HTTP server (mnemos serve, ${b.label}${untrained ? ', untrained built-in model' : ''})`,
         [
           `Command: \`mnemos bench serve --n ${n} --seconds ${seconds} --concurrency ${concurrency}${searchThreads !== undefined ? ` --search-threads ${searchThreads}` : ''}${untrained ? ' --untrained' : ''}${b.suffix ? ' --db postgres://...' : ''}\` on ${machineNote()}.`,
