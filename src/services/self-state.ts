@@ -83,6 +83,20 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, vie
     },
     { part: 'dreams', state: 'unavailable', why: 'the dream engine is not part of this build yet', setting: null },
     { part: 'curiosity', state: 'unavailable', why: 'the curiosity engine is not part of this build yet', setting: null },
+    // Seed 002's other parts, said to be missing rather than left out: an agent asked about them had no signal either way.
+    { part: 'hormones', state: 'unavailable', why: 'hormone levels, the emotional briefing and tone guidance are not part of this build yet (memory_status has none)', setting: null },
+    {
+      part: 'skill_learning',
+      state: 'unavailable',
+      why: 'skills are stored as memories of type skill and never decay (frozen), but learning, patching and curating them from use and errors is not part of this build yet',
+      setting: null,
+    },
+    {
+      part: 'reconsolidation',
+      state: 'on',
+      why: 'reading a memory by id recalls it (activated, strengthened a little) and opens its labile window (memory_get labileUntil); memory_edit changes a memory as a new version inside or outside the window, and the library\'s lifecycle.correct turns a correction after the window into a new memory that supersedes the old',
+      setting: 'library: openMemory({ lifecycle: { labileWindowMs } }) (default 30 min)',
+    },
     {
       part: 'two_step_changes',
       state: 'on',

@@ -51,6 +51,9 @@ describe('MCP over stdio (mnemos mcp)', () => {
       assert.equal(bad.error.details.field, 'maxResults');
       const self = parse(await client.callTool({ name: 'self_state', arguments: {} }));
       assert.equal(self.parts.find((p: { part: string }) => p.part === 'mcp_stdio').state, 'on');
+      // Seed 002's parts that are not built are said to be unavailable, not left out.
+      const state = (name: string) => self.parts.find((p: { part: string }) => p.part === name)?.state;
+      assert.deepEqual(['dreams', 'curiosity', 'hormones', 'skill_learning', 'reconsolidation'].map(state), ['unavailable', 'unavailable', 'unavailable', 'unavailable', 'on']);
     } finally {
       await client.close();
     }

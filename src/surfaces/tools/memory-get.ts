@@ -6,7 +6,7 @@ import { defineTool } from './tool.ts';
 export const memoryGet = defineTool({
   name: 'memory_get',
   description:
-    'Read one memory by id ({id}), or the exact lines of a source file after a search ({path, from?, lines?}). Only files cited as the source of a memory you can see can be read, and only their cited lines. Reading a memory by id recalls it: it is activated, strengthened a little, and for a while a correction updates it in place (labileUntil).',
+    'Read one memory by id ({id}), or the exact lines of a source file after a search ({path, from?, lines?}). Only files cited as the source of a memory you can see can be read, and only their cited lines. Reading a memory by id recalls it: it is activated and strengthened a little, and labileUntil says until when it stays labile (reconsolidation); memory_edit changes it as a new version either way.',
   input: z
     .object({
       id: z.string().min(1).max(64).optional().describe('memory id from a search result'),
