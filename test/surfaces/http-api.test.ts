@@ -55,6 +55,10 @@ describe('HTTP API (mnemos serve)', () => {
         assert.ok(doc.paths[`/v1/tools/${name}`], `openapi lists ${name}`);
       }
       assert.ok(doc.paths['/v1/memories'].post.requestBody);
+      // /mcp lists the transport's own answers: 202 for a notification, JSON-RPC errors, 406, 405 for GET and DELETE.
+      assert.deepEqual(Object.keys(doc.paths['/mcp']).sort(), ['delete', 'get', 'post']);
+      for (const st of ['200', '202', '400', '401', '406', '413']) assert.ok(doc.paths['/mcp'].post.responses[st], `/mcp ${st}`);
+      assert.equal(doc.paths['/mcp'].post.responses['400'].content['application/json'].schema.properties.error.properties.code.type, 'integer');
       const search = doc.paths['/v1/tools/memory_search'].post.requestBody.content['application/json'].schema;
       assert.equal(search.properties.maxResults.maximum, 50, 'caps come from the validating schema');
     });

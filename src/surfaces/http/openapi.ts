@@ -71,8 +71,31 @@ export function buildOpenApi(tools: readonly Tool[], limits: HttpLimits): Record
     },
   };
   paths['/healthz'] = { get: { operationId: 'healthz', summary: 'liveness, no token needed', security: [], responses: { '200': ok('{ok: true}') } } };
+  // The transport answers JSON-RPC itself past authentication and the body limit: its statuses and error
+  // bodies are the protocol's, not ours (the document listed only ours).
+  const jsonRpcError = {
+    type: 'object',
+    properties: { jsonrpc: { const: '2.0' }, error: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' } }, required: ['code', 'message'] }, id: {} },
+    required: ['jsonrpc', 'error'],
+  };
+  const pick = (...statuses: string[]) => Object.fromEntries(statuses.map((st) => [st, errors[st]]));
+  const notAllowed = { '405': { description: 'this stateless server answers POST only (no server-sent event stream, no session to delete)' } };
   paths['/mcp'] = {
-    post: { operationId: 'mcp', summary: 'MCP streamable HTTP transport (stateless, JSON responses); same tools as /v1/tools', requestBody: jsonBody({ type: 'object' }), responses: { '200': ok('JSON-RPC response'), ...errors } },
+    post: {
+      operationId: 'mcp',
+      summary: 'MCP streamable HTTP transport (stateless, JSON responses); same tools as /v1/tools',
+      description: 'Send Accept: application/json, text/event-stream (MCP clients do).',
+      requestBody: jsonBody({ type: ['object', 'array'] }),
+      responses: {
+        '200': ok('JSON-RPC response'),
+        '202': { description: 'a notification or response was accepted; no body' },
+        '400': { description: 'JSON-RPC error (parse error, invalid request)', content: { 'application/json': { schema: jsonRpcError } } },
+        '406': { description: 'the Accept header does not list both application/json and text/event-stream', content: { 'application/json': { schema: jsonRpcError } } },
+        ...pick('401', '403', '413', '500'),
+      },
+    },
+    get: { operationId: 'mcpStream', summary: 'not offered', responses: notAllowed },
+    delete: { operationId: 'mcpSession', summary: 'not offered', responses: notAllowed },
   };
   return {
     openapi: '3.1.0',
