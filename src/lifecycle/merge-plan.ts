@@ -43,28 +43,26 @@ function stronger(a: Memory, b: Memory): Memory {
   return a.id < b.id ? a : b;
 }
 
-function containsAll(big: ReadonlySet<string>, small: ReadonlySet<string>): boolean {
-  if (small.size > big.size) return false;
-  for (const w of small) if (!big.has(w)) return false;
+/**
+ * The survivor keeps its own text and the loser is archived, so a merge may
+ * neither drop a word nor add one: only texts with the same words (in any
+ * order, case or punctuation) are merged. Each text having a word the other
+ * lacks ("contacted by email" / "by phone", "succeeded" / "failed") is two
+ * facts however similar it scores, and so is one text adding a word ("Dana
+ * is the former team lead" / "Dana is the team lead", "the backup is
+ * disabled" / "the backup is on"): the newer one, often the current truth,
+ * vanished from search.
+ */
+function sameWords(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const w of a) if (!b.has(w)) return false;
   return true;
 }
 
-/**
- * The survivor keeps its own text and the loser is archived, so a merge may
- * only drop words the survivor also says. A pair where each text has a word
- * the other lacks ("contacted by email" / "by phone", "the deploy succeeded" /
- * "failed") states two facts however similar it scores, and is not merged:
- * the newer one, often the current truth, vanished from search. When one
- * text says all the other does and more, it survives; with the same words,
- * the stronger one does.
- */
-function survivorOf(a: Memory, b: Memory, words: (m: Memory) => ReadonlySet<string>): Memory | null {
-  const wa = words(a);
-  const wb = words(b);
-  const aHasB = containsAll(wa, wb);
-  const bHasA = containsAll(wb, wa);
-  if (aHasB && bHasA) return stronger(a, b);
-  return aHasB ? a : bHasA ? b : null;
+/** A survivor with a TTL would take a memory that has none, or a later one, with it when it expires. */
+export function outlives(survivor: Pick<Memory, 'expiresAt'>, loser: Pick<Memory, 'expiresAt'>): boolean {
+  if (survivor.expiresAt === null) return true;
+  return loser.expiresAt !== null && Date.parse(survivor.expiresAt) >= Date.parse(loser.expiresAt);
 }
 
 /**
@@ -100,9 +98,9 @@ export function keptApart(a: Memory, b: Memory): boolean {
 /**
  * Pairs to merge, most similar first. A memory is merged at most once per
  * run (as survivor or loser), so each merge is one small reversible step.
- * A pair is skipped when neither text says all the other says, when the
- * survivor's valid time does not cover the other's, or when the owner took
- * the two apart (reverseMerge).
+ * A pair is skipped when the two texts do not have the same words, when
+ * the survivor's valid time does not cover the other's or its TTL ends
+ * first, or when the owner took the two apart (reverseMerge).
  */
 export function planMerges(
   memories: readonly Memory[],
@@ -129,10 +127,10 @@ export function planMerges(
     const b = byId.get(pair.b)!;
     if (scopeKey(a) !== scopeKey(b)) continue; // defence in depth: groups already separate scopes
     if (keptApart(a, b)) continue;
-    const survivor = survivorOf(a, b, (m) => wordsOf.get(m.id)!);
-    if (!survivor) continue;
+    if (!sameWords(wordsOf.get(a.id)!, wordsOf.get(b.id)!)) continue;
+    const survivor = stronger(a, b);
     const loser = survivor === a ? b : a;
-    if (!coversValidTime(survivor, loser)) continue;
+    if (!coversValidTime(survivor, loser) || !outlives(survivor, loser)) continue;
     used.add(a.id);
     used.add(b.id);
     out.push({ survivorId: survivor.id, loserId: loser.id, similarity: Math.round(pair.similarity * 1e4) / 1e4, method: pair.method });

@@ -4,7 +4,7 @@ import { contentHash } from '../../src/domain/hash.ts';
 import type { Memory } from '../../src/domain/memory.ts';
 import { DEFAULT_LIFECYCLE_CONFIG } from '../../src/lifecycle/config.ts';
 import { mergeOps, planAllMerges, planLifecycle, planOrphanRescue, planPurge, surfaceWords } from '../../src/lifecycle/consolidation-phases.ts';
-import { coversValidTime } from '../../src/lifecycle/merge-plan.ts';
+import { coversValidTime, outlives } from '../../src/lifecycle/merge-plan.ts';
 import { factTerms } from '../../src/lifecycle/similarity.ts';
 
 /** Pure rules of merging: which pairs merge, and how merge losers live, get purged and get rescued. */
@@ -39,6 +39,19 @@ test('fact terms: digits, date words and negations, in text order', () => {
   for (const [text, want] of rows) assert.deepEqual(factTerms(surfaceWords(text)), want, text);
 });
 
+test('TTL: the survivor must outlive the loser', () => {
+  const at = (d: string | null) => ({ expiresAt: d && `${d}T00:00:00.000Z` });
+  const rows: [string, ReturnType<typeof at>, ReturnType<typeof at>, boolean][] = [
+    ['neither expires', at(null), at(null), true],
+    ['only the loser expires', at(null), at('2026-07-01'), true],
+    ['only the survivor expires', at('2026-07-01'), at(null), false],
+    ['the survivor expires later', at('2026-08-01'), at('2026-07-01'), true],
+    ['the same instant', at('2026-07-01'), at('2026-07-01'), true],
+    ['the survivor expires first', at('2026-07-01'), at('2026-08-01'), false],
+  ];
+  for (const [name, s, l, want] of rows) assert.equal(outlives(s, l), want, name);
+});
+
 test('valid time: the survivor must cover the loser (from no later, to no earlier)', () => {
   const iv = (validFrom: string, validTo: string | null) => ({ validFrom: `${validFrom}T00:00:00.000Z`, validTo: validTo && `${validTo}T00:00:00.000Z` });
   const rows: [string, ReturnType<typeof iv>, ReturnType<typeof iv>, boolean][] = [
@@ -58,6 +71,7 @@ test('valid time: the survivor must cover the loser (from no later, to no earlie
 test('planMerges: near-duplicates only when numbers, dates and valid time agree and the owner did not take them apart', () => {
   const room = (n: number) => `The quarterly budget review with Bob is on Monday at 3pm in room ${n}`;
   const pref = (how: string) => `The user prefers to be contacted by ${how} on weekdays about Project Falcon status updates and the release notes for the whole team`;
+  const lead = (what: string) => `Dana is the ${what} of the platform group in the Lisbon office for the next quarter`;
   const deploy = (how: string) => `Running the deploy-terraform skill against the production cluster with the usual flags and the shared state backend ${how}`;
   const apart = (other: Memory, own: Memory) => ({ keptApartFrom: [{ lineageId: other.lineageId, hash: other.contentHash, ownHash: own.contentHash, at: '2026-01-02T00:00:00.000Z' }] });
   const a = memory('a', { importance: 0.9 });
@@ -82,7 +96,12 @@ test('planMerges: near-duplicates only when numbers, dates and valid time agree 
     // A one-word change in a long sentence scores above the threshold; each side then says something the other does not.
     ['one word replaced (email / phone)', [memory('a', { text: `${pref('email')}`, importance: 0.9 }), memory('b', { text: pref('phone') })], []],
     ['one word replaced (succeeded / failed)', [memory('a', { text: deploy('succeeded') }), memory('b', { text: deploy('failed') })], []],
-    ['a text that says all the other says and more survives, even weaker', [memory('a', { text: pref('email'), importance: 0.9 }), memory('b', { text: `${pref('email')} too` })], ['b>a']],
+    // One text adding a word can reverse it ("former", "disabled"): the newer, shorter one vanished from search.
+    ['one word added (the former team lead / the team lead)', [memory('a', { text: lead('former team lead'), importance: 0.9 }), memory('b', { text: lead('team lead') })], []],
+    ['one word added, the longer one newer', [memory('a', { text: lead('team lead'), importance: 0.9 }), memory('b', { text: lead('acting team lead') })], []],
+    // A survivor whose TTL ends first took its TTL-free duplicate out of search when it expired.
+    ['the stronger one expires, the other does not', [memory('a', { importance: 0.9, expiresAt: '2026-06-03T00:00:00.000Z' }), b], []],
+    ['the stronger one expires later than the other', [memory('a', { importance: 0.9, expiresAt: '2026-09-01T00:00:00.000Z' }), memory('b', { text: `${TEXT}.`, expiresAt: '2026-07-01T00:00:00.000Z' })], ['a>b']],
     ['the same words in another order: the stronger survives', [memory('a', { text: `${TEXT} today` }), memory('b', { text: `Today ${TEXT}`, importance: 0.9 })], ['b>a']],
   ];
   for (const [name, ms, want] of rows) assert.deepEqual(pairs(ms), want, name);
