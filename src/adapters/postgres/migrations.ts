@@ -1,3 +1,4 @@
+import { refuseNewerSchema } from '../newer-schema.ts';
 import type pg from 'pg';
 
 /**
@@ -413,6 +414,7 @@ export async function migratePg(client: pg.PoolClient, schema: string | null): P
     await client.query('CREATE TABLE IF NOT EXISTS mnemos_schema (version INTEGER NOT NULL, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
     const r = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM mnemos_schema');
     let current = r.rows[0]?.v ?? 0;
+    refuseNewerSchema(current, PG_LATEST_SCHEMA_VERSION, 'PostgreSQL');
     for (const m of PG_MIGRATIONS) {
       if (m.version <= current) continue;
       await client.query(m.sql);

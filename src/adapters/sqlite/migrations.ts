@@ -1,3 +1,4 @@
+import { refuseNewerSchema } from '../newer-schema.ts';
 import type Database from 'better-sqlite3';
 import { LIFECYCLE_SCHEMA_SQL } from './lifecycle-schema.ts';
 
@@ -256,7 +257,8 @@ export function migrate(db: Database.Database): number {
   // Up to date: a plain read, no write lock. Taking it on every open made any command (an export, a search)
   // wait behind another process's long import before it read anything.
   const found = db.pragma('user_version', { simple: true }) as number;
-  if (found >= LATEST_SCHEMA_VERSION) return found;
+  refuseNewerSchema(found, LATEST_SCHEMA_VERSION, 'SQLite');
+  if (found === LATEST_SCHEMA_VERSION) return found;
   const run = db.transaction(() => {
     let current = db.pragma('user_version', { simple: true }) as number;
     for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
