@@ -1,6 +1,6 @@
 /**
- * Runs every test file under test/ with node's test runner, in two passes:
- * the whole suite on SQLite, then the store-backed files (those importing
+ * Runs every test file under test/ with node's test runner, in two passes at
+ * once: the whole suite on SQLite, and the store-backed files (those importing
  * test/helpers/backend.ts) again on PostgreSQL with MNEMOS_TEST_BACKEND=postgres.
  * The PostgreSQL pass needs MNEMOS_TEST_PG_URL; without it the pass is
  * skipped with a loud message, or fails when MNEMOS_TEST_REQUIRE_PG=1 (CI).
@@ -8,9 +8,10 @@
  * arguments filter by substring: `npm test -- sqlite` runs only files whose
  * path contains "sqlite".
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { spawn } from 'node:child_process';
 
 function collect(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir).sort()) {
@@ -29,12 +30,27 @@ function shout(msg: string): void {
   console.error(`\n${bar}\n${msg}\n${bar}\n`);
 }
 
-function pass(backend: 'sqlite' | 'postgres', files: string[]): { ok: boolean; seconds: number } {
-  console.log(`\n=== ${backend} pass: ${files.length} test files ===\n`);
+/**
+ * One pass of node's test runner on one backend. Its output is kept in a file
+ * and printed whole when the pass ends, so the two passes can run at once
+ * without their lines interleaving.
+ */
+function pass(backend: 'sqlite' | 'postgres', files: string[]): Promise<{ ok: boolean; seconds: number; backend: string }> {
   const start = Date.now();
   const env = { ...process.env, MNEMOS_TEST_BACKEND: backend };
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { stdio: 'inherit', env });
-  return { ok: result.status === 0, seconds: Math.round((Date.now() - start) / 1000) };
+  const log = join(mkdtempSync(join(tmpdir(), 'mnemos-test-log-')), `${backend}.log`);
+  const out = openSync(log, 'w');
+  console.log(`=== ${backend} pass started: ${files.length} test files ===`);
+  const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { stdio: ['ignore', out, out], env });
+  return new Promise((resolve) => {
+    child.on('exit', (code) => {
+      closeSync(out);
+      console.log(`\n=== ${backend} pass: ${files.length} test files ===\n`);
+      process.stdout.write(readFileSync(log));
+      rmSync(dirname(log), { recursive: true, force: true });
+      resolve({ ok: code === 0, seconds: Math.round((Date.now() - start) / 1000), backend });
+    });
+  });
 }
 
 const filters = process.argv.slice(2);
@@ -46,14 +62,21 @@ if (files.length === 0) {
 
 const summary: string[] = [];
 let ok = true;
-const sqlite = pass('sqlite', files);
+const pgFiles = files.filter(storeBacked);
+const runPg = pgFiles.length > 0 && !!process.env.MNEMOS_TEST_PG_URL;
+// The passes run at once: most of a test's time is spent waiting on child processes, servers and the
+// database, so two runners share two cores well (one after the other took about 12 minutes in CI).
+// MNEMOS_TEST_SERIAL=1 runs them one after the other.
+const serial = process.env.MNEMOS_TEST_SERIAL === '1';
+const sqliteRun = pass('sqlite', files);
+const pgRun = runPg ? (serial ? sqliteRun.then(() => pass('postgres', pgFiles)) : pass('postgres', pgFiles)) : null;
+const sqlite = await sqliteRun;
 ok &&= sqlite.ok;
 summary.push(`sqlite: ${sqlite.ok ? 'passed' : 'FAILED'} (${files.length} files, ${sqlite.seconds}s)`);
 
-const pgFiles = files.filter(storeBacked);
 if (pgFiles.length > 0) {
-  if (process.env.MNEMOS_TEST_PG_URL) {
-    const postgres = pass('postgres', pgFiles);
+  if (pgRun) {
+    const postgres = await pgRun;
     ok &&= postgres.ok;
     summary.push(`postgres: ${postgres.ok ? 'passed' : 'FAILED'} (${pgFiles.length} files, ${postgres.seconds}s)`);
   } else if (process.env.MNEMOS_TEST_REQUIRE_PG === '1') {
