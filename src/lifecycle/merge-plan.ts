@@ -44,19 +44,18 @@ function stronger(a: Memory, b: Memory): Memory {
 }
 
 /**
- * The survivor keeps its own text and the loser is archived, so a merge may
- * neither drop a word nor add one: only texts with the same words (in any
- * order, case or punctuation) are merged. Each text having a word the other
+ * The survivor keeps its own text and the loser is archived, so only texts
+ * that say the same words in the same order (whatever their case,
+ * punctuation or spacing) are merged. Each text having a word the other
  * lacks ("contacted by email" / "by phone", "succeeded" / "failed") is two
- * facts however similar it scores, and so is one text adding a word ("Dana
- * is the former team lead" / "Dana is the team lead", "the backup is
- * disabled" / "the backup is on"): the newer one, often the current truth,
- * vanished from search.
+ * facts however similar it scores; so is one text adding a word ("Dana is
+ * the former team lead" / "Dana is the team lead", "the backup is disabled"
+ * / "is on"), and so are the same words in another order ("from staging to
+ * production" / "from production to staging"): the newer one, often the
+ * current truth, vanished from search.
  */
-function sameWords(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const w of a) if (!b.has(w)) return false;
-  return true;
+function sameWords(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((w, i) => w === b[i]);
 }
 
 /** A survivor with a TTL would take a memory that has none, or a later one, with it when it expires. */
@@ -98,7 +97,7 @@ export function keptApart(a: Memory, b: Memory): boolean {
 /**
  * Pairs to merge, most similar first. A memory is merged at most once per
  * run (as survivor or loser), so each merge is one small reversible step.
- * A pair is skipped when the two texts do not have the same words, when
+ * A pair is skipped when the two texts do not say the same words, when
  * the survivor's valid time does not cover the other's or its TTL ends
  * first, or when the owner took the two apart (reverseMerge).
  */
@@ -109,13 +108,13 @@ export function planMerges(
 ): PlannedMerge[] {
   const byId = new Map<string, Memory>();
   const items: SimilarityItem[] = [];
-  const wordsOf = new Map<string, ReadonlySet<string>>();
+  const wordsOf = new Map<string, readonly string[]>();
   for (const m of memories) {
     if (!mergeable(m)) continue;
     byId.set(m.id, m);
     const v = opts.vectors?.get(m.id);
     const terms = analyze(m.text);
-    wordsOf.set(m.id, new Set(terms));
+    wordsOf.set(m.id, terms);
     // Only texts with the same numbers, dates and negations are ever compared (vectors blur them too).
     items.push({ id: m.id, group: `${scopeKey(m)}\u0000${m.type}\u0000${factTerms(terms).join(' ')}`, shingles: shingles(terms), ...(v ? { vector: v } : {}) });
   }

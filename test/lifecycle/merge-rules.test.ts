@@ -71,6 +71,7 @@ test('valid time: the survivor must cover the loser (from no later, to no earlie
 test('planMerges: near-duplicates only when numbers, dates and valid time agree and the owner did not take them apart', () => {
   const room = (n: number) => `The quarterly budget review with Bob is on Monday at 3pm in room ${n}`;
   const pref = (how: string) => `The user prefers to be contacted by ${how} on weekdays about Project Falcon status updates and the release notes for the whole team`;
+  const sync = (from: string, to: string) => `Sync the database from the ${from} server to the ${to} server every night`;
   const lead = (what: string) => `Dana is the ${what} of the platform group in the Lisbon office for the next quarter`;
   const deploy = (how: string) => `Running the deploy-terraform skill against the production cluster with the usual flags and the shared state backend ${how}`;
   const apart = (other: Memory, own: Memory) => ({ keptApartFrom: [{ lineageId: other.lineageId, hash: other.contentHash, ownHash: own.contentHash, at: '2026-01-02T00:00:00.000Z' }] });
@@ -102,7 +103,13 @@ test('planMerges: near-duplicates only when numbers, dates and valid time agree 
     // A survivor whose TTL ends first took its TTL-free duplicate out of search when it expired.
     ['the stronger one expires, the other does not', [memory('a', { importance: 0.9, expiresAt: '2026-06-03T00:00:00.000Z' }), b], []],
     ['the stronger one expires later than the other', [memory('a', { importance: 0.9, expiresAt: '2026-09-01T00:00:00.000Z' }), memory('b', { text: `${TEXT}.`, expiresAt: '2026-07-01T00:00:00.000Z' })], ['a>b']],
-    ['the same words in another order: the stronger survives', [memory('a', { text: `${TEXT} today` }), memory('b', { text: `Today ${TEXT}`, importance: 0.9 })], ['b>a']],
+    ['the same words, other case and punctuation: the stronger survives', [memory('a', { text: `${TEXT} today` }), memory('b', { text: `${TEXT.toUpperCase()}, today!`, importance: 0.9 })], ['b>a']],
+    // The same words in another order can say the opposite.
+    [
+      'the same words in another order (staging to production / production to staging)',
+      [memory('a', { text: sync('staging', 'production'), importance: 0.9 }), memory('b', { text: sync('production', 'staging') })],
+      [],
+    ],
   ];
   for (const [name, ms, want] of rows) assert.deepEqual(pairs(ms), want, name);
 });
