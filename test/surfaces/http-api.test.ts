@@ -139,6 +139,21 @@ describe('HTTP API (mnemos serve)', () => {
       socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
       await until(/HTTP\/1\.1 200[^]*\{"ok":true\}/);
       socket.destroy();
+      // Sent without a length (chunked), the body is cut off part-way and the socket closed: the 413 says so.
+      const chunked = connect(Number(port), '127.0.0.1');
+      got = '';
+      chunked.on('data', (d) => (got += d.toString()));
+      chunked.on('error', () => {}); // the server may close while the rest is still being sent
+      chunked.write(`POST /v1/memories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${owner}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      const piece = 'x'.repeat(256 * 1024);
+      for (let i = 0; i < 20 && !/limit_exceeded/.test(got); i++) {
+        chunked.write(`${piece.length.toString(16)}\r\n${piece}\r\n`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await until(/limit_exceeded/);
+      assert.match(got, /^HTTP\/1\.1 413/);
+      assert.match(got, /connection: close/i);
+      chunked.destroy();
     });
 
     it(named('unknown tool is 404'), async () => {

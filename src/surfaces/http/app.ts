@@ -41,6 +41,10 @@ export function createApp(opts: AppOptions): Hono<Env> {
     const e = toMnemosError(err);
     if (e.code === 'internal') opts.log(`http ${c.req.method} ${c.req.path} failed: ${(err as Error).stack ?? e.message}`);
     if (e.code === 'unauthorized') c.header('WWW-Authenticate', 'Bearer realm="mnemos"');
+    // Only a body sent without a length gets here (a declared one is answered first: oversized-body.ts). Its
+    // reading stopped part-way and the server drops the socket after answering: said so, a client does not
+    // send its next request on it.
+    if (e.code === 'limit_exceeded') c.header('Connection', 'close');
     return c.json({ error: e.toJSON() }, HTTP_STATUS[e.code]);
   });
   app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see /openapi.json` } }, 404));

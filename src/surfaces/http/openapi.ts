@@ -91,6 +91,7 @@ export function buildOpenApi(tools: readonly Tool[], limits: HttpLimits): Record
         '202': { description: 'a notification or response was accepted; no body' },
         '400': { description: 'JSON-RPC error (parse error, invalid request)', content: { 'application/json': { schema: jsonRpcError } } },
         '406': { description: 'the Accept header does not list both application/json and text/event-stream', content: { 'application/json': { schema: jsonRpcError } } },
+        '415': { description: 'the body is not sent as application/json', content: { 'application/json': { schema: jsonRpcError } } },
         ...pick('401', '403', '413', '500'),
       },
     },
