@@ -35,7 +35,7 @@ function shout(msg: string): void {
  * and printed whole when the pass ends, so the two passes can run at once
  * without their lines interleaving.
  */
-function pass(backend: 'sqlite' | 'postgres', files: string[]): Promise<{ ok: boolean; seconds: number; backend: string }> {
+function pass(backend: 'sqlite' | 'postgres', files: string[]): Promise<{ ok: boolean; seconds: number }> {
   const start = Date.now();
   const env = { ...process.env, MNEMOS_TEST_BACKEND: backend };
   const log = join(mkdtempSync(join(tmpdir(), 'mnemos-test-log-')), `${backend}.log`);
@@ -48,7 +48,7 @@ function pass(backend: 'sqlite' | 'postgres', files: string[]): Promise<{ ok: bo
       console.log(`\n=== ${backend} pass: ${files.length} test files ===\n`);
       process.stdout.write(readFileSync(log));
       rmSync(dirname(log), { recursive: true, force: true });
-      resolve({ ok: code === 0, seconds: Math.round((Date.now() - start) / 1000), backend });
+      resolve({ ok: code === 0, seconds: Math.round((Date.now() - start) / 1000) });
     });
   });
 }

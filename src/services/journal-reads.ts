@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { stateDir, storeIdentity } from './state-dir.ts';
+import { identityDigest, stateDir, storeIdentity } from './state-dir.ts';
 import { MnemosError } from '../domain/errors.ts';
 import { AgentMemoryBridge } from '../journal/bridge.ts';
 import { clusterText } from '../journal/cluster.ts';
@@ -83,7 +82,7 @@ export interface JournalViewResult {
 export function journalPathOf(ctx: ServiceContext, namespace: string): string {
   if (ctx.config.journalPath) return ctx.config.journalPath;
   const identity = ctx.store.location.includes('://') ? storeIdentity(ctx.store) : null;
-  const parts = ['journal', ...(identity ? [createHash('sha256').update(identity).digest('hex').slice(0, 16)] : []), ...(namespace === 'default' ? [] : [namespace]), 'metta'];
+  const parts = ['journal', ...(identity ? [identityDigest(identity)] : []), ...(namespace === 'default' ? [] : [namespace]), 'metta'];
   return join(stateDir(ctx.store.location), parts.join('.'));
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { basename, dirname, resolve } from 'node:path';
 import type { MemoryStore } from '../ports/store.ts';
 
@@ -32,4 +33,9 @@ export function storeIdentity(store: Pick<MemoryStore, 'backend' | 'location'>):
   } catch {
     return `${store.backend}:${loc}`;
   }
+}
+
+/** A short digest of a store identity, for file names (the identity itself holds a URL). */
+export function identityDigest(identity: string): string {
+  return createHash('sha256').update(identity).digest('hex').slice(0, 16);
 }

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { storeIdentity } from '../state-dir.ts';
+import { identityDigest, storeIdentity } from '../state-dir.ts';
 import { FileDurableEventLog } from '../../cognition/durable-log-file.ts';
 import { VolatileEventLog, type DurableEventLog } from '../../cognition/durable-log.ts';
 import type { MemoryStore } from '../../ports/store.ts';
@@ -12,7 +11,7 @@ const safeName = (agent: string) => agent.replace(/[^A-Za-z0-9._-]/g, '_');
 
 /** `safety-events.<agent>.<digest of the store identity>.jsonl`. */
 export function safetyLogName(identity: string, agent: string): string {
-  return `safety-events.${safeName(agent)}.${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.jsonl`;
+  return `safety-events.${safeName(agent)}.${identityDigest(identity)}.jsonl`;
 }
 
 /** The name every store of a directory shared before the store's identity was part of it. */
