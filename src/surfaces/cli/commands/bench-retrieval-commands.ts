@@ -4,7 +4,7 @@ import { loadBeir, runBeir, type BeirReport } from '../../../bench/beir.ts';
 import { EngineBenchStores, engineBeirSearch, engineLocomoSearch } from '../../../bench/engine-search.ts';
 import { benchLatency, type LatencyBenchResult } from '../../../bench/latency.ts';
 import { loadLocomo } from '../../../bench/locomo.ts';
-import { runLocomo, type LocomoReport } from '../../../bench/locomo-harness.ts';
+import { DEFAULT_LOCOMO_KS, runLocomo, type LocomoReport } from '../../../bench/locomo-harness.ts';
 import { BENCH_FILE, benchBackend, machineNote, writeBenchSection } from '../../../bench/report.ts';
 import { MnemosError } from '../../../domain/errors.ts';
 import type { SearchMode } from '../../../services/search.ts';
@@ -24,7 +24,7 @@ function modeOf(ctx: CommandContext): SearchMode {
 export function locomoSection(r: LocomoReport, o: { mode: SearchMode; graph: boolean; ks: number[]; kGiven: boolean; machine: string }): { name: string; title: string; body: string } {
   const { mode, graph, ks } = o;
   // The default set given explicitly is the default run, not a section of its own.
-  const kArg = o.kGiven && ks.join(',') !== DEFAULT_KS.join(',') ? ` --k ${ks.join(',')}` : '';
+  const kArg = o.kGiven && ks.join(',') !== DEFAULT_LOCOMO_KS.join(',') ? ` --k ${ks.join(',')}` : '';
   // Published figures exist for k = 5, 10, 25, 50 only; each sits under its own k (they were printed
   // in a fixed order, so under --k 10,50 the paper's R@5 read as its R@10).
   const published = (row: Record<number, number>) => ks.map((k) => (row[k] === undefined ? '-' : row[k]!.toFixed(1))).join(' | ');
@@ -66,8 +66,6 @@ export function beirSection(r: BeirReport, o: { dir: string; mode: SearchMode; m
   };
 }
 
-const DEFAULT_KS = [5, 10, 25, 50];
-
 /** The paper's retrieval recall over turns (dataset README), by k. */
 const LOCOMO_PUBLISHED: Record<'dragon' | 'bm25', Record<number, number>> = {
   dragon: { 5: 56.7, 10: 66.2, 25: 76.7, 50: 82.7 },
@@ -82,7 +80,7 @@ export const benchLocomoCmd: Command = {
   async run(ctx) {
     const path = positional(ctx, 0, 'path to locomo10.json');
     const mode = modeOf(ctx);
-    const ks = (str(ctx, 'k') ?? DEFAULT_KS.join(',')).split(',').map((k) => Number(k.trim()));
+    const ks = (str(ctx, 'k') ?? DEFAULT_LOCOMO_KS.join(',')).split(',').map((k) => Number(k.trim()));
     if (ks.some((k) => !Number.isInteger(k) || k < 1 || k > 200)) throw new MnemosError('validation_failed', '--k takes integers from 1 to 200, comma separated', { field: 'k' });
     let conversations = await loadLocomo(path);
     const limit = num(ctx, 'limit-conversations');
