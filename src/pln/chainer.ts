@@ -13,6 +13,11 @@ import { isGround, match, substitute } from './unify.ts';
  * the rule's stamps are disjoint, and two truth values for one term are
  * revised only when their stamps are disjoint, so no piece of evidence is
  * ever counted twice; with overlapping stamps the more confident one stays.
+ * Stamps name beliefs; two beliefs can still rest on the same observation
+ * (both `EvidenceFor` one event), so inputs may also list their evidence ids,
+ * carried through every derivation, and revision needs those disjoint too:
+ * revision adds the two evidence counts, so one observation recorded as two
+ * beliefs would otherwise be revised into a confidence it never earned.
  */
 
 export interface ChainFact {
@@ -20,6 +25,8 @@ export interface ChainFact {
   term: MettaAtom;
   tv: Stv;
   stamp: readonly number[];
+  /** Ids of the journal evidence behind it (EvidenceFor); overlapping evidence blocks revision like overlapping stamps. */
+  evidence?: readonly string[];
 }
 
 export interface ChainRule {
@@ -30,6 +37,8 @@ export interface ChainRule {
   /** The not-premise -> conclusion rule; absent means PeTTaChainer's (0.2, 0.2) fallback. */
   complement?: Stv;
   stamp: readonly number[];
+  /** As ChainFact.evidence. */
+  evidence?: readonly string[];
 }
 
 export interface ChainOptions {
@@ -62,6 +71,7 @@ interface Known {
   tv: Stv;
   proof: MettaAtom;
   stamp: number[];
+  evidence: string[];
 }
 
 export function chain(query: MettaAtom, facts: readonly ChainFact[], rules: readonly ChainRule[], options: ChainOptions): ChainResult {
@@ -84,8 +94,14 @@ export function chain(query: MettaAtom, facts: readonly ChainFact[], rules: read
       agenda.push(key);
       return;
     }
-    if (disjoint(existing.stamp, k.stamp)) {
-      known.set(key, { term: existing.term, tv: revision(existing.tv, k.tv), proof: expr('revision-proof', existing.proof, k.proof), stamp: union(existing.stamp, k.stamp) });
+    if (independent(existing, k)) {
+      known.set(key, {
+        term: existing.term,
+        tv: revision(existing.tv, k.tv),
+        proof: expr('revision-proof', existing.proof, k.proof),
+        stamp: union(existing.stamp, k.stamp),
+        evidence: unionIds(existing.evidence, k.evidence),
+      });
       agenda.push(key);
     } else if (k.tv.c > existing.tv.c) {
       known.set(key, k);
@@ -95,7 +111,7 @@ export function chain(query: MettaAtom, facts: readonly ChainFact[], rules: read
 
   for (const f of facts) {
     if (!isGround(f.term)) throw new MnemosError('validation_failed', `fact ${f.id} has variables; facts must be ground terms`);
-    offer({ term: f.term, tv: f.tv, proof: sym(f.id), stamp: normalise(f.stamp) });
+    offer({ term: f.term, tv: f.tv, proof: sym(f.id), stamp: normalise(f.stamp), evidence: unionIds([], f.evidence ?? []) });
   }
 
   let steps = 0;
@@ -113,7 +129,13 @@ export function chain(query: MettaAtom, facts: readonly ChainFact[], rules: read
       if (bindings === null || !disjoint(fact.stamp, rule.stamp)) continue;
       const conclusion = substitute(rule.conclusion, bindings);
       if (!isGround(conclusion)) continue;
-      offer({ term: conclusion, tv: mp(fact.tv, rule), proof: expr('rule-proof', sym(rule.id), fact.proof), stamp: union(fact.stamp, rule.stamp) });
+      offer({
+        term: conclusion,
+        tv: mp(fact.tv, rule),
+        proof: expr('rule-proof', sym(rule.id), fact.proof),
+        stamp: union(fact.stamp, rule.stamp),
+        evidence: unionIds(fact.evidence, rule.evidence ?? []),
+      });
     }
   }
 
@@ -141,4 +163,19 @@ export function disjoint(a: readonly number[], b: readonly number[]): boolean {
 
 function union(a: readonly number[], b: readonly number[]): number[] {
   return normalise([...a, ...b]);
+}
+
+/** Two truth values for one term may be revised only when neither their beliefs nor their evidence overlap. */
+function independent(a: Known, b: Known): boolean {
+  return disjoint(a.stamp, b.stamp) && disjointIds(a.evidence, b.evidence);
+}
+
+function disjointIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length === 0 || b.length === 0) return true;
+  const set = new Set(a);
+  return !b.some((x) => set.has(x));
+}
+
+function unionIds(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])].sort();
 }

@@ -20,9 +20,11 @@ import { writeCreateOnce } from './create-once.ts';
 export const PLN_ENGINE_VERSION = 'mnemos-pln/1';
 
 const stvSchema = z.object({ s: z.number().min(0).max(1), c: z.number().min(0).max(1) }).strict();
-const factSchema = z.object({ id: z.string(), term: z.string(), tv: stvSchema, stamp: z.array(z.number().int()), digest: z.string() }).strict();
+// `evidence` is written only when an input has some, so records made before it existed keep their digests.
+const evidenceSchema = z.array(z.string()).optional();
+const factSchema = z.object({ id: z.string(), term: z.string(), tv: stvSchema, stamp: z.array(z.number().int()), evidence: evidenceSchema, digest: z.string() }).strict();
 const ruleSchema = z
-  .object({ id: z.string(), premise: z.string(), conclusion: z.string(), tv: stvSchema, complement: stvSchema.optional(), stamp: z.array(z.number().int()), digest: z.string() })
+  .object({ id: z.string(), premise: z.string(), conclusion: z.string(), tv: stvSchema, complement: stvSchema.optional(), stamp: z.array(z.number().int()), evidence: evidenceSchema, digest: z.string() })
   .strict();
 const answerSchema = z.object({ term: z.string(), tv: stvSchema, proof: z.string(), stamp: z.array(z.number().int()) }).strict();
 const recordSchema = z
@@ -55,7 +57,7 @@ export function deriveWithRecord(
     createdAt,
     query: printAtom(query),
     budget: { maxSteps: options.maxSteps, maxFacts: options.maxFacts ?? 10_000, formula: options.formula ?? 'total-mp' },
-    facts: facts.map((f) => withDigest({ id: f.id, term: printAtom(f.term), tv: { s: f.tv.s, c: f.tv.c }, stamp: [...f.stamp] })),
+    facts: facts.map((f) => withDigest({ id: f.id, term: printAtom(f.term), tv: { s: f.tv.s, c: f.tv.c }, stamp: [...f.stamp], ...evidenceOf(f) })),
     rules: rules.map((r) =>
       withDigest({
         id: r.id,
@@ -64,6 +66,7 @@ export function deriveWithRecord(
         tv: { s: r.tv.s, c: r.tv.c },
         ...(r.complement ? { complement: { s: r.complement.s, c: r.complement.c } } : {}),
         stamp: [...r.stamp],
+        ...evidenceOf(r),
       }),
     ),
     result: resultJson(result),
@@ -104,7 +107,7 @@ export function verifyDerivationRecord(raw: unknown, where = 'derivation record'
     const { digest, ...rest } = input;
     if (sha256Hex(canonicalJson(rest)) !== digest) throw new MnemosError('corrupt', `${where}: input ${input.id} does not match its digest`);
   }
-  const facts: ChainFact[] = record.facts.map((f) => ({ id: f.id, term: parseOneAtom(f.term), tv: f.tv, stamp: f.stamp }));
+  const facts: ChainFact[] = record.facts.map((f) => ({ id: f.id, term: parseOneAtom(f.term), tv: f.tv, stamp: f.stamp, ...(f.evidence ? { evidence: f.evidence } : {}) }));
   const rules: ChainRule[] = record.rules.map((r) => ({
     id: r.id,
     premise: parseOneAtom(r.premise),
@@ -112,12 +115,17 @@ export function verifyDerivationRecord(raw: unknown, where = 'derivation record'
     tv: r.tv,
     ...(r.complement ? { complement: r.complement } : {}),
     stamp: r.stamp,
+    ...(r.evidence ? { evidence: r.evidence } : {}),
   }));
   const replay = chain(parseOneAtom(record.query), facts, rules, record.budget);
   if (canonicalJson(resultJson(replay)) !== canonicalJson(record.result)) {
     throw new MnemosError('corrupt', `${where}: re-running the derivation from its inputs gives a different result than recorded`);
   }
   return record;
+}
+
+function evidenceOf(input: { evidence?: readonly string[] }): { evidence?: string[] } {
+  return input.evidence && input.evidence.length > 0 ? { evidence: [...input.evidence] } : {};
 }
 
 function withDigest<T extends object>(input: T): T & { digest: string } {

@@ -103,3 +103,28 @@ test('facts must be ground and budgets non-negative integers', () => {
   assert.throws(() => chain(t('(S a)'), [fact('f1', '(S $x)', 0.8, 0.6, [1])], [], { maxSteps: 1 }), (e: unknown) => MnemosError.is(e, 'validation_failed'));
   assert.throws(() => chain(t('(S a)'), [], [], { maxSteps: -1 }), (e: unknown) => MnemosError.is(e, 'validation_failed'));
 });
+
+test('two beliefs resting on one observation are not revised: the evidence would count twice', () => {
+  const withEvidence = (f: ChainFact, evidence: string[]): ChainFact => ({ ...f, evidence });
+  // Same term, disjoint belief stamps, but both EvidenceFor o-1: revision would turn c 0.5 into 0.667 from one observation.
+  const shared = chain(t('(T a)'), [withEvidence(fact('b1', '(T a)', 0.9, 0.5, [1]), ['o-1']), withEvidence(fact('b2', '(T a)', 0.9, 0.4, [2]), ['o-1'])], [], { maxSteps: 0 });
+  assert.equal(shared.answers.length, 1);
+  assert.equal(printAtom(shared.answers[0]!.proof), 'b1');
+  assert.deepEqual(shared.answers[0]!.tv, { s: 0.9, c: 0.5 });
+  // Separate observations still revise (formulas.md: n = c·800/(1 - c), c = n/(n + 800) gives 1600/2400).
+  const separate = chain(t('(T a)'), [withEvidence(fact('b1', '(T a)', 0.9, 0.5, [1]), ['o-1']), withEvidence(fact('b2', '(T a)', 0.9, 0.5, [2]), ['o-2'])], [], { maxSteps: 0 });
+  assert.equal(printAtom(separate.answers[0]!.proof), '(revision-proof b1 b2)');
+  assert.deepEqual(separate.answers[0]!.tv, { s: 0.9, c: 1600 / 2400 });
+});
+
+test('evidence travels through derivations: a conclusion is not revised with a premise from the same observation', () => {
+  const r = chain(
+    t('(T a)'),
+    [{ ...fact('f1', '(S a)', 0.8, 0.6, [1]), evidence: ['o-1'] }, { ...fact('b2', '(T a)', 0.9, 0.3, [2]), evidence: ['o-1'] }],
+    [{ ...rule('r1', '(S $x)', '(T $x)', 0.9, 0.8, [3]), evidence: ['o-2'] }],
+    { maxSteps: 10 },
+  );
+  // (rule-proof r1 f1) has c 0.52 and rests on o-1 like b2: the more confident one stays, nothing is revised.
+  assert.equal(printAtom(r.answers[0]!.proof), '(rule-proof r1 f1)');
+  assert.deepEqual(r.answers[0]!.tv, { s: 0.7600000000000001, c: 0.52 });
+});

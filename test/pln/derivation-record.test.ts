@@ -84,3 +84,25 @@ function redigest<T extends { digest: string }>(input: T): T {
   const { digest: _old, ...rest } = input;
   return { ...input, digest: sha256Hex(canonicalJson(rest)) };
 }
+
+test('evidence ids are recorded and replayed: a record that relied on them verifies, and dropping them is detected', () => {
+  const shared = [
+    { id: 'b1', term: t('(T a)'), tv: stv(0.9, 0.5), stamp: [1], evidence: ['o-1'] },
+    { id: 'b2', term: t('(T a)'), tv: stv(0.9, 0.5), stamp: [2], evidence: ['o-1'] },
+  ];
+  const { record } = deriveWithRecord(t('(T a)'), shared, [], { maxSteps: 0 }, '2026-01-05T00:00:00Z');
+  assert.deepEqual(record.facts.map((f) => f.evidence), [['o-1'], ['o-1']]);
+  assert.deepEqual(record.result.answers[0]!.tv, { s: 0.9, c: 0.5 });
+  const { dir, cleanup } = tempDir();
+  try {
+    saveDerivationRecord(join(dir, 'ok.json'), record);
+    assert.deepEqual(loadDerivationRecord(join(dir, 'ok.json')), record);
+    const stripped = reseal({ ...record, facts: record.facts.map(({ evidence: _e, ...f }) => redigest(f)) });
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify(stripped));
+    assert.throws(() => loadDerivationRecord(join(dir, 'bad.json')), (e: unknown) => MnemosError.is(e, 'corrupt') && /different result/.test(e.message));
+  } finally {
+    cleanup();
+  }
+  // Inputs without evidence are written exactly as before, so older records keep their digests.
+  assert.equal('evidence' in pinned().facts[0]!, false);
+});

@@ -107,3 +107,27 @@ test('journal premises chain: the pinned vector from promoted beliefs with full 
   assert.equal(printAtom(result.answers[0]!.proof), '(rule-proof rule-1 f-1)');
   assert.deepEqual(result.answers[0]!.tv, { s: 0.7600000000000001, c: 0.52 });
 });
+
+test('journal derive: two promoted beliefs from one EvidenceFor observation are not revised into more confidence', () => {
+  const text = record('mc-dbl', 'b-1', [
+    '(BeliefContent b-1 (T a))',
+    '(TruthValue b-1 (stv 0.9 0.5))',
+    '(EvidenceFor b-1 o-1)',
+    '(Contains mc-dbl b-2)',
+    '(DerivedBelief b-2)',
+    '(BeliefContent b-2 (T a))',
+    '(TruthValue b-2 (stv 0.9 0.5))',
+    '(EvidenceFor b-2 o-1)',
+    '(PromotionEvent pe-1)',
+    '(PromotesTo pe-1 b-1)',
+    '(PromotesTo pe-1 b-2)',
+    '(PromotionRule pe-1 reviewed)',
+    '(PromotionTrust pe-1 1)',
+    '(PromotionDomain pe-1 demo)',
+  ], 'DerivedBelief');
+  const { facts, rules } = chainInputs(plnPremises(parseClusters(text)).premises);
+  assert.deepEqual(facts.map((f) => f.evidence), [['o-1'], ['o-1']]);
+  const result = chain(parseOneAtom('(T a)'), facts, rules, { maxSteps: 10 });
+  assert.equal(result.answers.length, 1);
+  assert.deepEqual(result.answers[0]!.tv, { s: 0.9, c: 0.5 });
+});
