@@ -144,7 +144,7 @@ export async function viewJournalFile(path: string, v: JournalViewInput): Promis
     shown: included,
     warnings: [...journal.warnings],
     // The budget cut between whole units: say so, or an empty text read as an empty journal.
-    ...(truncated ? { message: `cut at maxChars ${v.maxChars}: ${included} ${unit} shown, more left out; raise maxChars to see them` } : {}),
+    ...(truncated ? { message: `cut at maxChars ${v.maxChars}: ${included} ${unit} shown, ${v.kind === 'audit' ? 'the newest that fit; older ones' : 'more'} left out; raise maxChars to see them` } : {}),
   };
 }
 

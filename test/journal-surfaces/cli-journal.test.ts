@@ -106,7 +106,9 @@ test('journal query and view over the CLI', async () => {
     assert.ok(small.body.text.length <= 60);
     assert.ok(small.body.text === '' || small.body.text.endsWith('\n'));
     const audit = await cli(dir, 'journal', 'view', 'j.metta', '--kind', 'audit', '--max-chars', String(REFERENCE_EXAMPLE.length));
-    assert.equal(audit.stdout, REFERENCE_EXAMPLE, 'audit keeps whole records only');
+    // mc-q, appended last, fits the budget; the older standup record does not fit beside it.
+    const newest = (await cliJson(dir, 'journal', 'query', 'j.metta', '--by', 'cluster', '--value', 'mc-q')).body.clusters[0].text;
+    assert.equal(audit.stdout, newest, 'audit keeps whole records only, the newest that fit');
     assert.match((await cliJson(dir, 'journal', 'view', 'j.metta', '--kind', 'index')).body.text, /\(MM-index-about parser c-ship-parser mc-2026-11-29-standup\)/);
     assert.doesNotMatch((await cliJson(dir, 'journal', 'view', 'j.metta', '--kind', 'pln-safe')).body.text, /RawUtterance/);
     const negative = await cli(dir, 'journal', 'view', 'j.metta', '--kind', 'audit', '--max-chars', '-1');

@@ -6,7 +6,9 @@ import { num, str, sym } from '../../src/journal/metta/ast.ts';
 import { parseMetta } from '../../src/journal/metta/parser.ts';
 import { queryClusters } from '../../src/journal/query.ts';
 import { JournalSnapshot } from '../../src/journal/snapshot.ts';
-import { auditView } from '../../src/journal/views/audit-view.ts';
+import { auditView, auditViewBounded } from '../../src/journal/views/audit-view.ts';
+import { parseClusters } from '../../src/journal/parse-clusters.ts';
+import { record } from './fixtures/example.ts';
 import { joinBounded } from '../../src/journal/views/bounded.ts';
 import { indexView } from '../../src/journal/views/index-view.ts';
 import { plnSafeView } from '../../src/journal/views/pln-view.ts';
@@ -52,10 +54,22 @@ test('negative or fractional bounds are errors in every view', () => {
 test('audit view keeps whole canonical records with their delimiters', () => {
   const full = auditView(clusters);
   assert.equal(full, clusters.map(clusterText).join(''));
-  const first = clusterText(clusters[0]!);
-  const second = clusterText(clusters[1]!);
-  assert.equal(auditView(clusters, { maxChars: first.length + second.length - 1 }), first);
-  assert.equal(auditView(clusters, { maxChars: first.length - 1 }), '');
+  // Under a budget the newest records that fit are kept, in journal order (the prototype's audit_view does the same).
+  const last = clusterText(clusters[clusters.length - 1]!);
+  const before = clusterText(clusters[clusters.length - 2]!);
+  assert.equal(auditView(clusters, { maxChars: last.length + before.length - 1 }), last);
+  assert.equal(auditView(clusters, { maxChars: last.length + before.length }), before + last);
+  assert.equal(auditView(clusters, { maxChars: last.length - 1 }), '');
+});
+
+test('audit view under a budget shows recent appends, not the same oldest records forever', () => {
+  const many = Array.from({ length: 30 }, (_, i) => parseClusters(record(`mc-${String(i).padStart(2, '0')}`, `c-${String(i).padStart(2, '0')}`))[0]!);
+  const budget = clusterText(many[0]!).length * 3 + 5;
+  const cut = auditViewBounded(many, { maxChars: budget });
+  assert.deepEqual([cut.included, cut.truncated], [3, true]);
+  assert.deepEqual(cut.text.split('\n').filter((l) => l.startsWith(';;; BEGIN')), [';;; BEGIN MemoryCluster mc-27', ';;; BEGIN MemoryCluster mc-28', ';;; BEGIN MemoryCluster mc-29']);
+  assert.ok(cut.text.length <= budget);
+  assert.deepEqual(auditViewBounded(many.slice(0, 2), { maxChars: budget }).truncated, false);
 });
 
 test('index view: edges per cluster, superseded status events left out', () => {
