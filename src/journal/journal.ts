@@ -54,6 +54,8 @@ export class Journal {
   private snapshot = new JournalSnapshot();
   private knownBytes = 0;
   private knownLines = 0;
+  /** The last record read ends without its newline (hand-edited file): owed before the next append. */
+  private missingNewline = false;
   private identity: FileState | null = null;
   private readonly allWarnings: string[] = [];
 
@@ -177,6 +179,7 @@ export class Journal {
       this.snapshot = new JournalSnapshot();
       this.knownBytes = 0;
       this.knownLines = 0;
+      this.missingNewline = false;
     }
     if (st !== null && st.size !== this.knownBytes && (visibleEnd === null || visibleEnd > this.knownBytes)) {
       const read = readFrom(this.path, this.knownBytes).bytes;
@@ -192,6 +195,7 @@ export class Journal {
       }
       this.knownBytes += scan.completeBytes;
       this.knownLines += scan.completeLines;
+      this.missingNewline = scan.missingFinalNewline;
       if (scan.torn) {
         const what = `${scan.torn.bytes} bytes at line ${scan.torn.line}${scan.torn.recordId ? ` (record ${scan.torn.recordId}, never completed)` : ''}`;
         if (repair) {
@@ -201,6 +205,13 @@ export class Journal {
           warnings.push(`journal ${this.path}: skipped an incomplete tail of ${what}; an append is in progress or was interrupted`);
         }
       }
+    }
+    if (this.missingNewline && repair) {
+      // The next record must start on a line of its own; the complete last record stays.
+      this.knownBytes = appendDurably(this.path, Buffer.from('\n'), this.knownBytes);
+      this.knownLines++;
+      this.missingNewline = false;
+      warnings.push(`journal ${this.path}: the last record (${this.snapshot.size > 0 ? this.snapshot.at(this.snapshot.size - 1).id : 'unknown'}) had no final newline; added it`);
     }
     this.identity = statFile(this.path);
     this.allWarnings.push(...warnings);

@@ -71,7 +71,8 @@ test('a cut at every byte of an append is repaired on open, with a warning', asy
     const committed = REFERENCE_EXAMPLE;
     const next = record('mc-next', 'c-next', ['(CommitmentText c-next "multi-byte é中😀 text")']);
     const bytes = Buffer.from(next, 'utf8');
-    for (let cut = 1; cut < bytes.length; cut++) {
+    // Every cut short of the END line's newline; without only that newline the record is complete (next test).
+    for (let cut = 1; cut < bytes.length - 1; cut++) {
       const path = join(dir, `cut-${cut}.metta`);
       writeFileSync(path, Buffer.concat([Buffer.from(committed), bytes.subarray(0, cut)]));
       const journal = await Journal.open(path);
@@ -84,6 +85,55 @@ test('a cut at every byte of an append is repaired on open, with a warning', asy
         assert.equal(readFileSync(path, 'utf8'), committed + next, `append after repair, cut ${cut}`);
       }
     }
+  } finally {
+    cleanup();
+  }
+});
+
+test('a last record missing only its final newline is complete: kept, and the newline added before the next append', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const next = record('mc-next', 'c-next', ['(CommitmentText c-next "multi-byte é中😀 text")']);
+    const third = record('mc-third', 'c-third');
+    for (const ending of ['', '\r']) {
+      const path = join(dir, `no-newline${ending ? '-crlf' : ''}.metta`);
+      // An editor that drops the final newline leaves exactly this; it used to read as a torn tail and the next append deleted mc-next.
+      const edited = REFERENCE_EXAMPLE + next.slice(0, -1) + ending;
+      writeFileSync(path, edited);
+      const reader = await Journal.open(path, { readOnly: true });
+      assert.deepEqual(reader.clusters().map((c) => c.id), ['mc-2026-11-29-standup', 'mc-next']);
+      assert.deepEqual(reader.warnings, []);
+      assert.equal(readFileSync(path, 'utf8'), edited, 'a read changes nothing');
+      const writer = await Journal.open(path);
+      assert.equal(writer.clusters().length, 2);
+      assert.match(writer.warnings.join(' '), /mc-next\) had no final newline; added it/);
+      const result = await writer.append(third);
+      assert.deepEqual(result.clusterIds, ['mc-third']);
+      assert.equal(readFileSync(path, 'utf8'), edited + '\n' + third);
+      const again = await Journal.open(path);
+      assert.deepEqual(again.clusters().map((c) => c.id), ['mc-2026-11-29-standup', 'mc-next', 'mc-third']);
+      assert.deepEqual(again.warnings, []);
+      assert.deepEqual(again.clusters()[2]!.lines?.[0], (edited + '\n').split('\n').length + 1, 'line numbers stay right');
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+test('a newline owed by a record read without the lock is written before the next append', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const path = join(dir, 'j.metta');
+    const journal = await Journal.open(path);
+    await journal.append(REFERENCE_EXAMPLE);
+    // Hand-edited behind the open handle: the final newline goes; refresh (no lock) reads the file again.
+    writeFileSync(path, REFERENCE_EXAMPLE.slice(0, -1));
+    journal.refresh();
+    assert.equal(journal.clusters().length, 1);
+    const next = record('mc-next', 'c-next');
+    await journal.append(next);
+    assert.equal(readFileSync(path, 'utf8'), REFERENCE_EXAMPLE + next);
+    assert.equal((await Journal.open(path)).clusters().length, 2);
   } finally {
     cleanup();
   }
