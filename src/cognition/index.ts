@@ -24,3 +24,4 @@ export * from './retrieval.ts';
 export * from './memory-cycle.ts';
 export * from './scenario.ts';
 export * from './bench.ts';
+export * from './ecan.ts';
