@@ -168,3 +168,11 @@ test('PLN-safe view drops raw speech, quoted claims and unpromoted beliefs', () 
   assert.ok(bounded.length <= 120);
   assertWholeLines(bounded);
 });
+
+test('index view lists an edge once even when its atom is repeated in the cluster', () => {
+  const repeated = parseClusters(record('mc-r', 'c-r', ['(About c-r parser)', '(About c-r parser)', '(HasStatus c-r active)', '(HasStatus c-r active)']));
+  const lines = indexView(JournalSnapshot.of(repeated)).split('\n').filter(Boolean);
+  assert.equal(lines.filter((l) => l === '(MM-index-about parser c-r mc-r)').length, 1);
+  assert.equal(lines.filter((l) => l === '(MM-index-status active c-r mc-r)').length, 1);
+  assert.equal(new Set(lines).size, lines.length);
+});

@@ -54,8 +54,21 @@ export function indexViewBounded(snapshot: JournalSnapshot, options: { maxChars?
   return joinBounded(indexLines(snapshot, options.clusters ?? snapshot.clusters()), options.maxChars);
 }
 
+/**
+ * Every edge names its cluster, so a repeated edge can only come from a
+ * repeated atom in one cluster (two identical About lines): it is listed
+ * once, as the prototype does, instead of spending the budget twice.
+ */
 function* indexLines(snapshot: JournalSnapshot, clusters: Iterable<MemoryCluster>): Iterable<string> {
-  for (const cluster of clusters) for (const atom of indexAtoms(snapshot, cluster)) yield printAtom(atom);
+  for (const cluster of clusters) {
+    const seen = new Set<string>();
+    for (const atom of indexAtoms(snapshot, cluster)) {
+      const line = printAtom(atom);
+      if (seen.has(line)) continue;
+      seen.add(line);
+      yield line;
+    }
+  }
 }
 
 function edge(head: string, ...args: MettaAtom[]): MettaAtom {
