@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expandImportPaths } from '../../src/services/import/import-paths.ts';
@@ -51,6 +51,27 @@ test('files stay as given and in order; a missing path, a file of no known forma
     mkdirSync(join(root, 'empty'));
     assert.throws(() => expandImportPaths([join(root, 'empty')]), (e: { code?: string; message: string }) => e.code === 'validation_failed' && /no importable files under .*empty/.test(e.message));
   } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a file that cannot be read stops the import before any file is written, naming it', () => {
+  const root = tree();
+  const locked = join(root, 'sub', 'locked.md');
+  chmodSync(root, 0o755);
+  writeFileSync(locked, '# private\n');
+  chmodSync(locked, 0o000);
+  // Root reads any file: the check runs as nobody, as a user without the right would.
+  const asRoot = process.getuid?.() === 0;
+  try {
+    if (asRoot) process.seteuid!(65534);
+    // Sorted after a.md and b.md: found only when those were already written.
+    assert.throws(
+      () => expandImportPaths([root]),
+      (e: { code?: string; message: string }) => e.code === 'not_found' && e.message.includes(locked) && /nothing was imported/.test(e.message),
+    );
+  } finally {
+    if (asRoot) process.seteuid!(0);
     rmSync(root, { recursive: true, force: true });
   }
 });

@@ -1,4 +1,4 @@
-import { readdirSync, statSync, type Dirent } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { extname, join } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
 import { FORMAT_OF_EXTENSION, unknownFormat, type ImportFormat } from './import-file.ts';
@@ -16,6 +16,9 @@ function extensionsOf(format: ImportFormat): string[] {
  * it with an importable extension, sorted by path. Hidden entries (`.git`,
  * `.obsidian`, the store's own `.mnemos`) and `node_modules` are skipped, and
  * symbolic links to directories are not followed, so a walk cannot loop.
+ * Every file is opened once before any is imported: a file the user may not
+ * read, met in the middle of a folder, stopped the import after the files
+ * sorted before it had been written.
  */
 export function expandImportPaths(paths: readonly string[], format?: ImportFormat): string[] {
   const wanted = new Set(format ? extensionsOf(format) : Object.keys(FORMAT_OF_EXTENSION));
@@ -39,7 +42,17 @@ export function expandImportPaths(paths: readonly string[], format?: ImportForma
     }
     for (const f of found) out.push(f);
   }
+  for (const f of out) assertReadable(f);
   return out;
+}
+
+function assertReadable(path: string): void {
+  try {
+    // Non-blocking, so a FIFO named by mistake does not wait for a writer here (importFile refuses it as not a regular file).
+    closeSync(openSync(path, constants.O_RDONLY | constants.O_NONBLOCK));
+  } catch (err) {
+    throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}; nothing was imported (make it readable, or move it out of the folder)`, { path });
+  }
 }
 
 function walk(dir: string, wanted: Set<string>): string[] {
