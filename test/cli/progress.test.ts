@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../../src/surfaces/cli/main.ts';
@@ -61,6 +62,36 @@ test(named('consolidate, copy and export draw a progress line on a terminal, and
       assert.equal(r.code, 0, r.err);
       assert.equal(r.err, '', `${argv.join(' ')} wrote to stderr`);
     }
+  } finally {
+    await stores.cleanup();
+  }
+});
+
+// The import bar printed file names raw (an ESC in a name recoloured the terminal), left one finished bar per file
+// on screen, and the error of a failing file was printed on the end of its bar.
+test(named('import on a terminal keeps one progress line, shows escapes in names, and wipes it before the summary or an error'), async () => {
+  const stores = testStores();
+  try {
+    const dir = join(stores.dir, 'notes');
+    mkdirSync(dir);
+    const odd = join(dir, 'a\x1b[31mred.md');
+    writeFileSync(odd, '# one\n\nfirst note\n');
+    writeFileSync(join(dir, 'b.md'), '# two\n\nsecond note\n');
+    const ok = await cli(['import', dir, '--db', stores.db], true);
+    assert.equal(ok.code, 0, ok.err);
+    assert.ok(!ok.err.includes('\x1b'), 'no raw escape reaches the terminal');
+    assert.ok(!ok.err.includes('\n'), 'the bar is rewritten in place, not left once per file');
+    assert.ok(ok.err.endsWith('\r'), 'the line is wiped before the summary');
+    assert.match(ok.err, /a\\x1b\[31mred\.md/);
+    assert.match(ok.out, /a\\x1b\[31mred\.md \(markdown\): 1 new/);
+
+    writeFileSync(join(dir, 'c.md'), Buffer.from('# three\n\n\xff\n', 'latin1'));
+    const bad = await cli(['import', dir, '--db', stores.db], true);
+    assert.equal(bad.code, 2);
+    const at = bad.err.indexOf('mnemos: ');
+    assert.ok(at > 0 && bad.err[at - 1] === '\r', 'the error starts on a wiped line');
+    assert.ok(!bad.err.includes('\x1b'), 'nor in the error, which names the files imported before');
+    assert.equal(bad.err.match(/Nothing of \S+c\.md was written/gi)?.length, 1, 'said once');
   } finally {
     await stores.cleanup();
   }

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { DEFAULT_DB_PATH } from '../../adapters/open-store.ts';
 import { assertStoreExists } from './store-location.ts';
+import { visibleControls } from './visible-controls.ts';
 import { MnemosError, toMnemosError } from '../../domain/errors.ts';
 import { localOwner } from '../../domain/principal.ts';
 import { openMemory, type Mnemos } from '../library/open-memory.ts';
@@ -97,15 +98,7 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-/**
- * Human output shows a stored text's control characters as escapes (\x1b):
- * printed raw, an imported file's escape sequences recoloured the terminal,
- * retitled it or moved the cursor over other output. Tabs and line breaks
- * stay; `--json` gives the exact text.
- */
-export function visibleControls(text: string): string {
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
+export { visibleControls };
 
 export async function runCli(argv: string[], io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s), env: process.env, isTTY: !!process.stderr.isTTY }): Promise<number> {
   const wantsJson = argv.includes('--json');
@@ -193,12 +186,13 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       }
     }
     const failure = (result as { error?: ReportedFailure } | undefined)?.error;
-    if (failure) io.stderr(`mnemos: ${failure.message}\n`);
+    if (failure) io.stderr(`mnemos: ${visibleControls(failure.message)}\n`);
     return (result as { exitCode?: number } | undefined)?.exitCode ?? 0;
   } catch (err) {
     const e = toMnemosError(err);
     if (wantsJson) io.stdout(JSON.stringify({ error: e.toJSON() }) + '\n');
-    io.stderr(`mnemos: ${e.message}${e.code === 'internal' && io.env.MNEMOS_DEBUG ? `\n${(err as Error).stack}` : ''}\n`);
+    // A message quotes paths and input: their escape sequences are shown, never obeyed by the terminal.
+    io.stderr(`mnemos: ${visibleControls(e.message)}${e.code === 'internal' && io.env.MNEMOS_DEBUG ? `\n${(err as Error).stack}` : ''}\n`);
     return EXIT_CODES[e.code];
   } finally {
     await mnemos?.close();

@@ -1,4 +1,5 @@
 import type { CommandContext } from './command.ts';
+import { visibleControls } from './visible-controls.ts';
 
 /**
  * One line on stderr, rewritten in place, saying how far long work has got
@@ -25,7 +26,8 @@ export function progressLine(ctx: Pick<CommandContext, 'isTTY' | 'json' | 'stder
       const now = Date.now();
       if (!force && now - drawnAt < EVERY_MS) return;
       drawnAt = now;
-      const line = text.slice(0, WIDTH);
+      // A line names files and folders: an escape sequence in a name is shown, not obeyed.
+      const line = visibleControls(text).slice(0, WIDTH);
       // Padded to the previous line's length, so a shorter line leaves no tail of the longer one.
       ctx.stderr(`\r${line.padEnd(shown)}`);
       shown = line.length;

@@ -8,13 +8,23 @@ import type { Command, CommandContext } from '../command.ts';
 import { progressLine } from '../progress-line.ts';
 import { str } from './options.ts';
 
-function progressBar(ctx: CommandContext): ((p: ImportProgress) => void) | undefined {
-  if (!ctx.isTTY || ctx.json) return undefined;
-  return (p) => {
-    const width = 24;
-    const frac = p.total ? p.done / p.total : 0;
-    const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
-    ctx.stderr(`\r${p.phase.padEnd(9)} [${bar}] ${p.done}/${p.total} ${p.file}`.slice(0, 100).padEnd(100) + (p.phase === 'done' ? '\n' : ''));
+/**
+ * One progress line on a terminal, rewritten in place through each file's
+ * phases and wiped before the summary or an error is printed. Each file's
+ * finished bar was left on its own line (the summary then listed every file
+ * again), and an error was printed after the bar of the file that failed.
+ */
+function progressBar(ctx: CommandContext): { onProgress: (p: ImportProgress) => void; clear: () => void } | undefined {
+  const line = progressLine(ctx);
+  if (!line) return undefined;
+  return {
+    onProgress: (p) => {
+      const width = 24;
+      const frac = p.total ? p.done / p.total : 0;
+      const bar = '#'.repeat(Math.round(frac * width)).padEnd(width, '.');
+      line.show(`${p.phase.padEnd(9)} [${bar}] ${p.done}/${p.total} ${p.file}`);
+    },
+    clear: () => line.clear(),
   };
 }
 
@@ -33,22 +43,28 @@ export const importCmd: Command = {
     const paths = expandImportPaths(ctx.args, format as ImportFormat | undefined);
     const m = await ctx.open();
     const files: FileImportResult[] = [];
-    const onProgress = progressBar(ctx);
+    const progress = progressBar(ctx);
+    const onProgress = progress?.onProgress;
     for (const file of paths) {
       try {
         files.push(await m.import(file, { ...(format ? { format: format as ImportFormat } : {}), ...(str(ctx, 'session') ? { sessionId: str(ctx, 'session')! } : {}), ...(ctx.values['include-forgotten'] ? { includeForgotten: true } : {}), ...(onProgress ? { onProgress } : {}) }));
       } catch (err) {
+        progress?.clear();
         // Each file is its own transaction: say which were written before this one failed, and which were not tried.
         if (files.length === 0) throw err;
         const e = toMnemosError(err);
         const done = files.map((f) => `${f.path} (${f.created} new, ${f.superseded} updated, ${f.retired} retired)`).join(', ');
-        throw new MnemosError(e.code, `${e.message}. Nothing of ${file} was written; imported before it: ${done}; not tried: ${paths.length - files.length - 1} more file(s)`, {
+        // Most messages already say so; it was said twice.
+        const said = e.message.toLowerCase().includes(`nothing of ${file.toLowerCase()} was written`);
+        const before = said ? `Imported before it: ${done}` : `Nothing of ${file} was written; imported before it: ${done}`;
+        throw new MnemosError(e.code, `${e.message}. ${before}; not tried: ${paths.length - files.length - 1} more file(s)`, {
           ...e.details,
           imported: files,
           failedFile: file,
         });
       }
     }
+    progress?.clear();
     const total = { created: 0, unchanged: 0, superseded: 0, retired: 0, forgotten: 0 };
     for (const f of files) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += f[k];
     return { files, total };
