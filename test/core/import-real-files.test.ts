@@ -313,6 +313,41 @@ test(named('a Markdown, JSONL, transcript or MeTTa file with bytes that are not 
   }
 });
 
+// Saved by PowerShell's `>` or Notepad's "Unicode": with its mark it was refused as if it were Latin-1, and
+// without one its ASCII text was read as text full of NUL characters and refused for those.
+test(named('a UTF-16 file, with or without a byte-order mark, is refused as UTF-16 in every format, and nothing of it is written'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const le = (s: string) => Buffer.from(s, 'utf16le');
+    const be = (s: string) => Buffer.from(le(s)).swap16();
+    const files: [string, Buffer][] = [
+      ['le-bom.md', le('\ufeff# Notes\n\ntea\n')],
+      ['be-bom.md', be('\ufeff# Notes\n\ntea\n')],
+      ['le.md', le('# Notes\n\ntea\n')],
+      ['mem.jsonl', le('\ufeff{"text":"tea"}\n')],
+      ['chat.jsonl', le('{"role":"user","content":"hi"}\n')],
+      ['chat.json', le('\ufeff[{"role":"user","content":"hi"}]')],
+      ['k.metta', be('; a journal\n')],
+    ];
+    const m = await openMemory({ db });
+    try {
+      for (const [name, bytes] of files) {
+        const file = join(dir, name);
+        writeFileSync(file, bytes);
+        await assert.rejects(m.import(file), rejectsWith(new RegExp(`${name.replace('.', '\\.')}: the file is UTF-16, and import reads UTF-8 only`)), name);
+      }
+      // Text that merely holds a NUL is still refused for the NUL, at its chunk.
+      writeFileSync(join(dir, 'nul.md'), '# A\n\nhas a \u0000 in it, and much more text after it\n');
+      await assert.rejects(m.import(join(dir, 'nul.md')), rejectsWith(/NUL character/));
+      assert.equal((await m.status()).memories.total, 0);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 // ---- 5. A byte-order mark ----
 
 test(named('a byte-order mark at the start of a file is not text: JSON parses, the first heading is seen, memory_get matches'), async () => {

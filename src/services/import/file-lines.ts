@@ -143,3 +143,31 @@ export function* textLines(text: string): Generator<Line> {
   let line = 0;
   for (const part of splitLines(text)) yield { text: part, line: ++line };
 }
+
+/**
+ * Whether a file's first bytes are UTF-16 (Windows tools such as PowerShell's
+ * `>` and Notepad's "Unicode" save it): a UTF-16 byte-order mark, or text
+ * whose every other byte is zero. Read as UTF-8, the first was refused as if
+ * it were Latin-1 and the second was stored as text full of NUL characters,
+ * refused for those; neither told the owner what the file was.
+ */
+export function looksUtf16(head: Uint8Array): boolean {
+  if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) return true;
+  const n = Math.min(head.length, 256) & ~1;
+  if (n < 4) return false;
+  let zeroEven = 0;
+  let zeroOdd = 0;
+  for (let i = 0; i < n; i++) if (head[i] === 0) i % 2 === 0 ? zeroEven++ : zeroOdd++;
+  return (zeroOdd === n / 2 && zeroEven === 0) || (zeroEven === n / 2 && zeroOdd === 0);
+}
+
+/** The first bytes of a file, for `looksUtf16`. */
+export function fileHead(path: string, bytes = 256): Uint8Array {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    return buf.subarray(0, readSync(fd, buf, 0, bytes, 0));
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -21,7 +21,7 @@ import { markdownInputs } from './markdown.ts';
 import { mettaOps } from './metta-import.ts';
 import { isMemoryRecord, memoryRecordSchema } from './memory-records.ts';
 import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transcript.ts';
-import { decodeUtf8, fileLines, InvalidUtf8Error, textLines, type Line } from './file-lines.ts';
+import { decodeUtf8, fileHead, fileLines, InvalidUtf8Error, looksUtf16, textLines, type Line } from './file-lines.ts';
 import { MemoryBudget } from './memory-budget.ts';
 
 export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
@@ -169,6 +169,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
   }
   if (!isFile) throw new MnemosError('not_found', `cannot read ${path}: not a regular file (import takes one file; the CLI's mnemos import <dir> walks a folder)`, { path });
+  assertNotUtf16(abs, path);
   const format = opts.format ?? detectFormat(abs, readLines(abs, path));
   const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
   progress('parsing', 0, 1);
@@ -317,6 +318,22 @@ function notUtf8(path: string, line: number): MnemosError {
     'validation_failed',
     `${path}:${line}: not valid UTF-8 (the file's first invalid byte is on this line; was it saved in another encoding, such as Latin-1?). Nothing of ${path} was written; save it as UTF-8 and import it again`,
     { path, line },
+  );
+}
+
+/** Every format is read as UTF-8; a UTF-16 file is named as such, before any of it is parsed. */
+function assertNotUtf16(abs: string, path: string): void {
+  let head: Uint8Array;
+  try {
+    head = fileHead(abs);
+  } catch (err) {
+    throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
+  }
+  if (!looksUtf16(head)) return;
+  throw new MnemosError(
+    'validation_failed',
+    `${path}: the file is UTF-16, and import reads UTF-8 only. Nothing of ${path} was written; save it as UTF-8 (for example iconv -f UTF-16 -t UTF-8) and import it again`,
+    { path, field: 'encoding' },
   );
 }
 
