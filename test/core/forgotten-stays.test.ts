@@ -141,3 +141,47 @@ test(named('every version stays forgotten, also through a changed chunk changing
     await cleanup();
   }
 });
+
+// Keyed by its lines alone, a forgotten chunk came back when a line was added above it: every later chunk
+// then has new line numbers, so new keys, and the next import of the edited notes wrote the text again.
+test(named('a forgotten chunk or JSONL line stays forgotten when lines are added above it, unless asked'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const md = join(dir, 'notes.md');
+    const jsonl = join(dir, 'facts.jsonl');
+    writeFileSync(md, '# Bank\n\nthe pin hint is zanzibarquokka\n\n# Garden\n\nthe roses need water\n');
+    writeFileSync(jsonl, '{"text":"the safe code is quetzalmarmot"}\n{"text":"lunch is at noon"}\n');
+    const m = await openMemory({ db });
+    try {
+      await m.import(md);
+      await m.import(jsonl);
+      await forgetText(m, 'zanzibarquokka');
+      await forgetText(m, 'quetzalmarmot');
+
+      writeFileSync(md, 'A line added on top.\n\n# Bank\n\nthe pin hint is zanzibarquokka\n\n# Garden\n\nthe roses need water\n');
+      writeFileSync(jsonl, '{"text":"a fact added on top"}\n{"text":"the safe code is quetzalmarmot"}\n{"text":"lunch is at noon"}\n');
+      const a = await m.import(md);
+      const b = await m.import(jsonl);
+      assert.equal(a.forgotten, 1, JSON.stringify(a));
+      assert.equal(b.forgotten, 1, JSON.stringify(b));
+      assert.equal((await m.search('zanzibarquokka')).hits.length, 0, 'the forgotten chunk did not come back');
+      assert.equal((await m.search('quetzalmarmot')).hits.length, 0, 'the forgotten line did not come back');
+      // The rest of the file is imported as usual (its chunks moved, so they are new keys).
+      assert.ok((await m.search('roses')).hits.some((h) => h.memory.text.includes('roses need water')));
+
+      // Another file's same text is its own content.
+      const other = join(dir, 'other.md');
+      writeFileSync(other, '# Bank\n\nthe pin hint is zanzibarquokka\n');
+      assert.equal((await m.import(other)).created, 1);
+
+      // Asked for, it comes back, and a later import of the file leaves it be.
+      const back = await m.import(md, { includeForgotten: true });
+      assert.equal(back.created, 1, JSON.stringify(back));
+      assert.equal((await m.import(md)).unchanged, 3);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});

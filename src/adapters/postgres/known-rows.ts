@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Memory } from '../../domain/memory.ts';
 import type { WriteOp } from '../../ports/store.ts';
-import { forgottenSource } from '../sql/forgotten-sources.ts';
+import { forgottenSources } from '../sql/forgotten-sources.ts';
 import { rows } from './connection.ts';
 
 /** Rows per look-up statement: a few megabytes of parameters and results. */
@@ -70,7 +70,7 @@ export class KnownRows {
       )) {
         this.forgottenIds.set(r.id, r.lineage_id);
       }
-      const sources = part.map(forgottenSource).filter((s) => s !== null);
+      const sources = part.flatMap(forgottenSources);
       if (sources.length === 0) continue;
       const found = await rows<{ owner_id: string; source_digest: string; content_hash: string; lineage_id: string }>(
         c,
@@ -87,8 +87,11 @@ export class KnownRows {
     if (!this.forgottenKnown) return undefined;
     const byId = this.forgottenIds.get(m.id);
     if (byId !== undefined) return byId;
-    const source = forgottenSource(m);
-    return source === null ? null : (this.forgottenSources.get(JSON.stringify([source[1], source[2], source[3]])) ?? null);
+    for (const source of forgottenSources(m)) {
+      const lineage = this.forgottenSources.get(JSON.stringify([source[1], source[2], source[3]]));
+      if (lineage !== undefined) return lineage;
+    }
+    return null;
   }
 
   /** The row with this id (null: none), or undefined when not known. */

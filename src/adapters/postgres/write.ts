@@ -14,7 +14,7 @@ import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/wr
 import { packVectors, writeVectors } from './vectors.ts';
 import { KnownRows } from './known-rows.ts';
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
-import { checksForgotten, forgottenResult, forgottenSource, forgottenSourceRows, sourceDigest, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
+import { checksForgotten, forgottenResult, forgottenSourceRows, forgottenSources, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
 
 const INSERT_COLUMNS = [...MEMORY_COLUMNS, 'terms'] as const;
 const INSERT_SQL = `INSERT INTO memories (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING row_no`;
@@ -163,6 +163,7 @@ export class PgWriter {
   private async bulkInsert(ctx: BatchContext, plan: BulkPlan): Promise<WriteResult[] | null> {
     const { inserts, keyed, columns } = plan;
     const mems = inserts.map((op) => op.memory);
+    const sources = keyed.flatMap(forgottenSources);
     // Both look-ups use indexes: the primary key and the partial unique index on current source keys.
     // A forgotten id or source (with its text) also sends the batch to the general path, which answers it `forgotten`.
     const clash = await rows<{ n: number }>(
@@ -171,8 +172,17 @@ export class PgWriter {
             + (SELECT count(*) FROM memories m JOIN unnest($2::text[], $3::text[], $4::text[]) AS k(ns, ow, sk) ON m.namespace = k.ns AND m.owner_id = k.ow AND m.source_key = k.sk
                WHERE m.source_key IS NOT NULL AND m.superseded_at IS NULL)
             + (SELECT count(*) FROM tombstone_ids WHERE id = ANY($1::text[]))
-            + (SELECT count(*) FROM tombstone_sources t JOIN unnest($2::text[], $3::text[], $5::text[], $6::text[]) AS k(ns, ow, sd, ch) ON t.namespace = k.ns AND t.owner_id = k.ow AND t.source_digest = k.sd AND t.content_hash = k.ch) AS n`,
-      [mems.map((m) => m.id), keyed.map((m) => m.namespace), keyed.map((m) => m.ownerId), keyed.map((m) => m.sourceKey), keyed.map((m) => sourceDigest(m.sourceKey)), keyed.map((m) => m.contentHash)],
+            + (SELECT count(*) FROM tombstone_sources t JOIN unnest($5::text[], $6::text[], $7::text[], $8::text[]) AS k(ns, ow, sd, ch) ON t.namespace = k.ns AND t.owner_id = k.ow AND t.source_digest = k.sd AND t.content_hash = k.ch) AS n`,
+      [
+        mems.map((m) => m.id),
+        keyed.map((m) => m.namespace),
+        keyed.map((m) => m.ownerId),
+        keyed.map((m) => m.sourceKey),
+        sources.map((s) => s[0]),
+        sources.map((s) => s[1]),
+        sources.map((s) => s[2]),
+        sources.map((s) => s[3]),
+      ],
     );
     if ((clash[0]?.n ?? 0) > 0) return null;
     for (let at = 0; at < inserts.length; at += BULK_CHUNK) {
@@ -299,12 +309,12 @@ export class PgWriter {
     const known = ctx.known?.forgotten(m);
     if (known !== undefined) return known;
     if (!(await this.hasTombstones(ctx))) return null;
-    const source = forgottenSource(m);
+    const sources = forgottenSources(m);
     const found = await rows<{ lineage_id: string }>(
       ctx.c,
       `SELECT t.lineage_id FROM tombstone_ids i JOIN tombstones t ON t.lineage_id = i.lineage_id WHERE i.id = $1 AND t.namespace = $2
-       UNION ALL SELECT lineage_id FROM tombstone_sources WHERE namespace = $3 AND owner_id = $4 AND source_digest = $5 AND content_hash = $6 LIMIT 1`,
-      [m.id, m.namespace, ...(source ?? [null, null, null, null])],
+       UNION ALL SELECT lineage_id FROM tombstone_sources WHERE namespace = $2 AND owner_id = $3 AND source_digest = ANY($4::text[]) AND content_hash = $5 LIMIT 1`,
+      [m.id, m.namespace, m.ownerId, sources.map((s) => s[2]), m.contentHash],
     );
     return found[0]?.lineage_id ?? null;
   }
@@ -319,8 +329,7 @@ export class PgWriter {
   private async liftForgotten(ctx: BatchContext, m: Memory): Promise<void> {
     if (!(await this.hasTombstones(ctx))) return;
     await ctx.c.query('DELETE FROM tombstone_ids WHERE id = $1', [m.id]);
-    const source = forgottenSource(m);
-    if (source) await ctx.c.query('DELETE FROM tombstone_sources WHERE namespace = $1 AND owner_id = $2 AND source_digest = $3 AND content_hash = $4', source);
+    for (const source of forgottenSources(m)) await ctx.c.query('DELETE FROM tombstone_sources WHERE namespace = $1 AND owner_id = $2 AND source_digest = $3 AND content_hash = $4', source);
   }
 
   private async mirror(ctx: BatchContext, source: Memory): Promise<WriteResult> {

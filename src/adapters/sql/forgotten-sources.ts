@@ -26,10 +26,31 @@ export function checksForgotten(op: Extract<WriteOp, { kind: 'insert' }>): boole
   return op.restoreForgotten !== true;
 }
 
-/** The source identity a tombstone would match: namespace, owner, digest of the key, exact text. */
-export function forgottenSource(m: Memory): [string, string, string, string] | null {
-  if (m.sourceKey === null || m.supersededAt !== null) return null;
-  return [m.namespace, m.ownerId, sourceDigest(m.sourceKey)!, m.contentHash];
+/** A key an import gives a file's Markdown chunk or JSONL line (`file:<path>#L3-L9`, `file:<path>#L3`): its file. */
+const FILE_LINES_KEY = /^file:(.+)#L\d+(?:-L\d+)?$/s;
+
+/**
+ * A file's chunk or line is also forgotten as text of that file, wherever in
+ * it the text sits: keyed by its lines alone, the text came back as soon as a
+ * line was added above it (every later chunk gets new line numbers, so new
+ * keys), and a forgotten note returned on the next import of an edited file.
+ * Hashed apart from source keys, so no key's digest can equal a file's.
+ */
+function fileDigest(sourceKey: string): string | null {
+  const file = FILE_LINES_KEY.exec(sourceKey)?.[1];
+  return file === undefined ? null : sha256Hex(`file\0${file}`);
+}
+
+/** The digests a tombstone of this source key is kept and looked up under: the key's, and its file's for a file's chunk or line. */
+function sourceDigests(sourceKey: string): string[] {
+  const file = fileDigest(sourceKey);
+  return file === null ? [sourceDigest(sourceKey)!] : [sourceDigest(sourceKey)!, file];
+}
+
+/** The source identities a tombstone would match: namespace, owner, a digest of the key (or of its file), exact text. */
+export function forgottenSources(m: Memory): [string, string, string, string][] {
+  if (m.sourceKey === null || m.supersededAt !== null) return [];
+  return sourceDigests(m.sourceKey).map((d) => [m.namespace, m.ownerId, d, m.contentHash]);
 }
 
 /** The insert's answer when what it carries was forgotten: the id is the forgotten lineage's, which `get` answers with `forgotten`. */
@@ -43,10 +64,12 @@ export function forgottenSourceRows(versions: readonly Memory[], lineageId: stri
   const out: [string, string, string, string, string][] = [];
   for (const v of versions) {
     if (v.sourceKey === null) continue;
-    const row: [string, string, string, string, string] = [v.namespace, v.ownerId, sourceDigest(v.sourceKey)!, v.contentHash, lineageId];
-    const k = row.join('\u0000');
-    if (!seen.has(k)) out.push(row);
-    seen.add(k);
+    for (const digest of sourceDigests(v.sourceKey)) {
+      const row: [string, string, string, string, string] = [v.namespace, v.ownerId, digest, v.contentHash, lineageId];
+      const k = row.join('\u0000');
+      if (!seen.has(k)) out.push(row);
+      seen.add(k);
+    }
   }
   return out;
 }

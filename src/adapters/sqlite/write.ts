@@ -10,7 +10,7 @@ import { MEMORY_COLUMNS, memoryToRow, rowToMemory, retiredAt, supersededAtMs, ty
 import type { DerivedPlace } from './places.ts';
 import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
-import { checksForgotten, forgottenResult, forgottenSource, forgottenSourceRows, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
+import { checksForgotten, forgottenResult, forgottenSources, forgottenSourceRows, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
 import { vectorToBytes } from '../vector-scan.ts';
 
 /**
@@ -152,11 +152,12 @@ export class SqliteWriter {
     this.forgottenId ??= this.db.prepare('SELECT t.lineage_id FROM tombstone_ids i JOIN tombstones t ON t.lineage_id = i.lineage_id WHERE i.id = ? AND t.namespace = ?');
     const byId = this.forgottenId.get(m.id, m.namespace) as { lineage_id: string } | undefined;
     if (byId) return byId.lineage_id;
-    const source = forgottenSource(m);
-    if (source === null) return null;
     this.forgottenKey ??= this.db.prepare('SELECT lineage_id FROM tombstone_sources WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ? LIMIT 1');
-    const byKey = this.forgottenKey.get(...source) as { lineage_id: string } | undefined;
-    return byKey ? byKey.lineage_id : null;
+    for (const source of forgottenSources(m)) {
+      const byKey = this.forgottenKey.get(...source) as { lineage_id: string } | undefined;
+      if (byKey) return byKey.lineage_id;
+    }
+    return null;
   }
 
   /** Most namespaces never forget anything: one look per batch spares every insert its tombstone look-ups. */
@@ -169,8 +170,7 @@ export class SqliteWriter {
   private liftForgotten(ctx: BatchContext, m: Memory): void {
     if (!this.hasTombstones(ctx)) return;
     this.db.prepare('DELETE FROM tombstone_ids WHERE id = ?').run(m.id);
-    const source = forgottenSource(m);
-    if (source) this.db.prepare('DELETE FROM tombstone_sources WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ?').run(...source);
+    for (const source of forgottenSources(m)) this.db.prepare('DELETE FROM tombstone_sources WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ?').run(...source);
   }
 
   private update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string, vector?: { model: string; vector: Float32Array }): WriteResult {
