@@ -348,6 +348,28 @@ test(named('a UTF-16 file, with or without a byte-order mark, is refused as UTF-
   }
 });
 
+// A section commented out in notes was read as a heading: the chunk was cut there and the dead
+// section's title became the heading of the chunks after it.
+test('a heading-looking line inside a multi-line HTML comment is not a heading; a heading after the comment is', () => {
+  const src = '# Plan\n\nship it\n\n<!--\n## Old plan\n\nwait a year\n-->\n\n## Next\n\nmore\n\n<!-- one line -->\n# After\n\nend\n\n<!-- never closed\n# Hidden\n';
+  const chunks = chunkMarkdown(src);
+  assert.deepEqual(
+    chunks.map((c) => [c.lineStart, c.lineEnd, c.headings]),
+    [
+      [1, 9, ['Plan']],
+      [11, 15, ['Plan', 'Next']],
+      [16, 21, ['After']],
+    ],
+  );
+  const lines = src.split('\n');
+  for (const c of chunks) assert.equal(c.text, lines.slice(c.lineStart - 1, c.lineEnd).join('\n'));
+  // Inside a fence, <!-- is code and opens nothing.
+  assert.deepEqual(
+    chunkMarkdown('# A\n\n```html\n<!--\n```\n\n# B\n\nx\n').map((c) => c.headings),
+    [['A'], ['B']],
+  );
+});
+
 // ---- 5. A byte-order mark ----
 
 test(named('a byte-order mark at the start of a file is not text: JSON parses, the first heading is seen, memory_get matches'), async () => {

@@ -33,6 +33,7 @@ export function chunkMarkdown(source: string, maxChars = 1500, limit = MAX_TEXT_
   const lines = splitLines(source);
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
   const fences = fencedBlocks(lines);
+  const comments = htmlComments(lines, fences.inside);
   // offset[i]: where line i starts in the lines joined by "\n", so any chunk's length is known exactly (blank lines included).
   const offset = [0];
   for (const line of lines) offset.push(offset[offset.length - 1]! + line.length + 1);
@@ -56,7 +57,7 @@ export function chunkMarkdown(source: string, maxChars = 1500, limit = MAX_TEXT_
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const inFence = fences.inside[i] === 1;
-    const heading = !inFence ? HEADING.exec(line) : null;
+    const heading = !inFence && comments[i] !== 1 ? HEADING.exec(line) : null;
     if (heading) {
       flush();
       const level = heading[1]!.length;
@@ -152,6 +153,30 @@ function fencedBlocks(lines: readonly string[]): { inside: Uint8Array; opens: Ma
     afterBlank = false;
   }
   return { inside, opens };
+}
+
+/**
+ * The lines inside HTML comments that span lines, as CommonMark reads them: a
+ * line starting (after at most three spaces) with `<!--` opens one, and the
+ * first line holding `-->` closes it (an unclosed one runs to the end). A
+ * section commented out (`<!--` / `## Old plan` / `-->`) was read as a
+ * heading: the chunk was cut there and its text became the next chunks'
+ * heading. Only headings are affected; lines inside fences are not looked at.
+ */
+const COMMENT_OPEN = /^ {0,3}<!--/;
+
+function htmlComments(lines: readonly string[], inFence: Uint8Array): Uint8Array {
+  const inside = new Uint8Array(lines.length);
+  for (let i = 0; i < lines.length; i++) {
+    const open = inFence[i] === 1 ? null : COMMENT_OPEN.exec(lines[i]!);
+    if (!open || lines[i]!.includes('-->', open[0].length)) continue;
+    let j = i + 1;
+    while (j < lines.length && !lines[j]!.includes('-->')) j++;
+    const last = Math.min(j, lines.length - 1);
+    inside.fill(1, i + 1, last + 1);
+    i = last;
+  }
+  return inside;
 }
 
 /** `path`: the file as the caller named it, for errors. */
