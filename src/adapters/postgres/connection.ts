@@ -61,11 +61,22 @@ export function parsePgUrl(url: string): { connectionString: string; schema: str
   if (timeout !== null && !(/^\d{1,10}$/.test(timeout) && Number(timeout) <= 2 ** 31 - 1)) {
     throw new MnemosError('validation_failed', `invalid lock_timeout "${timeout}" in the database URL: milliseconds, 0 to wait forever`, { field: 'lock_timeout' });
   }
-  const connectionString = u.toString();
-  const safe = new URL(connectionString);
+  const safe = new URL(u.toString());
   if (safe.password) safe.password = '***';
   if (schema) safe.searchParams.set('schema', schema);
-  return { connectionString, schema, location: safe.toString(), lockTimeoutMs: timeout === null ? DEFAULT_LOCK_TIMEOUT_MS : Number(timeout) };
+  // The schema travels in the URL's own `options`: pg lets every URL parameter override the client
+  // config, so an `?options=` (a statement_timeout, say) beside `?schema=` silently dropped the search
+  // path and put the store in `public`. `location` stays as the user wrote it (the journal's name hangs on it).
+  if (schema) u.searchParams.set('options', schemaOptions(u.searchParams.get('options'), schema));
+  return { connectionString: u.toString(), schema, location: safe.toString(), lockTimeoutMs: timeout === null ? DEFAULT_LOCK_TIMEOUT_MS : Number(timeout) };
+}
+
+/** The URL's start-up options with `search_path` set to `schema`; a search_path of the user's own beside `?schema=` is refused, since only one can win. */
+function schemaOptions(given: string | null, schema: string): string {
+  if (given !== null && /search_path/i.test(given)) {
+    throw new MnemosError('validation_failed', `the database URL sets the schema twice, with ?schema=${schema} and with a search_path in ?options=; keep one of them`, { field: 'schema' });
+  }
+  return `${given ? `${given.trim()} ` : ''}-c search_path=${schema}`;
 }
 
 /**
@@ -86,15 +97,15 @@ class Client extends pg.Client {
   }
 }
 
-/** Connection settings for a pool or a single client: the schema goes first on the search path. */
-function clientConfig(connectionString: string, schema: string | null): pg.ClientConfig {
-  return { connectionString, types, ...(schema ? { options: `-c search_path=${schema}` } : {}) };
+/** Connection settings for a pool or a single client (the schema is in the connection string's options, parsePgUrl). */
+function clientConfig(connectionString: string): pg.ClientConfig {
+  return { connectionString, types };
 }
 
 export function createPool(url: string, max = 10): PgConnection {
   const { connectionString, schema, location, lockTimeoutMs } = parsePgUrl(url);
   // A schema per test run or tenant: every pooled connection starts with it on the search path.
-  const pool = new pg.Pool({ ...clientConfig(connectionString, schema), max, Client });
+  const pool = new pg.Pool({ ...clientConfig(connectionString), max, Client });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   return { pool, location, schema, lockTimeoutMs };
@@ -197,7 +208,7 @@ export async function inTransaction<T>(conn: PgConnection, fn: (c: pg.PoolClient
  */
 export async function pgStoreMissing(url: string): Promise<{ location: string; missing: string | null }> {
   const { connectionString, schema, location } = parsePgUrl(url);
-  const client = new Client(clientConfig(connectionString, schema));
+  const client = new Client(clientConfig(connectionString));
   try {
     await client.connect();
     const [r] = (await client.query<{ found: boolean }>("SELECT to_regclass('mnemos_schema') IS NOT NULL AS found")).rows;
