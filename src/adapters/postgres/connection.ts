@@ -84,8 +84,20 @@ function schemaOptions(given: string | null, schema: string): string {
  * with no password given, the server kept waiting for one and the process
  * could not exit for a minute (its authentication_timeout). Ending the
  * client closes the socket.
+ *
+ * pg-pool listens for errors only on idle clients. A checked-out client
+ * whose backend went away (the server restarted, pg_terminate_backend)
+ * emitted an 'error' event nobody heard, and Node ended the whole process:
+ * one killed connection took `mnemos serve` down. The running query is
+ * rejected with the same error, so the event needs no handling of its own;
+ * the pool drops the dead client when it is released.
  */
 class Client extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super(config);
+    this.on('error', () => {});
+  }
+
   override connect(): Promise<this>;
   override connect(callback: (err: Error | null) => void): void;
   override connect(callback?: (err: Error | null) => void): Promise<this> | void {
@@ -116,7 +128,21 @@ const RETRYABLE = new Set(['40001', '40P01']);
 /** lock_not_available: lock_timeout passed. Not retried: the wait was the bounded wait, and a retry queues again at the back. */
 const LOCK_TIMEOUT = '55P03';
 /** Errors that mean the server cannot be reached or refuses this login: `unavailable`. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', '57P03', '3D000', '28P01', '28000', '53300']);
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', '57P03', '3D000', '28P01', '28000', '53300']);
+/** The server ended the session: admin_shutdown (a restart, pg_terminate_backend), crash_shutdown. */
+const TERMINATED = new Set(['57P01', '57P02']);
+/** query_canceled: statement_timeout passed, or someone cancelled the statement (pg_cancel_backend). */
+const CANCELED = '57014';
+/** insufficient_privilege: the role may not create or touch the Mnemos tables. */
+const NO_PRIVILEGE = '42501';
+
+/** The connection to the server was lost while in use: pg's own words (it gives no code) or the server's. */
+export function isConnectionLost(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (!e) return false;
+  if (e.code && (TERMINATED.has(e.code) || e.code === 'ECONNRESET' || e.code === 'EPIPE')) return true;
+  return typeof e.message === 'string' && /^Connection terminated|is not queryable/.test(e.message);
+}
 
 /** Maps driver errors to stable codes; the message names the URL without the password. */
 export function mapPgError(err: unknown, location: string): unknown {
@@ -125,6 +151,13 @@ export function mapPgError(err: unknown, location: string): unknown {
   if (e.code === '23505') return new MnemosError('conflict', `a row with the same key already exists (${e.constraint ?? 'unique constraint'})`, { constraint: e.constraint }, { cause: err });
   if (e.code && (RETRYABLE.has(e.code) || e.code === LOCK_TIMEOUT)) return new MnemosError('busy', 'the store stayed locked by another writer; try again', { code: e.code }, { cause: err });
   if (e.code && UNREACHABLE.has(e.code)) return unreachable(location, e.message ?? e.code, err);
+  if (isConnectionLost(err)) return new MnemosError('unavailable', `lost the connection to PostgreSQL at ${location} (${e.message ?? e.code}); try again`, { location, code: e.code }, { cause: err });
+  if (e.code === CANCELED) {
+    return new MnemosError('busy', `PostgreSQL cancelled the statement (${e.message}): its statement_timeout passed or it was cancelled; try again, or raise statement_timeout`, { code: e.code }, { cause: err });
+  }
+  if (e.code === NO_PRIVILEGE) {
+    return new MnemosError('forbidden', `the PostgreSQL role of ${location} lacks a privilege: ${e.message}. Mnemos needs CREATE on the database (for ?schema=) or on the schema the first time, then SELECT, INSERT, UPDATE and DELETE on its tables (docs/POSTGRES.md)`, { location, code: e.code }, { cause: err });
+  }
   // Text PostgreSQL cannot hold (U+0000), in a value the engine does not validate itself (a search filter, a principal's id).
   if (e.code === '22021' || e.code === '22P05') return new MnemosError('validation_failed', 'a value contains the NUL character (U+0000), which PostgreSQL cannot store or compare; remove it', { code: e.code }, { cause: err });
   // pg's words when the server asks for a password and none was given (it has no code).
@@ -184,19 +217,29 @@ export async function withRetry<T>(location: string, fn: () => Promise<T>, attem
 export async function inTransaction<T>(conn: PgConnection, fn: (c: pg.PoolClient) => Promise<T>, lockTimeoutMs = conn.lockTimeoutMs): Promise<T> {
   return withRetry(conn.location, async () => {
     const client = await conn.pool.connect();
+    let committing = false;
+    let lost: unknown;
     try {
       await client.query(`BEGIN; SET LOCAL lock_timeout = ${Math.trunc(lockTimeoutMs)}`);
       const out = await fn(client);
+      committing = true;
       await client.query('COMMIT');
       return out;
     } catch (err) {
+      if (isConnectionLost(err)) {
+        lost = err;
+        // Before COMMIT the server rolled the transaction back with the session; during it, only the server knows.
+        const outcome = committing ? 'the connection broke during COMMIT, so whether this write was stored is unknown: look before repeating it' : 'nothing of this write was stored; try again';
+        throw new MnemosError('unavailable', `lost the connection to PostgreSQL at ${conn.location} (${(err as Error).message}): ${outcome}`, { location: conn.location, committed: committing ? 'unknown' : false }, { cause: err });
+      }
       await client.query('ROLLBACK').catch(() => {});
       if (isLockTimeout(err)) {
         throw new MnemosError('busy', `the store at ${conn.location} stayed locked by another writer for ${lockTimeoutMs} ms; try again (a transaction left open? see pg_stat_activity)`, { code: LOCK_TIMEOUT, lockTimeoutMs }, { cause: err });
       }
       throw err;
     } finally {
-      client.release();
+      // A broken client is destroyed, not handed to the next caller.
+      client.release(lost instanceof Error ? lost : undefined);
     }
   });
 }

@@ -436,6 +436,9 @@ export class PgStore implements MemoryStore {
       await client.query('COMMIT');
       done = true;
       return result;
+    } catch (err) {
+      // A connection lost mid-scan (an export, a copy) is `unavailable`, as everywhere else.
+      throw mapPgError(err, this.conn.location);
     } finally {
       if (!done) await client.query('ROLLBACK').catch(() => undefined);
       client.release();

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type pg from 'pg';
+import { mapPgError } from '../../src/adapters/postgres/connection.ts';
+import { MnemosError } from '../../src/domain/errors.ts';
+import { openMemory } from '../../src/surfaces/library/open-memory.ts';
+import { postgresOnly } from '../helpers/backend.ts';
+import { dropSchema, freshSchema, pgClient } from '../helpers/pg-env.ts';
+
+/** Another session holding the audit chain head, so the next write waits on it. */
+async function holdHead(schema: string): Promise<pg.Client> {
+  const c = await pgClient(schema);
+  await c.query('BEGIN');
+  await c.query('SELECT seq FROM audit_head WHERE one FOR UPDATE');
+  return c;
+}
+
+/** Ends every session that waits for `holder`'s locks, as pg_terminate_backend or a server restart does; resolves with how many. */
+async function terminateWaitersOn(holder: pg.Client): Promise<number> {
+  const [{ pid }] = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows as [{ pid: number }];
+  const admin = await pgClient();
+  try {
+    for (let i = 0; i < 100; i++) {
+      const r = await admin.query('SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a WHERE $1 = ANY(pg_blocking_pids(a.pid))', [pid]);
+      if ((r.rowCount ?? 0) > 0) return r.rowCount ?? 0;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    return 0;
+  } finally {
+    await admin.end();
+  }
+}
+
+test('driver errors of a lost or refused session keep stable codes', () => {
+  const at = 'postgres://u:***@h/db';
+  const code = (err: unknown) => (mapPgError(err, at) as MnemosError).code;
+  assert.equal(code({ code: '57P01', message: 'terminating connection due to administrator command' }), 'unavailable');
+  assert.equal(code(new Error('Connection terminated unexpectedly')), 'unavailable');
+  assert.equal(code({ code: '57014', message: 'canceling statement due to statement timeout' }), 'busy');
+  const denied = mapPgError({ code: '42501', message: 'permission denied for schema public' }, at) as MnemosError;
+  assert.equal(denied.code, 'forbidden');
+  assert.match(denied.message, /permission denied for schema public.*CREATE on the database/);
+});
+
+test('a session killed while a batch write waits answers unavailable, stores nothing of it, and the process goes on', { ...postgresOnly('pg_terminate_backend'), timeout: 30_000 }, async () => {
+  const { schema, url } = freshSchema('killed');
+  const m = await openMemory({ db: `${url}&lock_timeout=20000` });
+  try {
+    await m.remember({ text: 'before the kill' });
+    const held = await holdHead(schema);
+    let outcome: PromiseSettledResult<unknown> | undefined;
+    try {
+      const write = Promise.allSettled([m.rememberMany(Array.from({ length: 20 }, (_, i) => ({ text: `batch item ${i}` })))]);
+      assert.ok((await terminateWaitersOn(held)) >= 1, 'the waiting writer was found and terminated');
+      [outcome] = await write;
+    } finally {
+      await held.query('ROLLBACK');
+      await held.end();
+    }
+    // Before the fix the checked-out client's 'error' event had no listener and ended this process here.
+    assert.equal(outcome?.status, 'rejected');
+    const err = (outcome as PromiseRejectedResult).reason;
+    assert.ok(MnemosError.is(err, 'unavailable'), String(err));
+    assert.match(err.message, /nothing of this write was stored/);
+    assert.equal((await m.list({})).total, 1, 'all or nothing: no item of the batch');
+    // The pool dropped the dead session: the next writes and reads work.
+    await m.rememberMany([{ text: 'after the kill one' }, { text: 'after the kill two' }]);
+    assert.equal((await m.list({})).total, 3);
+    assert.equal((await m.verifyAudit()).ok, true);
+  } finally {
+    await m.close();
+    await dropSchema(schema);
+  }
+});
+
+test('a read cut by statement_timeout behind another session\'s table lock answers busy', { ...postgresOnly('PostgreSQL statement_timeout'), timeout: 30_000 }, async () => {
+  const { schema, url } = freshSchema('stmttimeout');
+  const m = await openMemory({ db: `${url}&options=${encodeURIComponent('-c statement_timeout=300')}` });
+  const locker = await pgClient(schema);
+  try {
+    await m.remember({ text: 'locked away' });
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE memories IN ACCESS EXCLUSIVE MODE');
+    await assert.rejects(m.list({}), (e) => MnemosError.is(e, 'busy') && /statement_timeout/.test(e.message));
+    await locker.query('ROLLBACK');
+    assert.equal((await m.list({})).total, 1);
+  } finally {
+    await locker.end();
+    await m.close();
+    await dropSchema(schema);
+  }
+});
