@@ -90,3 +90,43 @@ test('a read cut by statement_timeout behind another session\'s table lock answe
     await dropSchema(schema);
   }
 });
+
+test('reads behind another session\'s table lock answer busy after the lock wait instead of hanging', { ...postgresOnly('PostgreSQL table locks'), timeout: 30_000 }, async () => {
+  const { schema, url } = freshSchema('readlock');
+  const m = await openMemory({ db: `${url}&lock_timeout=300` });
+  const locker = await pgClient(schema);
+  try {
+    await m.remember({ text: 'the spare key is under the blue pot' });
+    await locker.query('BEGIN');
+    await locker.query('LOCK TABLE memories IN ACCESS EXCLUSIVE MODE');
+    const started = Date.now();
+    await assert.rejects(m.list({}), (e) => MnemosError.is(e, 'busy') && /stayed locked by another session/.test(e.message));
+    await assert.rejects(m.search('spare key'), (e) => MnemosError.is(e, 'busy'));
+    assert.ok(Date.now() - started < 10_000, `answered after ${Date.now() - started} ms`);
+    await locker.query('ROLLBACK');
+    assert.equal((await m.list({})).total, 1);
+  } finally {
+    await locker.end();
+    await m.close();
+    await dropSchema(schema);
+  }
+});
+
+test('opening a store still waits for another process\'s migration, however short the lock wait', { ...postgresOnly('PostgreSQL advisory locks'), timeout: 30_000 }, async () => {
+  const { schema, url } = freshSchema('migratewait');
+  const migrating = await pgClient();
+  try {
+    // The key migrations.ts takes: a process applying migrations right now.
+    await migrating.query('BEGIN');
+    await migrating.query('SELECT pg_advisory_xact_lock($1)', [0x6d6e656d6f73]);
+    const opening = openMemory({ db: `${url}&lock_timeout=100` });
+    await new Promise((r) => setTimeout(r, 800));
+    await migrating.query('COMMIT');
+    const m = await opening;
+    await m.remember({ text: 'opened after the wait' });
+    await m.close();
+  } finally {
+    await migrating.end();
+    await dropSchema(schema);
+  }
+});

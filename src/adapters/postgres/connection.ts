@@ -109,15 +109,22 @@ class Client extends pg.Client {
   }
 }
 
-/** Connection settings for a pool or a single client (the schema is in the connection string's options, parsePgUrl). */
-function clientConfig(connectionString: string): pg.ClientConfig {
-  return { connectionString, types };
+/**
+ * Connection settings for a pool or a single client (the schema is in the
+ * connection string's options, parsePgUrl). The lock wait bounds every
+ * statement of the session, reads too: a read waits only behind an ACCESS
+ * EXCLUSIVE lock (LOCK TABLE, ALTER, VACUUM FULL left in an open
+ * transaction), and there it waited forever, holding a pooled connection,
+ * until the pool ran dry and `mnemos serve` answered nothing.
+ */
+function clientConfig(connectionString: string, lockTimeoutMs: number): pg.ClientConfig {
+  return { connectionString, types, ...(lockTimeoutMs > 0 ? { lock_timeout: lockTimeoutMs } : {}) };
 }
 
 export function createPool(url: string, max = 10): PgConnection {
   const { connectionString, schema, location, lockTimeoutMs } = parsePgUrl(url);
   // A schema per test run or tenant: every pooled connection starts with it on the search path.
-  const pool = new pg.Pool({ ...clientConfig(connectionString), max, Client });
+  const pool = new pg.Pool({ ...clientConfig(connectionString, lockTimeoutMs), max, Client });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   return { pool, location, schema, lockTimeoutMs };
@@ -149,7 +156,10 @@ export function mapPgError(err: unknown, location: string): unknown {
   if (MnemosError.is(err)) return err;
   const e = err as { code?: string; message?: string; constraint?: string };
   if (e.code === '23505') return new MnemosError('conflict', `a row with the same key already exists (${e.constraint ?? 'unique constraint'})`, { constraint: e.constraint }, { cause: err });
-  if (e.code && (RETRYABLE.has(e.code) || e.code === LOCK_TIMEOUT)) return new MnemosError('busy', 'the store stayed locked by another writer; try again', { code: e.code }, { cause: err });
+  if (e.code && RETRYABLE.has(e.code)) return new MnemosError('busy', 'the store stayed locked by another writer; try again', { code: e.code }, { cause: err });
+  if (e.code === LOCK_TIMEOUT) {
+    return new MnemosError('busy', `a table of the store at ${location} stayed locked by another session past the lock wait (?lock_timeout=); try again (a LOCK TABLE, ALTER or VACUUM FULL left open? see pg_stat_activity)`, { code: e.code }, { cause: err });
+  }
   if (e.code && UNREACHABLE.has(e.code)) return unreachable(location, e.message ?? e.code, err);
   if (isConnectionLost(err)) return new MnemosError('unavailable', `lost the connection to PostgreSQL at ${location} (${e.message ?? e.code}); try again`, { location, code: e.code }, { cause: err });
   if (e.code === CANCELED) {
@@ -250,8 +260,8 @@ export async function inTransaction<T>(conn: PgConnection, fn: (c: pg.PoolClient
  * nothing. `missing` says what is absent; null when the store is there.
  */
 export async function pgStoreMissing(url: string): Promise<{ location: string; missing: string | null }> {
-  const { connectionString, schema, location } = parsePgUrl(url);
-  const client = new Client(clientConfig(connectionString));
+  const { connectionString, schema, location, lockTimeoutMs } = parsePgUrl(url);
+  const client = new Client(clientConfig(connectionString, lockTimeoutMs));
   try {
     await client.connect();
     const [r] = (await client.query<{ found: boolean }>("SELECT to_regclass('mnemos_schema') IS NOT NULL AS found")).rows;

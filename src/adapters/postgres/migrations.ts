@@ -407,7 +407,9 @@ export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!
 
 /** Applies pending migrations in one transaction; returns the schema version. */
 export async function migratePg(client: pg.PoolClient, schema: string | null): Promise<number> {
-  await client.query('BEGIN');
+  // A migration waits as long as it must (another process's migration can take minutes on a large
+  // table): the session's lock wait, meant for ordinary statements, is lifted for this transaction.
+  await client.query('BEGIN; SET LOCAL lock_timeout = 0');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
