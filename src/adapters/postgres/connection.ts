@@ -56,6 +56,8 @@ export function parsePgUrl(url: string): { connectionString: string; schema: str
   const schema = u.searchParams.get('schema');
   u.searchParams.delete('schema');
   if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new MnemosError('validation_failed', `invalid schema name "${schema}" in the database URL`, { field: 'schema' });
+  // PostgreSQL reserves pg_ names for its own schemas and refuses to create one.
+  if (schema?.startsWith('pg_')) throw new MnemosError('validation_failed', `invalid schema name "${schema}" in the database URL: names starting with pg_ are reserved by PostgreSQL`, { field: 'schema' });
   const timeout = u.searchParams.get('lock_timeout');
   u.searchParams.delete('lock_timeout');
   if (timeout !== null && !(/^\d{1,10}$/.test(timeout) && Number(timeout) <= 2 ** 31 - 1)) {
@@ -76,7 +78,13 @@ function schemaOptions(given: string | null, schema: string): string {
   if (given !== null && /search_path/i.test(given)) {
     throw new MnemosError('validation_failed', `the database URL sets the schema twice, with ?schema=${schema} and with a search_path in ?options=; keep one of them`, { field: 'schema' });
   }
-  return `${given ? `${given.trim()} ` : ''}-c search_path=${schema}`;
+  // Quoted, as in quoteSchema: a schema named like a keyword (user, order) is still one name.
+  return `${given ? `${given.trim()} ` : ''}-c search_path=${quoteSchema(schema)}`;
+}
+
+/** A checked schema name (parsePgUrl: lower-case letters, digits, _) as an SQL identifier; quoting lets keywords such as `user` be names. */
+export function quoteSchema(schema: string): string {
+  return `"${schema}"`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { refuseNewerSchema } from '../newer-schema.ts';
+import { quoteSchema } from './connection.ts';
 import type pg from 'pg';
 
 /**
@@ -412,7 +413,7 @@ export async function migratePg(client: pg.PoolClient, schema: string | null): P
   await client.query('BEGIN; SET LOCAL lock_timeout = 0');
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-    if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    if (schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteSchema(schema)}`);
     await client.query('CREATE TABLE IF NOT EXISTS mnemos_schema (version INTEGER NOT NULL, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
     const r = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM mnemos_schema');
     let current = r.rows[0]?.v ?? 0;
