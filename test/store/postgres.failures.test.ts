@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type pg from 'pg';
-import { mapPgError } from '../../src/adapters/postgres/connection.ts';
+import { connectFailed, mapPgError } from '../../src/adapters/postgres/connection.ts';
 import { MnemosError } from '../../src/domain/errors.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { postgresOnly } from '../helpers/backend.ts';
@@ -37,6 +37,10 @@ test('driver errors of a lost or refused session keep stable codes', () => {
   assert.equal(code({ code: '57P01', message: 'terminating connection due to administrator command' }), 'unavailable');
   assert.equal(code(new Error('Connection terminated unexpectedly')), 'unavailable');
   assert.equal(code({ code: '57014', message: 'canceling statement due to statement timeout' }), 'busy');
+  // Cut while connecting: the server was never reached, so the message does not speak of a lost connection.
+  const cut = connectFailed(new Error('Connection terminated unexpectedly'), at);
+  assert.equal(cut.code, 'unavailable');
+  assert.match(cut.message, /^cannot reach PostgreSQL at/);
   const denied = mapPgError({ code: '42501', message: 'permission denied for schema public' }, at) as MnemosError;
   assert.equal(denied.code, 'forbidden');
   assert.match(denied.message, /permission denied for schema public.*CREATE on the database/);

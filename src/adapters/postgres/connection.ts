@@ -195,6 +195,8 @@ function unreachable(location: string, why: string, cause: unknown): MnemosError
  * with these settings, so it is `unavailable`, never `internal`.
  */
 export function connectFailed(err: unknown, location: string): MnemosError {
+  // A session cut while connecting was never there: "cannot reach", not "lost the connection".
+  if (isConnectionLost(err)) return unreachable(location, (err as Error).message ?? String(err), err);
   const mapped = mapPgError(err, location);
   return MnemosError.is(mapped) ? mapped : unreachable(location, (err as Error)?.message ?? String(err), err);
 }
