@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type pg from 'pg';
-import { connectFailed, mapPgError } from '../../src/adapters/postgres/connection.ts';
+import { connectFailed, mapPgError, parsePgUrl } from '../../src/adapters/postgres/connection.ts';
 import { MnemosError } from '../../src/domain/errors.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { postgresOnly } from '../helpers/backend.ts';
@@ -44,6 +44,20 @@ test('driver errors of a lost or refused session keep stable codes', () => {
   const denied = mapPgError({ code: '42501', message: 'permission denied for schema public' }, at) as MnemosError;
   assert.equal(denied.code, 'forbidden');
   assert.match(denied.message, /permission denied for schema public.*CREATE on the database/);
+});
+
+test('a password given as ?password= (or ?sslpassword=) is masked wherever the URL is shown', async () => {
+  const { location } = parsePgUrl('postgres://mq@127.0.0.1:1/db?password=hunter2&sslpassword=pass2&schema=s');
+  assert.equal(location, 'postgres://mq@127.0.0.1:1/db?password=***&sslpassword=***&schema=s');
+  // A URL that does not parse is echoed in its error: masked as well.
+  assert.throws(() => parsePgUrl('postgres://mq@127.0.0.1:99999/db?password=hunter2'), (e) => MnemosError.is(e, 'validation_failed') && !e.message.includes('hunter2'));
+  // Nothing listens on port 1: the refusal names the URL, without the password.
+  const err = await openMemory({ db: 'postgres://mq@127.0.0.1:1/db?password=hunter2' }).then(
+    () => assert.fail('opened'),
+    (e: unknown) => e,
+  );
+  assert.ok(MnemosError.is(err, 'unavailable'), String(err));
+  assert.ok(!err.message.includes('hunter2') && !JSON.stringify(err.details).includes('hunter2'), err.message);
 });
 
 test('a session killed while a batch write waits answers unavailable, stores nothing of it, and the process goes on', { ...postgresOnly('pg_terminate_backend'), timeout: 30_000 }, async () => {

@@ -41,8 +41,12 @@ function maskUnparsed(url: string): string {
   const start = url.indexOf('://') + 3;
   const at = url.lastIndexOf('@');
   const colon = url.indexOf(':', start);
-  return start > 2 && at > start && colon !== -1 && colon < at ? `${url.slice(0, colon)}:***${url.slice(at)}` : url;
+  const masked = start > 2 && at > start && colon !== -1 && colon < at ? `${url.slice(0, colon)}:***${url.slice(at)}` : url;
+  return masked.replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***');
 }
+
+/** URL parameters that pg reads as secrets (`?password=` is an alternative to the user-info part). */
+const SECRET_PARAMS = ['password', 'sslpassword'];
 
 /** Splits our own parameters (`?schema=`, `?lock_timeout=` in ms) off the URL; pg does not know them. */
 export function parsePgUrl(url: string): { connectionString: string; schema: string | null; location: string; lockTimeoutMs: number } {
@@ -65,6 +69,8 @@ export function parsePgUrl(url: string): { connectionString: string; schema: str
   }
   const safe = new URL(u.toString());
   if (safe.password) safe.password = '***';
+  // pg takes the password from ?password= too; `location` is shown in messages, status and logs.
+  for (const key of SECRET_PARAMS) if (safe.searchParams.has(key)) safe.searchParams.set(key, '***');
   if (schema) safe.searchParams.set('schema', schema);
   // The schema travels in the URL's own `options`: pg lets every URL parameter override the client
   // config, so an `?options=` (a statement_timeout, say) beside `?schema=` silently dropped the search
