@@ -148,3 +148,28 @@ test('opening a store still waits for another process\'s migration, however shor
     await dropSchema(schema);
   }
 });
+
+test('?pool_size= bounds the connections a store opens; a bad value is refused', { ...postgresOnly('PostgreSQL sessions'), timeout: 30_000 }, async () => {
+  assert.equal(parsePgUrl('postgres://u:p@h/db?pool_size=3').poolSize, 3);
+  assert.doesNotMatch(parsePgUrl('postgres://u:p@h/db?pool_size=3').connectionString, /pool_size/);
+  for (const bad of ['0', '-1', 'ten', '1001']) assert.throws(() => parsePgUrl(`postgres://u:p@h/db?pool_size=${bad}`), (e) => MnemosError.is(e, 'validation_failed'));
+  const { schema, url } = freshSchema('poolsize');
+  const app = `mnemos_pool_${process.pid}_${Date.now()}`;
+  const m = await openMemory({ db: `${url}&pool_size=2&application_name=${app}` });
+  const admin = await pgClient();
+  try {
+    await m.rememberMany(Array.from({ length: 30 }, (_, i) => ({ text: `pooled memory ${i}` })));
+    let most = 0;
+    const load = Promise.all(Array.from({ length: 16 }, (_, i) => m.list({ limit: 5, offset: i })));
+    for (let done = false; !done; ) {
+      const [r] = (await admin.query('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [app])).rows as [{ n: number }];
+      most = Math.max(most, r.n);
+      done = await Promise.race([load.then(() => true), new Promise<boolean>((res) => setTimeout(() => res(false), 5))]);
+    }
+    assert.ok(most >= 1 && most <= 2, `${most} sessions at once`);
+  } finally {
+    await admin.end();
+    await m.close();
+    await dropSchema(schema);
+  }
+});

@@ -48,8 +48,8 @@ function maskUnparsed(url: string): string {
 /** URL parameters that pg reads as secrets (`?password=` is an alternative to the user-info part). */
 const SECRET_PARAMS = ['password', 'sslpassword'];
 
-/** Splits our own parameters (`?schema=`, `?lock_timeout=` in ms) off the URL; pg does not know them. */
-export function parsePgUrl(url: string): { connectionString: string; schema: string | null; location: string; lockTimeoutMs: number } {
+/** Splits our own parameters (`?schema=`, `?lock_timeout=` in ms, `?pool_size=`) off the URL; pg does not know them. */
+export function parsePgUrl(url: string): { connectionString: string; schema: string | null; location: string; lockTimeoutMs: number; poolSize: number | null } {
   let u: URL;
   try {
     u = new URL(url);
@@ -67,6 +67,13 @@ export function parsePgUrl(url: string): { connectionString: string; schema: str
   if (timeout !== null && !(/^\d{1,10}$/.test(timeout) && Number(timeout) <= 2 ** 31 - 1)) {
     throw new MnemosError('validation_failed', `invalid lock_timeout "${timeout}" in the database URL: milliseconds, 0 to wait forever`, { field: 'lock_timeout' });
   }
+  // Ours too: without it the pool was always 10, and a role allowed fewer connections (CONNECTION LIMIT,
+  // a pooler's quota) failed requests with "too many connections" instead of queueing them.
+  const pool = u.searchParams.get('pool_size');
+  u.searchParams.delete('pool_size');
+  if (pool !== null && !(/^\d{1,4}$/.test(pool) && Number(pool) >= 1 && Number(pool) <= 1000)) {
+    throw new MnemosError('validation_failed', `invalid pool_size "${pool}" in the database URL: connections per pool, 1 to 1000`, { field: 'pool_size' });
+  }
   const safe = new URL(u.toString());
   if (safe.password) safe.password = '***';
   // pg takes the password from ?password= too; `location` is shown in messages, status and logs.
@@ -76,7 +83,13 @@ export function parsePgUrl(url: string): { connectionString: string; schema: str
   // config, so an `?options=` (a statement_timeout, say) beside `?schema=` silently dropped the search
   // path and put the store in `public`. `location` stays as the user wrote it (the journal's name hangs on it).
   if (schema) u.searchParams.set('options', schemaOptions(u.searchParams.get('options'), schema));
-  return { connectionString: u.toString(), schema, location: safe.toString(), lockTimeoutMs: timeout === null ? DEFAULT_LOCK_TIMEOUT_MS : Number(timeout) };
+  return {
+    connectionString: u.toString(),
+    schema,
+    location: safe.toString(),
+    lockTimeoutMs: timeout === null ? DEFAULT_LOCK_TIMEOUT_MS : Number(timeout),
+    poolSize: pool === null ? null : Number(pool),
+  };
 }
 
 /** The URL's start-up options with `search_path` set to `schema`; a search_path of the user's own beside `?schema=` is refused, since only one can win. */
@@ -135,10 +148,11 @@ function clientConfig(connectionString: string, lockTimeoutMs: number): pg.Clien
   return { connectionString, types, ...(lockTimeoutMs > 0 ? { lock_timeout: lockTimeoutMs } : {}) };
 }
 
+/** `max` is the caller's default; the URL's `?pool_size=` overrides it. */
 export function createPool(url: string, max = 10): PgConnection {
-  const { connectionString, schema, location, lockTimeoutMs } = parsePgUrl(url);
+  const { connectionString, schema, location, lockTimeoutMs, poolSize } = parsePgUrl(url);
   // A schema per test run or tenant: every pooled connection starts with it on the search path.
-  const pool = new pg.Pool({ ...clientConfig(connectionString, lockTimeoutMs), max, Client });
+  const pool = new pg.Pool({ ...clientConfig(connectionString, lockTimeoutMs), max: poolSize ?? max, Client });
   // An idle client losing its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
   return { pool, location, schema, lockTimeoutMs };
