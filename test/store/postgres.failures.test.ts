@@ -93,10 +93,13 @@ test('a session killed while a batch write waits answers unavailable, stores not
 
 test('a read cut by statement_timeout behind another session\'s table lock answers busy', { ...postgresOnly('PostgreSQL statement_timeout'), timeout: 30_000 }, async () => {
   const { schema, url } = freshSchema('stmttimeout');
+  // Created without the short timeout: on a loaded machine the migrations alone can take longer.
+  const setup = await openMemory({ db: url });
+  await setup.remember({ text: 'locked away' });
+  await setup.close();
   const m = await openMemory({ db: `${url}&options=${encodeURIComponent('-c statement_timeout=300')}` });
   const locker = await pgClient(schema);
   try {
-    await m.remember({ text: 'locked away' });
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE memories IN ACCESS EXCLUSIVE MODE');
     await assert.rejects(m.list({}), (e) => MnemosError.is(e, 'busy') && /statement_timeout/.test(e.message));
