@@ -46,6 +46,8 @@ export class Blackboard {
   private seq = 0;
   private tick = 0;
   private evictions = 0;
+  /** Told of every entry that leaves the board (evicted or swept), active or not: see onDrop. */
+  private dropListeners: Array<(entries: readonly BlackboardEntry[]) => void> = [];
 
   constructor(options: BlackboardOptions = {}) {
     this.clock = options.clock ?? Date.now;
@@ -86,9 +88,11 @@ export class Blackboard {
     }
     if (previous) this.deactivate(previous, 'superseded', now);
     const removed: Entry[] = [];
+    const dropped: Entry[] = [];
     while (this.byId.size >= this.capacity) {
       const gone = this.evictOne();
-      if (gone) removed.push(gone);
+      dropped.push(gone.entry);
+      if (gone.active) removed.push(gone.entry);
     }
 
     const entry: Entry = {
@@ -113,6 +117,7 @@ export class Blackboard {
     this.live[priority].add(entry);
     if (entry.expiresAt !== null) this.expiries.push(entry.expiresAt, entry);
 
+    this.notifyDropped(dropped);
     for (const gone of removed) this.emit('blackboard.entry.removed', gone, now, { reason: 'evicted' });
     if (previous) this.emit('blackboard.entry.updated', entry, now, { previous });
     else this.emit('blackboard.entry.added', entry, now);
@@ -180,13 +185,28 @@ export class Blackboard {
   /** Drops every inactive entry (after marking due expiries); returns how many were dropped. */
   sweep(): number {
     this.expireDue(this.clock());
-    const dropped = this.inactive.size;
-    for (const e of this.inactive) this.byId.delete(e.id);
+    const swept = [...this.inactive];
+    for (const e of swept) this.byId.delete(e.id);
     this.inactive.clear();
     // Rebuild the expiry heap so it stops holding dropped entries.
     this.expiries.clear();
     for (const set of Object.values(this.live)) for (const e of set) if (e.expiresAt !== null) this.expiries.push(e.expiresAt, e);
-    return dropped;
+    this.notifyDropped(swept);
+    return swept.length;
+  }
+
+  /**
+   * Calls `listener` with every entry that leaves the board for good: evicted
+   * at capacity (inactive ones included, which no `removed` event announces)
+   * or dropped by `sweep()`. The consolidator uses it so that a salient write
+   * evicted before INTEGRATION scanned it is still buffered, not lost unseen.
+   * Returns the function that stops the calls.
+   */
+  onDrop(listener: (entries: readonly BlackboardEntry[]) => void): () => void {
+    this.dropListeners = [...this.dropListeners, listener];
+    return () => {
+      this.dropListeners = this.dropListeners.filter((l) => l !== listener);
+    };
   }
 
   subscribe(eventPattern: string, listener: BlackboardListener, options: { key?: string } = {}): () => void {
@@ -240,12 +260,12 @@ export class Blackboard {
     return this.inactive.size > 0 || EVICTABLE.some((p) => this.live[p].size > 0);
   }
 
-  /** Drops one entry; returns it when it was active (so a `removed` event is due). */
-  private evictOne(): Entry | undefined {
+  /** Drops one entry; `active` says whether it was (so a `removed` event is due). */
+  private evictOne(): { entry: Entry; active: boolean } {
     for (const e of this.inactive) {
       this.inactive.delete(e);
       this.byId.delete(e.id);
-      return undefined;
+      return { entry: e, active: false };
     }
     for (const p of EVICTABLE) {
       for (const e of this.live[p]) {
@@ -253,10 +273,21 @@ export class Blackboard {
         this.current.delete(e.key);
         this.byId.delete(e.id);
         this.evictions += 1;
-        return e;
+        return { entry: e, active: true };
       }
     }
     throw new MnemosError('internal', 'blackboard eviction found nothing to evict');
+  }
+
+  private notifyDropped(entries: readonly Entry[]): void {
+    if (entries.length === 0) return;
+    for (const l of this.dropListeners) {
+      try {
+        l(entries);
+      } catch {
+        // A drop listener is bookkeeping; its failure must not fail the write that evicted.
+      }
+    }
   }
 
   private emit(type: BlackboardEventType, entry: Entry, at: number, extra: { previous?: Entry; reason?: RemovalReason } = {}): void {

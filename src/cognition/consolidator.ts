@@ -64,7 +64,12 @@ export class MemoryConsolidator implements CycleModule {
     this.log = deps.log ?? new VolatileEventLog();
     this.clock = deps.clock ?? Date.now;
     this.attachedAfterSeq = deps.blackboard.lastSeq;
-    this.unsubscribe = deps.blackboard.subscribe('blackboard.entry.*', (e) => this.onWrite(e));
+    const unsubscribe = deps.blackboard.subscribe('blackboard.entry.*', (e) => this.onWrite(e));
+    const unwatch = deps.blackboard.onDrop((entries) => this.onDropped(entries));
+    this.unsubscribe = () => {
+      unsubscribe();
+      unwatch();
+    };
   }
 
   /** Re-buffers safety events a previous process logged but never settled. Idempotent. */
@@ -93,17 +98,9 @@ export class MemoryConsolidator implements CycleModule {
     const evictedBefore = this.buffer.evicted;
     // Hot path (10,000 entries in about a millisecond): one cached lookup per entry, no allocation unless buffered.
     for (const entry of entries) {
-      if (SELF_SOURCES.has(entry.sourceModule)) continue;
-      const facts = this.salience.facts(entry.key);
-      if (facts.always && entry.seq > this.attachedAfterSeq) continue;
-      const age = tick - entry.tick;
-      const score = age > 0 ? Math.max(0, facts.base - age * decayPerTick) : facts.base;
-      if (!facts.always && (score < threshold || entry.status === 'retracted')) {
-        if (score < threshold && facts.base >= threshold && entry.status !== 'retracted') faded += 1;
-        continue;
-      }
-      // (A retraction withdraws an ordinary event but does not erase a safety one.)
-      if (this.capture(eventFromEntry(entry, score, facts.always))) buffered += 1;
+      const outcome = this.consider(entry, tick, threshold, decayPerTick);
+      if (outcome === BUFFERED) buffered += 1;
+      else if (outcome === FADED) faded += 1;
     }
     if (entries.length > 0) this.cursor = entries[entries.length - 1]!.seq;
     const evicted = this.buffer.evicted - evictedBefore;
@@ -156,6 +153,35 @@ export class MemoryConsolidator implements CycleModule {
   /** Stops capturing writes. The log is the caller's to close. */
   close(): void {
     this.unsubscribe();
+  }
+
+  /** The scan's decision for one entry (the hot path: no allocation unless buffered). */
+  private consider(entry: BlackboardEntry, tick: number, threshold: number, decayPerTick: number): Outcome {
+    if (SELF_SOURCES.has(entry.sourceModule)) return SKIPPED;
+    const facts = this.salience.facts(entry.key);
+    if (facts.always && entry.seq > this.attachedAfterSeq) return SKIPPED;
+    const age = tick - entry.tick;
+    const score = age > 0 ? Math.max(0, facts.base - age * decayPerTick) : facts.base;
+    if (!facts.always && (score < threshold || entry.status === 'retracted')) {
+      return score < threshold && facts.base >= threshold && entry.status !== 'retracted' ? FADED : SKIPPED;
+    }
+    // (A retraction withdraws an ordinary event but does not erase a safety one.)
+    return this.capture(eventFromEntry(entry, score, facts.always)) ? BUFFERED : SKIPPED;
+  }
+
+  /**
+   * Entries leaving the blackboard (evicted at capacity, or swept) before a
+   * scan reached them are judged now, as the scan would have: a salient write
+   * buried under more than the board's capacity of newer ones between two
+   * ticks was lost without a trace.
+   */
+  private onDropped(entries: readonly BlackboardEntry[]): void {
+    const { threshold, decayPerTick } = this.salience.config;
+    const tick = this.d.blackboard.currentTick;
+    for (const entry of entries) {
+      if (entry.seq <= this.cursor) continue;
+      if (this.consider(entry, tick, threshold, decayPerTick) === FADED) this.totals.faded += 1;
+    }
   }
 
   private onWrite(e: BlackboardEvent): void {
@@ -221,6 +247,11 @@ export class MemoryConsolidator implements CycleModule {
     }
   }
 }
+
+const SKIPPED = 0;
+const BUFFERED = 1;
+const FADED = 2;
+type Outcome = typeof SKIPPED | typeof BUFFERED | typeof FADED;
 
 function byWriteOrder(a: EpisodicEvent, b: EpisodicEvent): number {
   if (a.timestamp !== b.timestamp) return a.timestamp < b.timestamp ? -1 : 1;

@@ -81,6 +81,42 @@ test('buffer overflow: the oldest ordinary events are dropped and counted', asyn
   assert.equal(consolidator.stats().evicted, 2);
 });
 
+test('a salient write evicted from a full blackboard before INTEGRATION is still buffered, not lost unseen', async () => {
+  const clock = manualClock();
+  const blackboard = new Blackboard({ clock: clock.now, capacity: 10 });
+  const store = new MemoryEpisodeStore();
+  const consolidator = new MemoryConsolidator({ blackboard, principal: owner, sink: store, clock: clock.now });
+  blackboard.setTick(1);
+  blackboard.write('goal.achieved', { goal: 'first' });
+  blackboard.write('goal.achieved', { goal: 'second' }); // supersedes: the first is inactive, dropped first and announced by no event
+  blackboard.write('stigmergy.coalition_accept.c', 1);
+  for (let i = 0; i < 30; i++) blackboard.write(`perception.noise.n${i}`, i);
+  assert.equal(blackboard.stats().total, 10);
+  const r = await consolidator.integrate(1);
+  assert.equal(r.scanned, 10, 'the scan only sees what is left on the board');
+  const flushed = await consolidator.flush(1);
+  assert.deepEqual(
+    flushed.episodes.map((e) => [e.blackboardKey, e.valueSnapshot]),
+    [
+      ['goal.achieved', { goal: 'first' }],
+      ['goal.achieved', { goal: 'second' }],
+      ['stigmergy.coalition_accept.c', 1],
+    ],
+  );
+  // Once scanned, an entry evicted later is not buffered a second time.
+  blackboard.write('goal.achieved', { goal: 'third' });
+  await consolidator.integrate(2);
+  for (let i = 0; i < 30; i++) blackboard.write(`perception.more.n${i}`, i);
+  assert.deepEqual((await consolidator.flush(2)).episodes.map((e) => e.valueSnapshot), [{ goal: 'third' }]);
+  // sweep() drops inactive entries too: an unscanned superseded one is judged first.
+  blackboard.write('goal.achieved', { goal: 'fourth' });
+  blackboard.write('goal.achieved', { goal: 'fifth' });
+  blackboard.sweep();
+  await consolidator.integrate(3);
+  assert.deepEqual((await consolidator.flush(3)).episodes.map((e) => e.valueSnapshot), [{ goal: 'fourth' }, { goal: 'fifth' }]);
+  consolidator.close();
+});
+
 test('never-evict: every safety event is consolidated even under heavy buffer pressure', async () => {
   const { blackboard, consolidator, store } = setup({ capacity: 2 });
   for (let i = 0; i < 3; i++) blackboard.write(`safety.weight_update_blocked.n${i}`, i);
