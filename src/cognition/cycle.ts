@@ -118,6 +118,11 @@ export class CognitiveCycle {
     return this.tickNo;
   }
 
+  /** Whether a tick is in progress (a second `tick()` now would be refused with `conflict`). */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
   get lastTick(): TickResult | null {
     return this.last;
   }

@@ -47,6 +47,11 @@ export class CycleRegistry {
     if (!c) {
       c = this.create(key, p);
       this.cycles.set(key, c);
+      // A failed creation (an unreadable safety log, a store error) is not kept: it was
+      // repeated to every later call until a restart, even after the cause was fixed.
+      c.catch(() => {
+        if (this.cycles.get(key) === c) this.cycles.delete(key);
+      });
     }
     return c;
   }
@@ -69,29 +74,49 @@ export class CycleRegistry {
     return r;
   }
 
-  async tickAll(): Promise<void> {
+  /**
+   * Ticks every agent once. One agent's failure is reported (to `onError`, or
+   * thrown after the others have ticked) and never keeps the agents after it
+   * from ticking: the first failure used to end the round for all of them.
+   * An agent whose tick is already running (a `cycle_tick` call) is skipped.
+   */
+  async tickAll(onError?: (err: unknown, agent: string) => void): Promise<void> {
     if (this.ticking) return; // a slow tick is never overlapped by the next
     this.ticking = true;
+    let first: unknown;
+    let failed = false;
     try {
-      for (const c of this.cycles.values()) {
-        const agent = await c;
-        await this.tick(agent.principal);
+      for (const [key, c] of [...this.cycles]) {
+        try {
+          const agent = await c;
+          if (agent.cycle.isRunning) continue;
+          await this.tick(agent.principal);
+        } catch (err) {
+          if (onError) onError(err, key);
+          else if (!failed) [first, failed] = [err, true];
+        }
       }
     } finally {
       this.ticking = false;
     }
+    if (failed) throw first;
   }
 
   start(intervalMs: number, onError: (err: unknown) => void): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.tickAll().catch(onError), intervalMs);
+    this.timer = setInterval(() => void this.tickAll((err) => onError(err)).catch(onError), intervalMs);
     this.timer.unref();
   }
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    for (const c of this.cycles.values()) await (await c).log.close();
+    const cycles = [...this.cycles.values()];
     this.cycles.clear();
+    // An agent whose cycle never came to be has no log to close; it must not stop the others' closing.
+    for (const c of cycles) {
+      const agent = await c.catch(() => null);
+      if (agent) await agent.log.close();
+    }
   }
 }
