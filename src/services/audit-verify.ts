@@ -2,14 +2,15 @@ import { MnemosError } from '../domain/errors.ts';
 import { verifyChainSegment, type ChainProblem } from '../domain/audit.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import type { Principal } from '../domain/principal.ts';
-import type { Memory } from '../domain/memory.ts';
+import { initialLifecycle, onRecall } from '../domain/lifecycle.ts';
+import type { Lifecycle, Memory } from '../domain/memory.ts';
 import { claimsHash } from '../domain/memory-claims.ts';
 import type { MemoryContent, RecordedWrite } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 
 export interface MemoryProblem {
   memoryId: string;
-  problem: 'text_changed' | 'hash_differs_from_audit' | 'claims_changed' | 'not_in_audit_log' | 'missing_from_store';
+  problem: 'text_changed' | 'hash_differs_from_audit' | 'claims_changed' | 'not_in_audit_log' | 'missing_from_store' | 'read_only_state_changed';
   message: string;
 }
 
@@ -97,9 +98,10 @@ export async function verifyAudit(ctx: ServiceContext, p: Principal, opts: Verif
     // decoding every row tripled the time at a million memories.
     const claimed = page.filter((m) => recorded.get(m.id)?.claims != null).map((m) => m.id);
     const rows = new Map((await ctx.store.getMany(p, claimed)).map((m) => [m.id, m]));
+    const hidden = await hiddenReadOnly(ctx, p, [...rows.values()]);
     for (const m of page) {
       memoriesChecked++;
-      const problem = checkMemory(m, recorded, rows.get(m.id));
+      const problem = checkMemory(m, recorded, rows.get(m.id)) ?? hidden.get(m.id) ?? null;
       if (problem && problemsFound++ < MAX_REPORTED) memoryProblems.push(problem);
     }
     after = page[page.length - 1]!.id;
@@ -149,6 +151,52 @@ async function forgottenByTheChain(ctx: ServiceContext, p: Principal, ids: strin
     if (Array.isArray(versionIds)) for (const v of versionIds) if (typeof v === 'string') forgotten.add(v);
   }
   return forgotten;
+}
+
+/**
+ * Read-only versions (safety episodes among them) closed, archived or
+ * expired with no audit entry that did it. The claims hash leaves out what
+ * changes in place (closing, lifecycle), so setting `superseded_at` or
+ * `lifecycle = 'expired'` in the database hid a SafetyAudit episode from every
+ * listing while the check said intact. The engine never closes a read-only
+ * version (update and retire refuse it), and the lifecycle engine leaves it
+ * alone except that a recall activates it; anything else needs its entry:
+ * a `supersede` of the version, or a new version's entry naming it as
+ * previous, and a `lifecycle` entry to the state it is in.
+ */
+async function hiddenReadOnly(ctx: ServiceContext, p: Principal, rows: readonly Memory[]): Promise<Map<string, MemoryProblem>> {
+  const out = new Map<string, MemoryProblem>();
+  const suspects = rows.filter((m) => m.readOnly && (m.supersededAt !== null || !untouchedLifecycles(m).includes(m.lifecycle)));
+  if (suspects.length === 0) return out;
+  const ids = new Set<string>();
+  for (const m of suspects) {
+    ids.add(m.id);
+    if (m.supersededBy) ids.add(m.supersededBy);
+  }
+  const entries = await ctx.store.audit.forMemories(p, [...ids]);
+  for (const m of suspects) {
+    const own = entries.filter((e) => e.memoryId === m.id);
+    if (m.supersededAt !== null) {
+      const closedBy = own.some((e) => e.action === 'supersede') || entries.some((e) => e.memoryId === m.supersededBy && (e.action === 'update' || e.action === 'supersede') && (e.details as { previousId?: unknown }).previousId === m.id);
+      if (!closedBy) {
+        out.set(m.id, { memoryId: m.id, problem: 'read_only_state_changed', message: `memory ${m.id} is read-only (${m.labels.join(', ') || 'protected'}) yet closed at ${m.supersededAt}, and no audit entry closed it: changed behind the engine's back` });
+        continue;
+      }
+    }
+    if (!untouchedLifecycles(m).includes(m.lifecycle)) {
+      const last = own.filter((e) => e.action === 'lifecycle').at(-1);
+      if ((last?.details as { to?: unknown } | undefined)?.to !== m.lifecycle) {
+        out.set(m.id, { memoryId: m.id, problem: 'read_only_state_changed', message: `memory ${m.id} is read-only (${m.labels.join(', ') || 'protected'}) yet ${m.lifecycle}, and no audit entry moved it there: changed behind the engine's back` });
+      }
+    }
+  }
+  return out;
+}
+
+/** The lifecycles a read-only version has without a lifecycle entry: its first, and the one a recall gives it. */
+function untouchedLifecycles(m: Memory): Lifecycle[] {
+  const first = initialLifecycle(m.type);
+  return [first, onRecall(first)];
 }
 
 /** `whole` is the version's row, read when its entry recorded claims; a version forgotten since the content was read has none and is not a problem. */

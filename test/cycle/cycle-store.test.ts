@@ -72,6 +72,42 @@ test(named('cycle run persists episodes; a fresh process lists them; safety epis
   }
 });
 
+test(named('audit verify finds a safety episode hidden in the database (closed, or expired) although its claims are untouched'), async () => {
+  const { dir, db, cleanup } = testStores();
+  const back = process.cwd();
+  process.chdir(dir); // a server database keeps the cycle's safety log in ./.mnemos
+  try {
+    const m = await openMemory({ db });
+    const cycle = m.cycle();
+    await cycle.write('safety.verification_blocked', { reason: 'unsafe weight update' });
+    await cycle.write('safety.weight_update_blocked', { reason: 'second' });
+    await cycle.write('bio_inspired.cognitive_state', 'SLEEP');
+    assert.deepEqual((await cycle.tick()).errors, []);
+    const [first, second] = (await cycle.recentEpisodes({ minSalience: 0 })).map((e) => e.memoryId).sort();
+    // What the engine itself does to a read-only episode raises no alarm: a recall activates it, consolidation leaves it.
+    await m.lifecycle.recall(first!);
+    await m.consolidate({ force: true });
+    await m.close();
+    assert.deepEqual((await rawSql(db, 'SELECT lifecycle FROM memories WHERE id = ?', first)).map((r) => r.lifecycle), ['activated']);
+    const m1 = await openMemory({ db });
+    assert.deepEqual((await m1.verifyAudit()).memoryProblems, []);
+    await m1.close();
+
+    await rawSql(db, 'UPDATE memories SET superseded_at = valid_from, superseded_by = id WHERE id = ?', first);
+    await rawSql(db, "UPDATE memories SET lifecycle = 'expired' WHERE id = ?", second);
+    const m2 = await openMemory({ db });
+    assert.equal((await m2.cycle().recentEpisodes({ minSalience: 0 })).length, 0, 'both are hidden from the listings');
+    const report = await m2.verifyAudit();
+    assert.equal(report.ok, false);
+    assert.deepEqual(report.memoryProblems.map((x) => [x.memoryId, x.problem]).sort(), [[first, 'read_only_state_changed'], [second, 'read_only_state_changed']].sort());
+    assert.match(report.memoryProblems.find((x) => x.memoryId === second)!.message, /read-only \(Episode, SafetyAudit\) yet expired/);
+    await m2.close();
+  } finally {
+    process.chdir(back);
+    await cleanup();
+  }
+});
+
 test(named('a malformed scenario line fails with its line number before anything runs'), async () => {
   const { dir, db, cleanup } = testStores();
   try {
