@@ -132,6 +132,14 @@ function parseLog(text: string, path: string): { records: LogRecord[]; goodBytes
     const line = text.slice(offset, nl === -1 ? text.length : nl);
     lineNo += 1;
     const record = nl === -1 ? undefined : parseRecord(line);
+    if (record === FOREIGN) {
+      // Whole JSON that is not a record this version knows (a newer version's, or one edited by hand):
+      // never torn, since a torn write is not whole JSON. Cutting it off as a torn tail deleted it unseen.
+      throw new MnemosError('corrupt', `durable event log ${path} has a record this version does not know at line ${lineNo} (written by a newer version, or edited); nothing was changed: inspect it or move the file aside`, {
+        path,
+        line: lineNo,
+      });
+    }
     if (record === undefined) {
       if (badLine === 0) badLine = lineNo;
     } else {
@@ -149,14 +157,20 @@ function parseLog(text: string, path: string): { records: LogRecord[]; goodBytes
   return { records, goodBytes };
 }
 
-function parseRecord(line: string): LogRecord | undefined {
+const FOREIGN = Symbol('foreign record');
+
+/** A record; FOREIGN for a whole JSON object that is not one; undefined for what is not JSON (torn, zeros, garbage). */
+function parseRecord(line: string): LogRecord | typeof FOREIGN | undefined {
   if (line.trim() === '') return undefined;
+  let json: unknown;
   try {
-    const parsed = recordSchema.safeParse(JSON.parse(line));
-    return parsed.success ? parsed.data : undefined;
+    json = JSON.parse(line);
   } catch {
     return undefined;
   }
+  const parsed = recordSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  return json !== null && typeof json === 'object' && !Array.isArray(json) ? FOREIGN : undefined;
 }
 
 function fsyncDir(dir: string): void {

@@ -91,6 +91,20 @@ test('garbage followed by valid records is corruption, refused with a clear erro
   await assert.rejects(FileDurableEventLog.open(path), (e) => MnemosError.is(e, 'corrupt') && /line 2/.test(e.message));
 });
 
+test('a whole record of a form this version does not know is refused, never cut off as a torn tail', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'log.jsonl');
+  const log = await FileDurableEventLog.open(path);
+  await log.append(ev('A'));
+  await log.close();
+  // A newer version's record (or a hand-edited one) last in the file: complete JSON, so no torn write.
+  appendFileSync(path, `${JSON.stringify({ v: 2, type: 'event', event: { eventId: 'B', blackboardKey: 'safety.verification_blocked' } })}\n`);
+  const before = readFileSync(path, 'utf8');
+  await assert.rejects(FileDurableEventLog.open(path), (e) => MnemosError.is(e, 'corrupt') && /line 2/.test(e.message) && /does not know/.test(e.message));
+  assert.equal(readFileSync(path, 'utf8'), before, 'nothing was cut off');
+});
+
 test('a closed log refuses appends', async (t) => {
   const tmp = tempDir();
   t.after(tmp.cleanup);
