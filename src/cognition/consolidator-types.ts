@@ -26,6 +26,13 @@ export interface ConsolidatorDeps {
   log?: DurableEventLog;
   salience?: SalienceModel;
   clock?: Clock;
+  /**
+   * Transaction time of the episodes a flush writes (and of its blocked
+   * records); default: `clock`. Apart from it only when `clock` is simulated
+   * (a scenario replay), so that a record is never stamped as written at a
+   * time it was not.
+   */
+  recordClock?: Clock;
   config?: ConsolidatorConfig;
 }
 

@@ -40,6 +40,7 @@ export class MemoryConsolidator implements CycleModule {
   private readonly verifier: SafetyVerifier;
   private readonly log: DurableEventLog;
   private readonly clock: Clock;
+  private readonly recordClock: Clock;
   private readonly scanLimit: number;
   private readonly summaryTtl: number;
   private readonly unsubscribe: () => void;
@@ -63,6 +64,7 @@ export class MemoryConsolidator implements CycleModule {
     this.verifier = deps.verifier ?? new RuleBasedSafetyVerifier();
     this.log = deps.log ?? new VolatileEventLog();
     this.clock = deps.clock ?? Date.now;
+    this.recordClock = deps.recordClock ?? this.clock;
     this.attachedAfterSeq = deps.blackboard.lastSeq;
     const unsubscribe = deps.blackboard.subscribe('blackboard.entry.*', (e) => this.onWrite(e));
     const unwatch = deps.blackboard.onDrop((entries) => this.onDropped(entries));
@@ -114,7 +116,7 @@ export class MemoryConsolidator implements CycleModule {
     await this.settleAppends().catch(() => undefined);
     // Write order, not arrival order: safety events are captured before the scan reaches older writes.
     const events = this.buffer.drain().sort(byWriteOrder);
-    const atIso = new Date(this.clock()).toISOString();
+    const atIso = new Date(this.recordClock()).toISOString();
     const { approved, blocked, deferred, errors } = await passSafetyGate(events, this.verifier, atIso);
 
     const episodes = approved.map((e) => toEpisodeDraft(e, atIso));

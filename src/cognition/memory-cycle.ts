@@ -30,6 +30,8 @@ export interface MemoryCycleDeps {
   bio?: BioStateSource;
   blackboard?: Blackboard;
   clock?: Clock;
+  /** Transaction time of persisted episodes when `clock` is simulated; default: `clock`. */
+  recordClock?: Clock;
   rng?: () => number;
   timer?: () => number;
   /** Further modules: they run after retrieval and before the consolidator in every phase. */
@@ -61,6 +63,7 @@ export function createMemoryCycle(deps: MemoryCycleDeps): MemoryCycle {
     sink: deps.sink,
     salience,
     clock,
+    ...(deps.recordClock ? { recordClock: deps.recordClock } : {}),
     ...(deps.verifier ? { verifier: deps.verifier } : {}),
     ...(deps.log ? { log: deps.log } : {}),
     ...(config.consolidator ? { config: config.consolidator } : {}),

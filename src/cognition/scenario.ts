@@ -121,7 +121,13 @@ export interface ScenarioDeps {
   log?: DurableEventLog;
   /** Default: a fresh rule-based verifier. */
   verifier?: VetoableVerifier;
-  /** Clock time of tick 1 (ms); default: now. Each tick advances by `tickMs` (default 1000). */
+  /**
+   * Clock time of tick 1 (ms). Each tick advances by `tickMs` (default 1000).
+   * Default: the replay ends now (tick 1 is `(ticks - 1) · tickMs` ago), so no
+   * event is dated in the future, and episodes get the real time they were
+   * written as their transaction time. A replay starting now dated a tick-7200
+   * event two hours ahead and stamped its episode as recorded then.
+   */
   startMs?: number;
   tickMs?: number;
   timer?: () => number;
@@ -146,7 +152,8 @@ export async function runScenario(input: string | readonly string[], deps: Scena
   const steps = parseScenario(input, deps.limits);
   const verifier = deps.verifier ?? new RuleBasedSafetyVerifier();
   const tickMs = deps.tickMs ?? 1000;
-  const start = deps.startMs ?? Date.now();
+  const ticks = steps.length === 0 ? 0 : steps.reduce((m, s) => Math.max(m, s.tick), 1);
+  const start = deps.startMs ?? Date.now() - Math.max(0, ticks - 1) * tickMs;
   let now = start;
   const { blackboard, cycle, consolidator } = createMemoryCycle({
     principal: deps.principal,
@@ -154,6 +161,8 @@ export async function runScenario(input: string | readonly string[], deps: Scena
     verifier,
     bio: new SignalBioState(),
     clock: () => now,
+    // A chosen start is a simulated timeline throughout; the default one records at the real time.
+    ...(deps.startMs === undefined ? { recordClock: Date.now } : {}),
     ...(deps.source ? { source: deps.source } : {}),
     ...(deps.log ? { log: deps.log } : {}),
     ...(deps.timer ? { timer: deps.timer } : {}),
@@ -161,7 +170,6 @@ export async function runScenario(input: string | readonly string[], deps: Scena
   });
   const byTick = new Map<number, ScenarioStep[]>();
   for (const s of steps) byTick.set(Math.max(1, s.tick), [...(byTick.get(Math.max(1, s.tick)) ?? []), s]);
-  const ticks = steps.length === 0 ? 0 : steps.reduce((m, s) => Math.max(m, s.tick), 1);
   const episodes: EpisodeDraft[] = [];
   const blockedEvents: BlockedRecord[] = [];
   const errors: ModuleFailure[] = [];

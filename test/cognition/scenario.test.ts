@@ -36,6 +36,26 @@ test('runScenario replays ticks, sleep and vetoes and reports the counts', async
   assert.equal(JSON.parse(JSON.stringify(r)).episodes.length, 2, 'the result is plain JSON');
 });
 
+test('a replay without a start time ends now: no event dated in the future, episodes recorded at the real time', async () => {
+  const lines = [
+    { tick: 1, write: { key: 'goal.achieved', value: 'early' } },
+    { tick: 7200, write: { key: 'goal.achieved', value: 'late' } },
+    { tick: 7200, state: 'sleep' },
+  ].map((x) => JSON.stringify(x));
+  const store = new MemoryEpisodeStore();
+  const before = Date.now();
+  const r = await runScenario(lines, { principal: owner, sink: store });
+  const after = Date.now();
+  assert.deepEqual(r.episodes.map((e) => e.valueSnapshot), ['early', 'late']);
+  const [early, late] = r.episodes.map((e) => ({ valid: Date.parse(e.validFrom), recorded: Date.parse(e.transactionTime) }));
+  assert.equal(late!.valid - early!.valid, 7199 * 1000, 'ticks stay a second apart');
+  assert.ok(late!.valid <= after, `the last event is not in the future (${r.episodes[1]!.validFrom})`);
+  for (const e of [early!, late!]) {
+    assert.ok(e.recorded >= before && e.recorded <= after, 'transaction time is when the episode was written');
+    assert.ok(e.valid <= e.recorded);
+  }
+});
+
 test('buffer overflow through a scenario counts evictions', async () => {
   const lines = Array.from({ length: 12 }, (_, i) => JSON.stringify({ tick: 1, write: { key: `learning.new_association.k${i}`, value: i } }));
   lines.push(JSON.stringify({ tick: 2, state: 'sleep' }));
