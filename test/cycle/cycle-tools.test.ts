@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { openMemory } from '../../src/index.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
 import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
+import { cycleRegistry } from '../../src/services/cycle/cycle-api.ts';
 import type { Mnemos } from '../../src/surfaces/library/open-memory.ts';
 import { named, testStores } from '../helpers/backend.ts';
 
@@ -38,6 +39,30 @@ test(named('blackboard tools: each principal has its own blackboard; sleep conso
 
     await assert.rejects(call(owner, 'blackboard_write', { key: 'bad key!', value: 1 }), { code: 'validation_failed' });
     await assert.rejects(call(owner, 'blackboard_write', { key: 'x.y', value: 1, priority: 'urgent' }), (e: Error & { code?: string }) => e.code === 'validation_failed' && /priority/.test(e.message));
+    await owner.close();
+  } finally {
+    process.chdir(back);
+    await cleanup();
+  }
+});
+
+test(named('a tag or key the store could not hold is refused at the blackboard write, so no sleep is held up by it'), async () => {
+  const { dir, db, cleanup } = testStores();
+  const back = process.cwd();
+  process.chdir(dir);
+  try {
+    const owner = await openMemory({ db });
+    for (const tags of [['a\u0000b'], ['x\ud800'], ['']]) {
+      await assert.rejects(call(owner, 'blackboard_write', { key: 'goal.achieved', value: 1, tags }), { code: 'validation_failed' }, JSON.stringify(tags));
+    }
+    // The library blackboard itself refuses them too (the tools are one way in).
+    const { blackboard } = await cycleRegistry(owner.context).get(owner.principal);
+    assert.throws(() => blackboard.write('safety.verification_blocked', 1, { tags: ['bad\u0000'] }), { code: 'validation_failed' });
+    assert.throws(() => blackboard.write('safety.\udc00blocked', 1), { code: 'validation_failed' });
+    await call(owner, 'blackboard_write', { key: 'goal.achieved', value: 1, tags: ['ok ✓'] });
+    await call(owner, 'blackboard_write', { key: 'bio_inspired.cognitive_state', value: 'SLEEP' });
+    assert.deepEqual((await call(owner, 'cycle_tick', {})).errors, []);
+    assert.deepEqual((await call(owner, 'episodes_recent', {})).episodes.map((e: { tags: string[] }) => e.tags), [['ok ✓']]);
     await owner.close();
   } finally {
     process.chdir(back);

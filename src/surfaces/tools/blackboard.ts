@@ -15,7 +15,7 @@ export const blackboardWrite = defineTool({
       value: z.unknown().describe('any JSON value'),
       ttl: z.number().positive().max(30 * 86400).optional().describe('seconds until the entry expires'),
       priority: z.enum(PRIORITIES).optional().describe('eviction priority; critical is never evicted'),
-      tags: z.array(z.string().max(64)).max(16).optional(),
+      tags: z.array(z.string().min(1).max(64)).max(16).optional(),
     })
     .strict(),
   async run(q, { memory }) {
