@@ -4,11 +4,11 @@ import { ConsolidationBuffer } from './consolidation-buffer.ts';
 import type { ConsolidatorDeps, ConsolidatorStats, FlushResult, IntegrateResult } from './consolidator-types.ts';
 import type { CycleModule, PhaseContext } from './cycle.ts';
 import { VolatileEventLog, type DurableEventLog } from './durable-log.ts';
-import { toEpisodeDraft, type PersistedEpisode } from './episode.ts';
+import { toEpisodeDraft, type EpisodeDraft, type PersistedEpisode } from './episode.ts';
 import { eventFromEntry, type EpisodicEvent } from './episodic-event.ts';
 import { BLOCKED_KEY, CONSOLIDATION_KEY, CONSOLIDATOR_SOURCE, SELF_SOURCES } from './keys.ts';
-import { RuleBasedSafetyVerifier, type SafetyVerifier } from './safety.ts';
-import { passSafetyGate } from './safety-gate.ts';
+import { RuleBasedSafetyVerifier, type BlockedRecord, type SafetyVerifier } from './safety.ts';
+import { blockedRecord, passSafetyGate } from './safety-gate.ts';
 import { SalienceModel } from './salience.ts';
 
 export type { ConsolidatorConfig, ConsolidatorDeps, ConsolidatorStats, FlushResult, IntegrateResult } from './consolidator-types.ts';
@@ -117,16 +117,27 @@ export class MemoryConsolidator implements CycleModule {
     // Write order, not arrival order: safety events are captured before the scan reaches older writes.
     const events = this.buffer.drain().sort(byWriteOrder);
     const atIso = new Date(this.recordClock()).toISOString();
-    const { approved, blocked, deferred, errors } = await passSafetyGate(events, this.verifier, atIso);
+    const gate = await passSafetyGate(events, this.verifier, atIso);
+    const { blocked, deferred, errors } = gate;
+    let approved = gate.approved;
 
-    const episodes = approved.map((e) => toEpisodeDraft(e, atIso));
+    let episodes = approved.map((e) => toEpisodeDraft(e, atIso));
     let persisted: PersistedEpisode[] = [];
     try {
       if (episodes.length > 0) persisted = await this.d.sink.persistEpisodes(this.d.principal, episodes);
     } catch (err) {
-      // One transaction: nothing was written, so nothing is settled; all of it waits for the next sleep.
-      this.buffer.restore(events);
-      throw new MnemosError('unavailable', `episode sink failed; ${events.length} events stay buffered for the next sleep: ${(err as Error).message}`, undefined, { cause: err });
+      if (!MnemosError.is(err, 'validation_failed')) {
+        // One transaction: nothing was written, so nothing is settled; all of it waits for the next sleep.
+        this.buffer.restore(events);
+        throw new MnemosError('unavailable', `episode sink failed; ${events.length} events stay buffered for the next sleep: ${(err as Error).message}`, undefined, { cause: err });
+      }
+      // The store refused something in the batch itself. Retried, the same batch fails the same way at
+      // every sleep, holding back every event with it: find which ones it refuses, and block those.
+      const split = await this.persistEach(approved, episodes, events, atIso);
+      persisted = split.persisted;
+      episodes = split.episodes;
+      approved = split.approved;
+      blocked.push(...split.refused);
     }
     for (const e of approved) e.consolidated = true;
     this.totals.consolidated += approved.length;
@@ -146,6 +157,31 @@ export class MemoryConsolidator implements CycleModule {
     this.report(CONSOLIDATION_KEY, { consolidated: approved.length, tick, buffer_size: this.buffer.size }, 'normal', errors);
     this.lastFlush = { tick, consolidated: approved.length, episodes, persisted, blocked, deferred: deferred.length, bufferSize: this.buffer.size, errors };
     return this.lastFlush;
+  }
+
+  /**
+   * Persists approved events one transaction each, after the store refused
+   * their batch; the ones it refuses (`validation_failed`) come back as
+   * blocked records with its reason. Any other failure puts every event back
+   * for the next sleep, as a failed batch does (the sink is idempotent per
+   * event, so those already written are not written twice).
+   */
+  private async persistEach(approved: EpisodicEvent[], episodes: EpisodeDraft[], all: EpisodicEvent[], atIso: string) {
+    const out = { approved: [] as EpisodicEvent[], episodes: [] as EpisodeDraft[], persisted: [] as PersistedEpisode[], refused: [] as BlockedRecord[] };
+    for (let i = 0; i < approved.length; i++) {
+      try {
+        out.persisted.push(...(await this.d.sink.persistEpisodes(this.d.principal, [episodes[i]!])));
+        out.approved.push(approved[i]!);
+        out.episodes.push(episodes[i]!);
+      } catch (err) {
+        if (!MnemosError.is(err, 'validation_failed')) {
+          this.buffer.restore(all);
+          throw new MnemosError('unavailable', `episode sink failed; ${all.length} events stay buffered for the next sleep: ${(err as Error).message}`, undefined, { cause: err });
+        }
+        out.refused.push(blockedRecord(approved[i]!, { approved: false, reason: `the store refused the episode: ${err.message}`, verifier: 'store' }, atIso));
+      }
+    }
+    return out;
   }
 
   stats(): ConsolidatorStats {

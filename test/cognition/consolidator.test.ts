@@ -210,6 +210,34 @@ test('one transaction: when the sink fails nothing is settled and everything wai
   assert.equal(store.memories.length, 2);
 });
 
+test('an event the store itself refuses is blocked with its reason; it no longer holds back the others at every sleep', async () => {
+  const { blackboard, consolidator, store, log } = setup();
+  // Refuses any batch holding a "poison" value, the way the store refuses a NUL tag written before it was checked.
+  const persist = store.persistEpisodes.bind(store);
+  store.persistEpisodes = async (p, drafts) => {
+    if (drafts.some((d) => d.valueSnapshot === 'poison')) throw new MnemosError('validation_failed', 'tags contains the NUL character');
+    return persist(p, drafts);
+  };
+  blackboard.write('goal.achieved', 'ok-1');
+  const bad = blackboard.write('safety.verification_blocked', 'poison');
+  blackboard.write('learning.new_association.x', 'ok-2');
+  await consolidator.integrate(1);
+  const r = await consolidator.flush(1);
+  assert.deepEqual(r.episodes.map((e) => e.valueSnapshot), ['ok-1', 'ok-2']);
+  assert.equal(r.consolidated, 2);
+  assert.deepEqual(r.blocked.map((b) => [b.eventId, b.safety, b.verifier]), [[bad.id, true, 'store']]);
+  assert.match(r.blocked[0]!.reason, /the store refused the episode: tags contains the NUL/);
+  assert.deepEqual(store.blocked.map((b) => b.eventId), [bad.id], 'the refusal is recorded like a block');
+  assert.equal(consolidator.buffer.size, 0);
+  assert.deepEqual(await log.pending(), [], 'settled as blocked: it does not come back after a restart');
+  assert.deepEqual(store.memories.map((m) => m.source.key).sort(), ['goal.achieved', 'learning.new_association.x']);
+  // The next sleep has nothing left to fail on.
+  blackboard.write('goal.achieved', 'ok-3');
+  await consolidator.integrate(2);
+  assert.deepEqual((await consolidator.flush(2)).errors, []);
+  assert.equal(store.memories.length, 3);
+});
+
 test('a failing verifier defers its events instead of dropping or approving them', async () => {
   const { blackboard, store } = setup();
   let down = true;

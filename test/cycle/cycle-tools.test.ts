@@ -4,8 +4,13 @@ import { openMemory } from '../../src/index.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
 import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
 import { cycleRegistry } from '../../src/services/cycle/cycle-api.ts';
+import { join } from 'node:path';
+import { FileDurableEventLog } from '../../src/cognition/durable-log-file.ts';
+import { CycleRegistry } from '../../src/services/cycle/cycle-registry.ts';
+import { safetyLogName } from '../../src/services/cycle/safety-log.ts';
+import { stateDir, storeIdentity } from '../../src/services/state-dir.ts';
 import type { Mnemos } from '../../src/surfaces/library/open-memory.ts';
-import { named, testStores } from '../helpers/backend.ts';
+import { named, rawSql, testStores } from '../helpers/backend.ts';
 
 const call = (memory: Mnemos, name: string, input: unknown) => runTool(findTool(TOOLS, name), input, { memory, surfaceParts: [] }) as Promise<any>;
 
@@ -64,6 +69,37 @@ test(named('a tag or key the store could not hold is refused at the blackboard w
     assert.deepEqual((await call(owner, 'cycle_tick', {})).errors, []);
     assert.deepEqual((await call(owner, 'episodes_recent', {})).episodes.map((e: { tags: string[] }) => e.tags), [['ok ✓']]);
     await owner.close();
+  } finally {
+    process.chdir(back);
+    await cleanup();
+  }
+});
+
+test(named('a logged safety event the store refuses (written before tags were checked) is blocked, not retried forever ahead of every other event'), async () => {
+  const { dir, db, cleanup } = testStores();
+  const back = process.cwd();
+  process.chdir(dir);
+  try {
+    const owner = await openMemory({ db });
+    const agent = CycleRegistry.keyOf(owner.principal);
+    const logPath = join(stateDir(owner.store.location), safetyLogName(storeIdentity(owner.store)!, agent));
+    const old = await FileDurableEventLog.open(logPath);
+    await old.append({ eventId: '01J0000000000000000000POISN', blackboardKey: 'safety.verification_blocked', valueSnapshot: { why: 'x' }, salience: 1, tick: 1, timestamp: '2026-01-01T00:00:00.000Z', sourceModule: 'safety', tags: ['bad\u0000tag'], alwaysConsolidate: true, consolidated: false });
+    await old.close();
+
+    await call(owner, 'blackboard_write', { key: 'goal.achieved', value: { goal: 'ship' } });
+    await call(owner, 'blackboard_write', { key: 'bio_inspired.cognitive_state', value: 'SLEEP' });
+    const tick = await call(owner, 'cycle_tick', {});
+    assert.deepEqual(tick.errors, [], 'the sleep goes through');
+    assert.deepEqual((await call(owner, 'episodes_recent', {})).episodes.map((e: { blackboardKey: string }) => e.blackboardKey), ['goal.achieved']);
+    const blocked = (await call(owner, 'blackboard_read', { key: 'memory.consolidation.blocked' })).entry.value;
+    assert.deepEqual(blocked.map((b: { eventId: string; verifier: string }) => [b.eventId, b.verifier]), [['01J0000000000000000000POISN', 'store']]);
+    const audit = await rawSql(db, "SELECT details FROM audit_log WHERE action = 'safety_block'");
+    assert.equal(audit.length, 1, 'the refusal is in the audit chain');
+    await owner.close();
+    const again = await FileDurableEventLog.open(logPath);
+    assert.deepEqual(await again.pending(), [], 'settled: a restart does not bring it back');
+    await again.close();
   } finally {
     process.chdir(back);
     await cleanup();
