@@ -11,6 +11,7 @@ import type { Tool } from '../tools/tool.ts';
 import { HTTP_STATUS } from './error-status.ts';
 import { batchEnvelope } from './ingest.ts';
 import { DEFAULT_LIMITS, type HttpLimits } from './limits.ts';
+import { allowedMethods } from './route-methods.ts';
 import { buildOpenApi } from './openapi.ts';
 import { TOOL_ROUTES } from './routes.ts';
 
@@ -47,7 +48,21 @@ export function createApp(opts: AppOptions): Hono<Env> {
     if (e.code === 'limit_exceeded') c.header('Connection', 'close');
     return c.json({ error: e.toJSON() }, HTTP_STATUS[e.code]);
   });
-  app.notFound((c) => c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${c.req.path}; see /openapi.json` } }, 404));
+  // A path that exists under another method is 405 with Allow (OPTIONS: 204 with Allow), not "no route":
+  // `GET /v1/search` said the route did not exist. A trailing slash is named as the difference.
+  app.notFound((c) => {
+    const path = c.req.path;
+    const allow = allowedMethods(app.routes, path);
+    if (allow.length > 0) {
+      c.header('Allow', allow.join(', '));
+      if (c.req.method === 'OPTIONS') return c.body(null, 204);
+      const message = `${path} does not take ${c.req.method}; it takes ${allow.filter((m) => m !== 'HEAD' && m !== 'OPTIONS').join(', ')} (see /openapi.json)`;
+      return c.json({ error: { code: 'unsupported', message, details: { method: c.req.method, allow } } }, 405);
+    }
+    const bare = path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : null;
+    const hint = bare && allowedMethods(app.routes, bare).length > 0 ? `; did you mean ${bare} (without the trailing slash)?` : '';
+    return c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${path}${hint}; see /openapi.json` } }, 404);
+  });
 
   app.use(
     '*',

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { Agent, request as httpRequest } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { named, rawSql, testStores } from '../helpers/backend.ts';
+import { createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
+
+interface RawReply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** One request with exact bytes and headers (fetch would set its own content type and encoding). */
+function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<RawReply> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: u.hostname, port: u.port, path, method, headers: { ...headers, ...(body ? { 'content-length': String(body.length) } : {}) }, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** How a client developer meets the HTTP protocol of `mnemos serve`: methods, query strings, body bytes, shutdown. */
+describe('HTTP protocol details (mnemos serve)', () => {
+  const tmp = testStores('mnemos-http-proto-');
+  let server: SpawnedServer;
+  let owner: string;
+  const auth = () => ({ authorization: `Bearer ${owner}` });
+
+  before(async () => {
+    owner = (await createToken(tmp.db, 'owner')).token;
+    server = await spawnServe(tmp.db, ['--consolidate-every-ms', '0']);
+  });
+  after(async () => {
+    await server?.stop();
+    await tmp.cleanup();
+  });
+
+  it(named('a known path under another method is 405 with Allow, OPTIONS is 204 with Allow'), async () => {
+    const search = await raw(server.url, 'GET', '/v1/search', auth());
+    assert.equal(search.status, 405, search.text);
+    assert.equal(search.headers.allow, 'OPTIONS, POST');
+    const body = JSON.parse(search.text);
+    assert.equal(body.error.code, 'unsupported');
+    assert.match(body.error.message, /\/v1\/search does not take GET; it takes POST/);
+    const del = await raw(server.url, 'DELETE', '/v1/memories/01ABC', auth());
+    assert.equal(del.status, 405);
+    assert.equal(del.headers.allow, 'GET, HEAD, OPTIONS');
+    const options = await raw(server.url, 'OPTIONS', '/v1/memories', auth());
+    assert.equal(options.status, 204);
+    assert.equal(options.headers.allow, 'OPTIONS, POST');
+    // A path that is no route at all is still 404; a trailing slash is pointed out.
+    assert.equal((await raw(server.url, 'GET', '/v1/nothing', auth())).status, 404);
+    const slash = await raw(server.url, 'GET', '/v1/status/', auth());
+    assert.equal(slash.status, 404);
+    assert.match(JSON.parse(slash.text).error.message, /did you mean \/v1\/status \(without the trailing slash\)/);
+  });
+});
