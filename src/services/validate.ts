@@ -12,7 +12,7 @@ import { freezeJson } from '../cognition/json.ts';
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((i) => ({ field: i.path.length ? i.path.join('.') : '(input)', message: i.message }));
+  const issues = result.error.issues.map((i) => ({ field: issueField(i), message: i.message }));
   const summary = issues
     .slice(0, 3)
     .map((i) => `${i.field}: ${i.message}`)
@@ -21,6 +21,16 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
     field: issues[0]?.field,
     issues,
   });
+}
+
+/**
+ * The field an issue is about. An unknown key is named itself: `details.field`
+ * said "(input)" for `{"query": "x", "limt": 5}`, so a client could not tell
+ * which of its fields to fix without parsing the message.
+ */
+function issueField(i: z.core.$ZodIssue): string {
+  const path = i.code === 'unrecognized_keys' && i.keys.length > 0 ? [...i.path, i.keys[0]!] : i.path;
+  return path.length ? path.join('.') : '(input)';
 }
 
 /**

@@ -60,4 +60,21 @@ describe('HTTP protocol details (mnemos serve)', () => {
     assert.equal(slash.status, 404);
     assert.match(JSON.parse(slash.text).error.message, /did you mean \/v1\/status \(without the trailing slash\)/);
   });
+
+  it(named('query strings: a repeated parameter, the path id repeated, an unknown parameter are 400 naming it'), async () => {
+    const id = (await request(server.url, 'POST', '/v1/memories', owner, { text: 'query string probe' })).body.id;
+    const twice = await request(server.url, 'GET', '/v1/status?action=status&action=sync', owner);
+    assert.equal(twice.status, 400);
+    assert.equal(twice.body.error.details.field, 'action');
+    assert.match(twice.body.error.message, /action is given 2 times/);
+    const other = await request(server.url, 'GET', `/v1/memories/${id}?id=someone-else`, owner);
+    assert.equal(other.status, 400);
+    assert.equal(other.body.error.details.field, 'id');
+    const unknown = await request(server.url, 'GET', `/v1/memories/${id}/history?limt=5`, owner);
+    assert.equal(unknown.status, 400);
+    assert.equal(unknown.body.error.details.field, 'limt', 'details.field names the unknown parameter');
+    const bodyKey = await request(server.url, 'POST', '/v1/search', owner, { query: 'probe', maxResult: 3 });
+    assert.equal(bodyKey.body.error.details.field, 'maxResult', 'and an unknown body field too');
+    assert.equal((await request(server.url, 'GET', `/v1/memories/${id}`, owner)).status, 200);
+  });
 });

@@ -94,7 +94,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
   app.post('/v1/tools/:name', async (c) => c.json((await call(c, c.req.param('name'), await readJson(c))) as object));
 
   for (const r of TOOL_ROUTES) {
-    if (r.method === 'GET') app.get(r.path, async (c) => c.json((await call(c, r.tool, { ...c.req.query(), ...c.req.param() })) as object));
+    if (r.method === 'GET') app.get(r.path, async (c) => c.json((await call(c, r.tool, queryInput(c))) as object));
     else app.post(r.path, async (c) => c.json((await call(c, r.tool, await readJson(c))) as object));
   }
 
@@ -125,6 +125,22 @@ export function createApp(opts: AppOptions): Hono<Env> {
   });
 
   return app;
+}
+
+/**
+ * A GET route's input: the query string and the path parameters. A parameter
+ * given twice was silently read as its first value, and `?id=` beside the
+ * path's id was dropped; both are refused, naming the parameter.
+ */
+function queryInput(c: Context): Record<string, string> {
+  const params = c.req.param() as Record<string, string>;
+  const input: Record<string, string> = {};
+  for (const [name, values] of Object.entries(c.req.queries())) {
+    if (name in params) throw new MnemosError('validation_failed', `${name} is given in the path (${c.req.path}); leave it out of the query string`, { field: name });
+    if (values.length > 1) throw new MnemosError('validation_failed', `query parameter ${name} is given ${values.length} times; give it once`, { field: name });
+    input[name] = values[0]!;
+  }
+  return { ...input, ...params };
 }
 
 async function readJson(c: Context): Promise<unknown> {
