@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { Agent, request as httpRequest } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { named, rawSql, testStores } from '../helpers/backend.ts';
 import { createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
@@ -76,5 +76,22 @@ describe('HTTP protocol details (mnemos serve)', () => {
     const bodyKey = await request(server.url, 'POST', '/v1/search', owner, { query: 'probe', maxResult: 3 });
     assert.equal(bodyKey.body.error.details.field, 'maxResult', 'and an unknown body field too');
     assert.equal((await request(server.url, 'GET', `/v1/memories/${id}`, owner)).status, 200);
+  });
+
+  it(named('a body that is not UTF-8 is refused and nothing is stored; a BOM and text/plain are fine'), async () => {
+    const latin1 = Buffer.concat([Buffer.from('{"text":"caf'), Buffer.from([0xe9]), Buffer.from(' latin1 probe","key":"latin1-probe"}')]);
+    const r = await raw(server.url, 'POST', '/v1/memories', { ...auth(), 'content-type': 'application/json; charset=iso-8859-1' }, latin1);
+    assert.equal(r.status, 400, r.text);
+    const e = JSON.parse(r.text).error;
+    assert.equal(e.code, 'validation_failed');
+    assert.equal(e.details.field, '(body)');
+    assert.match(e.message, /not valid UTF-8 \(it declares charset iso-8859-1/);
+    const rows = await rawSql(tmp.db, 'SELECT count(*) AS n FROM memories WHERE source_key = ?', 'latin1-probe');
+    assert.equal(Number(rows[0]!.n), 0, 'no memory with U+FFFD in place of the byte');
+    const bom = await raw(server.url, 'POST', '/v1/memories', { ...auth(), 'content-type': 'application/json' }, Buffer.from('\uFEFF{"text":"café with a BOM","key":"bom-probe"}'));
+    assert.equal(bom.status, 201, bom.text);
+    const plain = await raw(server.url, 'POST', '/v1/search', { ...auth(), 'content-type': 'text/plain' }, Buffer.from('{"query":"café"}'));
+    assert.equal(plain.status, 200);
+    assert.ok(JSON.parse(plain.text).results.some((x: { text: string }) => x.text === 'café with a BOM'));
   });
 });

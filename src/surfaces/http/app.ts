@@ -143,8 +143,19 @@ function queryInput(c: Context): Record<string, string> {
   return { ...input, ...params };
 }
 
+/** JSON is UTF-8 (RFC 8259); other bytes were replaced by U+FFFD and stored so, a silent change to the text. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 async function readJson(c: Context): Promise<unknown> {
-  const text = await c.req.text();
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(c.req.header('content-type') ?? '')?.[1];
+    const declared = charset && !/^utf-?8$/i.test(charset) ? ` (it declares charset ${charset}; JSON bodies are read as UTF-8 only)` : '';
+    throw new MnemosError('validation_failed', `request body is not valid UTF-8${declared}: send it encoded as UTF-8`, { field: '(body)' });
+  }
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);
