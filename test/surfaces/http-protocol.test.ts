@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { named, rawSql, testStores } from '../helpers/backend.ts';
 import { createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
@@ -93,5 +93,40 @@ describe('HTTP protocol details (mnemos serve)', () => {
     const plain = await raw(server.url, 'POST', '/v1/search', { ...auth(), 'content-type': 'text/plain' }, Buffer.from('{"query":"café"}'));
     assert.equal(plain.status, 200);
     assert.ok(JSON.parse(plain.text).results.some((x: { text: string }) => x.text === 'café with a BOM'));
+  });
+
+  it(named('SIGTERM: a request in flight finishes with Connection: close, new connections are refused, the store closes'), async () => {
+    const u = new URL(server.url);
+    const body = Buffer.from(JSON.stringify({ text: 'written while the server stops', key: 'in-flight-at-sigterm' }));
+    // A keep-alive client, as fetch and most HTTP libraries are: without one the answer closes anyway.
+    const agent = new Agent({ keepAlive: true });
+    let answered!: (r: RawReply) => void;
+    const reply = new Promise<RawReply>((resolve) => (answered = resolve));
+    const req = httpRequest(
+      { host: u.hostname, port: u.port, path: '/v1/memories', method: 'POST', agent, headers: { ...auth(), 'content-type': 'application/json', 'content-length': String(body.length) } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => answered({ status: res.statusCode!, headers: res.headers, text }));
+      },
+    );
+    // Half the body is sent: the request is in flight when the signal arrives.
+    req.write(body.subarray(0, 10));
+    await new Promise((r) => setTimeout(r, 200));
+    const exited = server.stop('SIGTERM');
+    await new Promise<void>((resolve) => {
+      const check = () => (/finishing in-flight requests/.test(server.stderr()) ? resolve() : setTimeout(check, 20));
+      check();
+    });
+    req.end(body.subarray(10));
+    const r = await reply;
+    assert.equal(r.status, 201, r.text);
+    assert.equal(r.headers.connection, 'close', 'a client is told not to send its next request on this socket');
+    agent.destroy();
+    await assert.rejects(raw(server.url, 'GET', '/healthz', {}), /ECONNREFUSED/);
+    assert.equal(await exited, 0, server.stderr());
+    assert.match(server.stderr(), /closing the store/);
+    const rows = await rawSql(tmp.db, 'SELECT count(*) AS n FROM memories WHERE source_key = ?', 'in-flight-at-sigterm');
+    assert.equal(Number(rows[0]!.n), 1);
   });
 });

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Mnemos } from '../library/open-memory.ts';
 import { TOOLS } from '../tools/index.ts';
@@ -35,8 +35,19 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const app = createApp({ memory: opts.memory, tools: TOOLS, log: opts.log, surfaceParts: parts, ...(opts.limits ? { limits: opts.limits } : {}) });
   const listener = getRequestListener(app.fetch);
   const maxBodyBytes = opts.limits?.maxBodyBytes ?? DEFAULT_LIMITS.maxBodyBytes;
+  // Once shutdown begins, every answer says `Connection: close`. Node kept answering `keep-alive` to the
+  // requests in flight and then closed those sockets anyway, so a client's next request on one (a POST too)
+  // was reset, with no way to know whether it was stored; told to close, it opens a new connection and is
+  // refused, which says plainly that nothing was done.
+  let closing = false;
+  const pending = new Set<ServerResponse>();
   const server = await new Promise<Server>((resolve, reject) => {
     const s = createServer((req, res) => {
+      if (closing) res.setHeader('Connection', 'close');
+      else {
+        pending.add(res);
+        res.once('close', () => pending.delete(res));
+      }
       if (!refuseOversizedBody(req, res, maxBodyBytes)) void listener(req, res);
     });
     s.once('error', reject);
@@ -55,6 +66,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     port,
     close: (graceMs = 10_000) =>
       new Promise<void>((resolve) => {
+        closing = true;
+        for (const res of pending) if (!res.headersSent) res.setHeader('Connection', 'close');
         // Not unref'd: a connection that never finishes must end by this timer, or the process would
         // drain its event loop with the shutdown still awaited (exit code 13) instead of closing the store.
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
