@@ -20,7 +20,8 @@ export interface RememberResult {
 /**
  * What a write does when its key already holds a different text: refuse it
  * (`conflict`, the default) or store it as that memory's next version
- * (`supersede`). The same text under the key is always `unchanged`. There is
+ * (`supersede`). The same text under the key is `unchanged` (under `conflict`,
+ * only with the same visibility, type and agent: sql/write-errors.ts). There is
  * no policy that keeps the old text and drops the new one while answering
  * success: that would lose what the caller sent.
  */

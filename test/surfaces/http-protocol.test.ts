@@ -95,6 +95,24 @@ describe('HTTP protocol details (mnemos serve)', () => {
     assert.ok(JSON.parse(plain.text).results.some((x: { text: string }) => x.text === 'café with a BOM'));
   });
 
+  it(named('a key that holds the same text with another visibility, type or agent is 409, never a silent unchanged'), async () => {
+    const first = await request(server.url, 'POST', '/v1/memories', owner, { text: 'the team calendar link', key: 'cal-1', visibility: 'public' });
+    assert.equal(first.status, 201);
+    const retry = await request(server.url, 'POST', '/v1/memories', owner, { text: 'the team calendar link', key: 'cal-1', visibility: 'public' });
+    assert.deepEqual([retry.status, retry.body.status], [200, 'unchanged'], 'the same request again is still idempotent');
+    const hide = await request(server.url, 'POST', '/v1/memories', owner, { text: 'the team calendar link', key: 'cal-1', visibility: 'owner' });
+    assert.equal(hide.status, 409, JSON.stringify(hide.body));
+    assert.equal(hide.body.error.code, 'conflict');
+    assert.equal(hide.body.error.details.field, 'visibility');
+    assert.match(hide.body.error.message, /visibility "public", not "owner"/);
+    const kind = await request(server.url, 'POST', '/v1/memories', owner, { memories: [{ text: 'new one in the batch', key: 'cal-2' }, { text: 'the team calendar link', key: 'cal-1', visibility: 'public', type: 'preference' }] });
+    assert.equal(kind.status, 409);
+    assert.equal(kind.body.error.details.field, 'type');
+    assert.equal((await request(server.url, 'POST', '/v1/search', owner, { query: 'new one in the batch' })).body.results.length, 0, 'the batch wrote nothing');
+    const stored = await request(server.url, 'GET', `/v1/memories/${first.body.id}`, owner);
+    assert.equal(stored.body.memory.visibility, 'public');
+  });
+
   it(named('SIGTERM: a request in flight finishes with Connection: close, new connections are refused, the store closes'), async () => {
     const u = new URL(server.url);
     const body = Buffer.from(JSON.stringify({ text: 'written while the server stops', key: 'in-flight-at-sigterm' }));

@@ -10,7 +10,7 @@ import { MEMORY_COLUMNS, memoryToRow, rowToMemory, retiredAt, supersededAtMs, ty
 import { rows } from './connection.ts';
 import { addToTermStats, termStatsSql } from './fts.ts';
 import type { PgPlace } from './places.ts';
-import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
+import { importanceMoved, keyHoldsOtherFields, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { packVectors, writeVectors } from './vectors.ts';
 import { KnownRows } from './known-rows.ts';
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
@@ -268,7 +268,15 @@ export class PgWriter {
         if (other.length > 0) throw sourceHeldByOther(m.sourceKey);
       }
       if (existing) {
-        if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
+        if (existing.content_hash === m.contentHash) {
+          if (op.onExistingSource === 'conflict') {
+            // A known row carries only its id and hash; a retry reads the row whole (only under a key it already holds).
+            const whole = 'text' in existing ? existing : await this.byId(ctx.c, existing.id);
+            const other = whole ? keyHoldsOtherFields(rowToMemory(whole), m) : null;
+            if (other) throw other;
+          }
+          return { kind: 'insert', id: existing.id as string, status: 'unchanged' };
+        }
         if (op.onExistingSource === 'conflict') {
           throw new MnemosError('conflict', `source key "${m.sourceKey}" was already used with different content; use a new key or update memory ${existing.id as string}`, {
             sourceKey: m.sourceKey,

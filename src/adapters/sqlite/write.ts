@@ -8,7 +8,7 @@ import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, retiredAt, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
 import type { DerivedPlace } from './places.ts';
-import { importanceMoved, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
+import { importanceMoved, keyHoldsOtherFields, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
 import { checksForgotten, forgottenResult, forgottenSources, forgottenSourceRows, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
 import { vectorToBytes } from '../vector-scan.ts';
@@ -115,7 +115,11 @@ export class SqliteWriter {
       const existing = this.currentBySource.get(m.namespace, m.ownerId, m.sourceKey) as { id: string; content_hash: string } | undefined;
       if (!existing && ctx.p.role !== 'owner' && this.heldByOther.get(m.namespace, m.sourceKey, m.ownerId)) throw sourceHeldByOther(m.sourceKey);
       if (existing) {
-        if (existing.content_hash === m.contentHash) return { kind: 'insert', id: existing.id, status: 'unchanged' };
+        if (existing.content_hash === m.contentHash) {
+          const other = op.onExistingSource === 'conflict' ? keyHoldsOtherFields(rowToMemory(this.byId.get(existing.id) as MemoryRow), m) : null;
+          if (other) throw other;
+          return { kind: 'insert', id: existing.id, status: 'unchanged' };
+        }
         if (op.onExistingSource === 'conflict') {
           throw new MnemosError('conflict', `source key "${m.sourceKey}" was already used with different content; use a new key or update memory ${existing.id}`, {
             sourceKey: m.sourceKey,
