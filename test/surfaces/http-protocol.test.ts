@@ -75,6 +75,9 @@ describe('HTTP protocol details (mnemos serve)', () => {
     assert.equal(unknown.body.error.details.field, 'limt', 'details.field names the unknown parameter');
     const bodyKey = await request(server.url, 'POST', '/v1/search', owner, { query: 'probe', maxResult: 3 });
     assert.equal(bodyKey.body.error.details.field, 'maxResult', 'and an unknown body field too');
+    const bare = await request(server.url, 'POST', '/v1/memories', owner, [{ text: 'one of a bare array' }]);
+    assert.equal(bare.status, 400);
+    assert.match(bare.body.error.message, /\{"memories": \[\.\.\.\]\}/, 'a bare array is told how a batch is sent');
     assert.equal((await request(server.url, 'GET', `/v1/memories/${id}`, owner)).status, 200);
   });
 

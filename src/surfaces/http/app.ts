@@ -100,6 +100,8 @@ export function createApp(opts: AppOptions): Hono<Env> {
 
   app.post('/v1/memories', async (c) => {
     const body = await readJson(c);
+    // A bare array is the likeliest wrong guess at a batch; "expected object, received array" did not say what to send.
+    if (Array.isArray(body)) throw new MnemosError('validation_failed', 'a batch is sent as {"memories": [...]}, not as a bare array; one memory is {"text": ...}', { field: '(body)' });
     const batch = typeof body === 'object' && body !== null && 'memories' in body;
     const items = batch ? parseInput(batchEnvelope(limits.maxBatch), body, 'memories batch').memories : [body];
     const results = await c.get('memory').rememberMany(items as never[]);
