@@ -98,6 +98,24 @@ describe('HTTP protocol details (mnemos serve)', () => {
     assert.ok(JSON.parse(plain.text).results.some((x: { text: string }) => x.text === 'café with a BOM'));
   });
 
+  it(named('MCP over HTTP refuses a body that is not UTF-8 with a JSON-RPC parse error'), async () => {
+    const headers = { ...auth(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const call = (text: Buffer) => raw(server.url, 'POST', '/mcp', headers, text);
+    const msg = (args: string) => `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"working_memory_note","arguments":{"note":"${args}"}}}`;
+    const latin1 = Buffer.concat([Buffer.from(msg('caf').slice(0, -5)), Buffer.from([0xe9]), Buffer.from(' mcp latin1"}}}')]);
+    const bad = await call(latin1);
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(JSON.parse(bad.text).error.code, -32700);
+    assert.match(JSON.parse(bad.text).error.message, /not valid UTF-8/);
+    const search = await request(server.url, 'POST', '/v1/search', owner, { query: 'mcp latin1' });
+    assert.equal(search.body.results.length, 0, 'nothing was stored');
+    const good = await call(Buffer.from(msg('café mcp utf8')));
+    assert.equal(good.status, 200, good.text);
+    assert.equal((await request(server.url, 'POST', '/v1/search', owner, { query: 'café mcp utf8' })).body.results[0]?.text, 'café mcp utf8');
+    const get = await raw(server.url, 'GET', '/mcp', auth());
+    assert.deepEqual([get.status, get.headers.allow], [405, 'POST']);
+  });
+
   it(named('a key that holds the same text with another visibility, type or agent is 409, never a silent unchanged'), async () => {
     const first = await request(server.url, 'POST', '/v1/memories', owner, { text: 'the team calendar link', key: 'cal-1', visibility: 'public' });
     assert.equal(first.status, 201);

@@ -115,12 +115,19 @@ export function createApp(opts: AppOptions): Hono<Env> {
   });
 
   app.all('/mcp', async (c) => {
-    if (c.req.method !== 'POST') return c.json({ error: { code: 'unsupported', message: 'this MCP endpoint is stateless: POST JSON-RPC messages; no SSE stream' } }, 405);
+    if (c.req.method !== 'POST') {
+      c.header('Allow', 'POST');
+      return c.json({ error: { code: 'unsupported', message: 'this MCP endpoint is stateless: POST JSON-RPC messages; no SSE stream' } }, 405);
+    }
+    // The transport decodes the body leniently (bad bytes become U+FFFD, then stored so); it gets only valid UTF-8.
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    if (!isUtf8(bytes)) return c.json({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not valid UTF-8; send JSON encoded as UTF-8' }, id: null }, 400);
+    const request = new Request(c.req.raw.url, { method: 'POST', headers: c.req.raw.headers, body: bytes });
     const server = buildMcpServer(opts.tools, { memory: c.get('memory'), surfaceParts: parts }, opts.log);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      return await transport.handleRequest(request);
     } finally {
       void server.close();
     }
@@ -147,6 +154,15 @@ function queryInput(c: Context): Record<string, string> {
 
 /** JSON is UTF-8 (RFC 8259); other bytes were replaced by U+FFFD and stored so, a silent change to the text. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    UTF8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 async function readJson(c: Context): Promise<unknown> {
   const bytes = new Uint8Array(await c.req.arrayBuffer());
