@@ -39,9 +39,14 @@ function issueField(i: z.core.$ZodIssue): string {
  */
 const ISO_SHAPE = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)?(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
+const ISO_MESSAGE = 'must be an ISO-8601 time such as 2026-05-01T12:00:00Z (a time without a zone is UTC)';
+
+// The shape is a regex check so that the JSON Schema (OpenAPI, MCP) carries it as `pattern`: a client
+// validating against the document accepted "yesterday", which the server then refused.
 export const isoTime = z
   .string()
-  .refine((s) => ISO_SHAPE.test(s) && !Number.isNaN(parseIso(s)), { message: 'must be an ISO-8601 time such as 2026-05-01T12:00:00Z (a time without a zone is UTC)' })
+  .regex(ISO_SHAPE, { message: ISO_MESSAGE })
+  .refine((s) => !ISO_SHAPE.test(s) || !Number.isNaN(parseIso(s)), { message: ISO_MESSAGE })
   .refine(calendarDayExists, { message: 'names a day its month does not have' });
 
 /**

@@ -98,6 +98,21 @@ describe('HTTP protocol details (mnemos serve)', () => {
     assert.ok(JSON.parse(plain.text).results.some((x: { text: string }) => x.text === 'café with a BOM'));
   });
 
+  it(named('the OpenAPI document refuses the times the server refuses'), async () => {
+    const doc = (await request(server.url, 'GET', '/openapi.json', null)).body;
+    const since = doc.paths['/v1/search'].post.requestBody.content['application/json'].schema.properties.since;
+    assert.ok(since.pattern, 'an ISO time carries its shape as a pattern');
+    const shape = new RegExp(since.pattern, 'u');
+    for (const bad of ['yesterday', '2026-5-1', '1']) {
+      assert.equal(shape.test(bad), false, bad);
+      assert.equal((await request(server.url, 'POST', '/v1/search', owner, { query: 'x', since: bad })).status, 400, bad);
+    }
+    for (const good of ['2026-05-01', '2026-05-01T12:00:00Z', '2026-05-01T12:00:00.123+02:00']) {
+      assert.equal(shape.test(good), true, good);
+      assert.equal((await request(server.url, 'POST', '/v1/search', owner, { query: 'x', since: good })).status, 200, good);
+    }
+  });
+
   it(named('MCP over HTTP refuses a body that is not UTF-8 with a JSON-RPC parse error'), async () => {
     const headers = { ...auth(), 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const call = (text: Buffer) => raw(server.url, 'POST', '/mcp', headers, text);
