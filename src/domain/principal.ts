@@ -4,6 +4,11 @@ import { MnemosError } from './errors.ts';
 export const ROLES = ['owner', 'agent', 'guest'] as const;
 export type Role = (typeof ROLES)[number];
 
+/** The role with its article, for messages: "an owner", "an agent", "a guest". */
+export function withArticle(role: Role): string {
+  return `${role === 'guest' ? 'a' : 'an'} ${role}`;
+}
+
 /**
  * Who is calling. Required by every read and write of the store port: there is
  * no default principal, so a forgotten scope is a type error, not a data leak.

@@ -2,7 +2,7 @@ import { MnemosError } from '../domain/errors.ts';
 import { contentHash } from '../domain/hash.ts';
 import { newId } from '../domain/ids.ts';
 import type { Memory } from '../domain/memory.ts';
-import { canWrite, type Principal } from '../domain/principal.ts';
+import { canWrite, withArticle, type Principal } from '../domain/principal.ts';
 import { normalizeIso, toIso } from '../domain/time.ts';
 import type { ServiceContext } from './context.ts';
 import { patchSchema, type MemoryPatch } from './inputs.ts';
@@ -67,7 +67,7 @@ export function diff(prev: Memory, next: Memory): FieldChange[] {
 async function editable(ctx: ServiceContext, p: Principal, id: string): Promise<Memory> {
   const m = await getMemory(ctx, p, id);
   if (m.supersededAt !== null) throw new MnemosError('conflict', `memory ${id} is an old version (replaced by ${m.supersededBy}); edit the current one`, { id, supersededBy: m.supersededBy });
-  if (!canWrite(p, m)) throw new MnemosError('forbidden', `a ${p.role} may only edit memories it wrote; memory ${id} belongs to ${m.ownerId}`, { id });
+  if (!canWrite(p, m)) throw new MnemosError('forbidden', `${withArticle(p.role)} may only edit memories it wrote; memory ${id} belongs to ${m.ownerId}`, { id });
   if (m.readOnly) throw new MnemosError('read_only', `memory ${id} is read-only (${m.labels.join(', ') || 'protected'}) and cannot be edited`, { id });
   return m;
 }

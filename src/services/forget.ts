@@ -2,7 +2,7 @@ import { MnemosError } from '../domain/errors.ts';
 import { assertStorableText } from '../domain/unicode.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
-import { canWrite } from '../domain/principal.ts';
+import { canWrite, withArticle } from '../domain/principal.ts';
 import type { ForgetFootprint } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 import { getMemory } from './memories.ts';
@@ -59,7 +59,7 @@ export async function previewForget(ctx: ServiceContext, p: Principal, id: strin
   }
   assertStorableText(reason, 'reason');
   const m = await getMemory(ctx, p, id);
-  if (!canWrite(p, m)) throw new MnemosError('forbidden', `a ${p.role} may only forget memories it wrote; memory ${id} belongs to ${m.ownerId}`, { id });
+  if (!canWrite(p, m)) throw new MnemosError('forbidden', `${withArticle(p.role)} may only forget memories it wrote; memory ${id} belongs to ${m.ownerId}`, { id });
   const readOnlyOfOthers = m.readOnly && (await writtenByGuestOrAgent(ctx, p, m));
   if (m.readOnly && !readOnlyOfOthers) throw new MnemosError('read_only', `memory ${id} is read-only (${m.labels.join(', ') || 'protected'}) and cannot be forgotten`, { id });
   const fp = await ctx.store.forgetFootprint(p, m.lineageId);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
 import { sha256Hex } from '../domain/hash.ts';
 import { newId } from '../domain/ids.ts';
-import { assertPrincipal, ROLES, type Principal } from '../domain/principal.ts';
+import { assertPrincipal, ROLES, withArticle, type Principal } from '../domain/principal.ts';
 import { toIso } from '../domain/time.ts';
 import type { TokenRecord } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
@@ -60,7 +60,7 @@ export async function createToken(ctx: ServiceContext, p: Principal, input: Crea
  */
 function assertIdFree(role: Principal['role'], id: string, creator: Principal, tokens: readonly TokenRecord[]): void {
   const refuse = (why: string) => {
-    throw new MnemosError('validation_failed', `--id ${id} cannot be given to a ${role} token: ${why}`, { field: 'principalId' });
+    throw new MnemosError('validation_failed', `--id ${id} cannot be given to ${withArticle(role)} token: ${why}`, { field: 'principalId' });
   };
   if (role !== 'owner' && (id === 'owner' || id === creator.id)) refuse("it is the owner's id, and whoever acts as it reads and changes the owner's memories");
   if (role !== 'owner' && id.startsWith('mnemos-')) refuse('ids starting with "mnemos-" are the engine\'s own');

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canTransition, initialLifecycle, onRecall } from '../../src/domain/lifecycle.ts';
-import { canRead, canWrite } from '../../src/domain/principal.ts';
+import { canRead, canWrite, withArticle } from '../../src/domain/principal.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { chainEntry, verifyChainSegment, type AuditEntry } from '../../src/domain/audit.ts';
 
@@ -58,4 +58,13 @@ test('audit chain detects edits, deletions and reordering', () => {
   assert.ok(verifyChainSegment(null, deleted).some((p) => p.problem === 'sequence_gap'));
   const swapped = [entries[0]!, entries[2]!, entries[1]!, entries[3]!, entries[4]!];
   assert.ok(verifyChainSegment(null, swapped).length > 0);
+});
+
+test('roles in messages take the right article ("this token is an agent token", not "a agent")', () => {
+  const cases = [
+    ['owner', 'an owner'],
+    ['agent', 'an agent'],
+    ['guest', 'a guest'],
+  ] as const;
+  for (const [role, want] of cases) assert.equal(withArticle(role), want);
 });

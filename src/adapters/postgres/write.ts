@@ -3,7 +3,7 @@ import { actorOf, chainEntry, type AuditDraft, type AuditEntry } from '../../dom
 import { MnemosError } from '../../domain/errors.ts';
 import { claimsHash } from '../../domain/memory-claims.ts';
 import type { Memory } from '../../domain/memory.ts';
-import { canWrite, type Principal } from '../../domain/principal.ts';
+import { canWrite, withArticle, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
 import { MEMORY_COLUMNS, memoryToRow, rowToMemory, retiredAt, supersededAtMs, type MemoryRow } from '../sql/rows.ts';
@@ -461,7 +461,7 @@ export class PgWriter {
   private assertWritable(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId' | 'id'>): void {
     if (!canWrite(p, m)) {
       if (m.namespace !== p.namespace) throw new MnemosError('forbidden', `memory ${m.id} belongs to another namespace`, { id: m.id });
-      throw new MnemosError('forbidden', `a ${p.role} may only change memories it wrote; memory ${m.id} belongs to ${m.ownerId}`, { id: m.id });
+      throw new MnemosError('forbidden', `${withArticle(p.role)} may only change memories it wrote; memory ${m.id} belongs to ${m.ownerId}`, { id: m.id });
     }
   }
 

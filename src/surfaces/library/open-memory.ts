@@ -1,5 +1,5 @@
 import { openStore, DEFAULT_DB_PATH } from '../../adapters/open-store.ts';
-import { localOwner, assertPrincipal, type Principal } from '../../domain/principal.ts';
+import { localOwner, assertPrincipal, withArticle, type Principal } from '../../domain/principal.ts';
 import type { MemoryStore } from '../../ports/store.ts';
 import { analyze, analyzeQuery } from '../../retrieval/text/analyze.ts';
 import { verifyAudit, type VerifyOptions } from '../../services/audit-verify.ts';
@@ -201,7 +201,7 @@ export class Mnemos {
   }
 
   private requireOwner(what: string): void {
-    if (this.principal.role !== 'owner') throw new MnemosError('forbidden', `${what} are for the owner only; this is a ${this.principal.role} principal`);
+    if (this.principal.role !== 'owner') throw new MnemosError('forbidden', `${what} are for the owner only; this is ${withArticle(this.principal.role)} principal`);
   }
 
   async status() {

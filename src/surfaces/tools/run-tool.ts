@@ -1,4 +1,5 @@
 import { MnemosError } from '../../domain/errors.ts';
+import { withArticle } from '../../domain/principal.ts';
 import { parseInput } from '../../services/validate.ts';
 import type { Tool, ToolContext } from './tool.ts';
 
@@ -11,7 +12,7 @@ export function findTool(tools: readonly Tool[], name: string): Tool {
 /** The one path every surface uses to call a tool: scope check, validation naming the field, then the handler. */
 export async function runTool(tool: Tool, rawInput: unknown, ctx: ToolContext): Promise<unknown> {
   const p = ctx.memory.principal;
-  if (tool.ownerOnly && p.role !== 'owner') throw new MnemosError('forbidden', `${tool.name} is for the owner only; this token is a ${p.role} token`, { tool: tool.name });
+  if (tool.ownerOnly && p.role !== 'owner') throw new MnemosError('forbidden', `${tool.name} is for the owner only; this token is ${withArticle(p.role)} token`, { tool: tool.name });
   // No input at all is an empty object (an MCP call of a tool without arguments); a JSON null is not one.
   const input = parseInput(tool.input, rawInput === undefined ? {} : rawInput, `${tool.name} input`);
   return tool.run(input, ctx);

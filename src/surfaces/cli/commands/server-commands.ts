@@ -1,4 +1,5 @@
 import { MnemosError } from '../../../domain/errors.ts';
+import { withArticle } from '../../../domain/principal.ts';
 import type { Command, CommandContext } from '../command.ts';
 import type { Mnemos } from '../../library/open-memory.ts';
 import type { PartReport } from '../../../services/self-state.ts';
@@ -33,7 +34,7 @@ function scheduleConsolidation(every: number, memory: Mnemos, surface: string): 
   const setting = '--consolidate-every-ms n (0 = off) or MNEMOS_CONSOLIDATE_EVERY_MS';
   // What self_state reports: the timer this process runs, not only that consolidation exists.
   if (every === 0 || memory.principal.role !== 'owner') {
-    const why = every === 0 ? `this ${surface} runs no consolidation timer (--consolidate-every-ms 0); \`mnemos consolidate\` runs one now` : `this ${surface} acts as a ${memory.principal.role}, and only an owner's session consolidates on a timer`;
+    const why = every === 0 ? `this ${surface} runs no consolidation timer (--consolidate-every-ms 0); \`mnemos consolidate\` runs one now` : `this ${surface} acts as ${withArticle(memory.principal.role)}, and only an owner's session consolidates on a timer`;
     return { part: { part: 'consolidation', state: 'off', why, setting }, start: () => null };
   }
   return {
