@@ -28,6 +28,13 @@ export interface EmbeddingStatus {
   learned: boolean | null;
   /** Current memories the caller can see that carry a vector of that model. */
   vectors: number;
+  /**
+   * The memories `vectors` is out of: current ones the caller can see that a
+   * search considers (not archived, expired or past their TTL). A merge loser
+   * is archived without a vector and a backfill embeds only these, so
+   * `vectors` compared with `memories.total` would report a gap nothing fills.
+   */
+  searchable: number;
 }
 
 export async function status(ctx: ServiceContext, p: Principal): Promise<Status> {
@@ -51,11 +58,13 @@ async function embeddingStatus(ctx: ServiceContext, p: Principal): Promise<Embed
   const provider = ctx.config.embeddings.provider;
   // An embedder that cannot load (a missing ONNX package) is reported as no model; self_state says why.
   const svc = await embeddingsFor(ctx, p).catch(() => null);
-  if (!svc || !ctx.store.vectors) return { provider, model: null, learned: null, vectors: 0 };
+  if (!svc || !ctx.store.vectors) return { provider, model: null, learned: null, vectors: 0, searchable: await ctx.store.count(p, {}) };
+  const [vectors, searchable] = await Promise.all([ctx.store.vectors.count(p, svc.model), ctx.store.count(p, {})]);
   return {
     provider,
     model: svc.model,
     learned: svc.embedder instanceof BuiltinEmbedder ? svc.embedder.trained : null,
-    vectors: await ctx.store.vectors.count(p, svc.model),
+    vectors,
+    searchable,
   };
 }

@@ -102,7 +102,7 @@ test(named('consolidation trains the built-in model at enough text, switches onl
     await m.rememberMany(sessions(15, 30));
     const untrained = await vectorModelOfSearch(m);
     assert.ok(untrained.hits > 0);
-    assert.deepEqual((await m.status()).embeddings, { provider: 'builtin', model: untrained.model, learned: false, vectors: 45 });
+    assert.deepEqual((await m.status()).embeddings, { provider: 'builtin', model: untrained.model, learned: false, vectors: 45, searchable: 45 });
     assert.match(untrained.model!, /:untrained$/);
     // While the new model's vectors are written, searches still use the old model, with all of its vectors.
     const during: { model: string | null; hits: number }[] = [];
@@ -125,7 +125,7 @@ test(named('consolidation trains the built-in model at enough text, switches onl
     assert.equal(await v.count(m.principal, trained), 45);
     assert.equal(await v.count(m.principal, untrained.model!), 45);
     assert.deepEqual(await vectorModelOfSearch(m), { model: trained, hits: 5 }, 'the trained model also finds the text\'s topic');
-    assert.deepEqual((await m.status()).embeddings, { provider: 'builtin', model: trained, learned: true, vectors: 45 });
+    assert.deepEqual((await m.status()).embeddings, { provider: 'builtin', model: trained, learned: true, vectors: 45, searchable: 45 });
 
     const again = await m.consolidate({ force: true });
     assert.equal(again.model?.status, 'current');
@@ -177,7 +177,7 @@ test(named('consolidation with embeddings off leaves models alone'), async () =>
     await m.rememberMany(sessions(10));
     const r = await m.consolidate();
     assert.equal(r.model?.status, 'off');
-    assert.deepEqual((await m.status()).embeddings, { provider: 'off', model: null, learned: null, vectors: 0 });
+    assert.deepEqual((await m.status()).embeddings, { provider: 'off', model: null, learned: null, vectors: 0, searchable: 10 });
     assert.ok(!r.counts.modelTrained);
   } finally {
     await m.close();
@@ -204,7 +204,7 @@ test(named('the CLI says whether the model is trained: status and the consolidat
     assert.equal(run.code, 0, run.err);
     assert.match(run.out, /embedding model current: no learned model yet: training starts at 100 memories \(5 now\)/);
     const json = JSON.parse((await cli(['status', '--json'])).out);
-    assert.deepEqual({ ...json.embeddings, model: undefined }, { provider: 'builtin', model: undefined, learned: false, vectors: 5 });
+    assert.deepEqual({ ...json.embeddings, model: undefined }, { provider: 'builtin', model: undefined, learned: false, vectors: 5, searchable: 5 });
   } finally {
     await stores.cleanup();
   }
@@ -215,7 +215,7 @@ test(named('a stored model this build cannot read never stops writes; consolidat
     // A model from a build with another text analyzer (as after an upgrade that changed it).
     const old = await saveTrained(m, 'builtin', 10, (state) => ({ ...state, analyzer: 'an-older-analyzer' }));
     await m.rememberMany(sessions(12));
-    assert.deepEqual({ ...(await m.status()).embeddings, model: undefined }, { provider: 'builtin', model: undefined, learned: false, vectors: 12 }, 'written with untrained vectors');
+    assert.deepEqual({ ...(await m.status()).embeddings, model: undefined }, { provider: 'builtin', model: undefined, learned: false, vectors: 12, searchable: 12 }, 'written with untrained vectors');
     assert.ok((await m.search({ query: sessions(1)[0]!.text, mode: 'vector' })).hits.length > 0);
     const r = await m.consolidate();
     assert.equal(r.model?.status, 'trained');

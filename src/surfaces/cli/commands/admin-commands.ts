@@ -28,7 +28,9 @@ function vectorLine(s: Status): string {
   const e = s.embeddings;
   if (!e.model) return `none (embeddings ${e.provider === 'off' ? 'off' : `${e.provider}: unavailable, the self_state tool says why`})`;
   const learned = e.learned === false ? ', not trained yet: word pieces only until a consolidation trains it' : '';
-  return `${e.vectors} of ${s.memories.total} memories, ${e.provider} model ${e.model}${learned}`;
+  // Out of what searches consider: an archived merge loser carries no vector and a backfill gives it none.
+  const scope = e.searchable === s.memories.total ? '' : ' searches consider (archived and expired ones need none)';
+  return `${e.vectors} of ${e.searchable} memories${scope}, ${e.provider} model ${e.model}${learned}`;
 }
 
 const verify: Command = {
