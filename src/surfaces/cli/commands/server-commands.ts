@@ -124,6 +124,7 @@ export const serveCmd: Command = {
       say(`  saved to ${boot.path} (mode 0600). Use it as:`);
       say(`    curl -H "Authorization: Bearer $(cat ${boot.path})" ${server.url}/v1/status`);
       say('  More tokens: mnemos token create --role guest|agent|owner');
+      if (boot.movedAside) say(`  ${boot.path} held another store's or namespace's owner token; it was kept as ${boot.movedAside}`);
     } else if (boot) {
       say(`  owner token: ${boot.token ? boot.path : `none saved at ${boot.path}; create one with mnemos token create --role owner`}`);
     }

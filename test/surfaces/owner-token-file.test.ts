@@ -1,0 +1,46 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { openMemory } from '../../src/index.ts';
+import { named, testStores } from '../helpers/backend.ts';
+
+/**
+ * `npm start` saves a fresh store's owner token to ./.mnemos/owner-token. A
+ * first start of another store (--db) or namespace in the same folder used
+ * to overwrite that file, losing the earlier store's secret, which is shown
+ * once and kept nowhere else.
+ */
+test(named('a first start of another store or namespace keeps the owner token file it finds'), async () => {
+  const stores = testStores('mnemos-owner-token-');
+  const file = join(stores.dir, 'state', 'owner-token');
+  const a = await openMemory({ db: stores.db });
+  const b = await openMemory({ db: stores.store('second.db') });
+  try {
+    const first = await a.ensureOwnerToken(file);
+    assert.equal(first.created, true);
+    assert.equal(first.movedAside, null, 'a new file replaces nothing');
+
+    const second = await b.ensureOwnerToken(file);
+    assert.equal(second.created, true);
+    assert.ok(second.movedAside, 'the earlier token was moved aside');
+    assert.equal(readFileSync(second.movedAside, 'utf8').trim(), first.token, 'the first store\'s secret is kept');
+    assert.equal(statSync(second.movedAside).mode & 0o777, 0o600);
+    assert.equal(readFileSync(file, 'utf8').trim(), second.token);
+    assert.equal((await a.authenticate(first.token)).role, 'owner', 'the kept secret still opens the first store');
+
+    const team = a.as({ role: 'owner', namespace: 'team', id: 'owner' });
+    const third = await team.ensureOwnerToken(file);
+    assert.ok(third.movedAside && third.movedAside !== second.movedAside, 'a second move never replaces the first one');
+    assert.equal(readFileSync(third.movedAside, 'utf8').trim(), second.token);
+    assert.equal(readdirSync(join(stores.dir, 'state')).length, 3, 'every secret is still on disk');
+
+    const again = await a.ensureOwnerToken(file);
+    assert.deepEqual([again.created, again.movedAside], [false, null], 'a later start of a store with tokens touches nothing');
+    assert.equal(readFileSync(file, 'utf8').trim(), third.token);
+  } finally {
+    await a.close();
+    await b.close();
+    await stores.cleanup();
+  }
+});
