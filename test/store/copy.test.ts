@@ -169,3 +169,19 @@ test(named('copy run again after the source moved on brings the target up to dat
     await target.cleanup();
   }
 });
+
+test(named('copy refuses two spellings of one store, as it refuses the same one twice'), async () => {
+  const stores = testStores('mnemos-copy-self-');
+  try {
+    await seed(stores.db);
+    // Another spelling: a path through its own folder, or the URL with a lock_timeout (removed before connecting).
+    const other = stores.db.startsWith('postgres') ? `${stores.db}&lock_timeout=9000` : `${stores.dir}/./sub/../${stores.db.slice(stores.dir.length + 1)}`;
+    assert.notEqual(other, stores.db);
+    const r = await cli(['copy', '--from', stores.db, '--to', other, '--json']);
+    assert.equal(r.code, 2, r.out + r.err);
+    assert.equal(JSON.parse(r.out).error.code, 'validation_failed');
+    assert.match(r.err, /name the same store/);
+  } finally {
+    await stores.cleanup();
+  }
+});

@@ -192,6 +192,9 @@ export const copy: Command = {
     try {
       const to = await openStore(toLoc, { analyze });
       try {
+        // Two spellings of one store (./a/../memory.db, a URL with ?lock_timeout=) pass the check above; the opened
+        // stores' locations are resolved paths and URLs without our parameters or the password.
+        if (to.location === from.location) throw new MnemosError('validation_failed', `--from and --to name the same store (${to.location})`, { field: 'to' });
         const line = progressLine(ctx);
         const r = await copyStore(from, to, localOwner(ctx.namespace), num(ctx, 'batch') ?? 500, (x) =>
           line?.show(x.phase === 'copying' ? `copying: ${x.versions} memory versions` : x.phase === 'verifying' ? 'copying: comparing the exports of both stores' : 'copying: the ledger', x.phase !== 'copying'),
