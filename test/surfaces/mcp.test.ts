@@ -6,7 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { named, testStores } from '../helpers/backend.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
-import { MNEMOS_BIN, createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
+import { MNEMOS_BIN, cli, createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
 
 // The MCP surface offers exactly the registry's tools (later issues add modules there).
 const TOOL_NAMES = TOOLS.map((t) => t.name).sort();
@@ -24,6 +24,37 @@ function stdioClient(db: string, env: Record<string, string> = {}): { client: Cl
     stderr: 'pipe',
   });
   return { client: new Client({ name: 'mnemos-test', version: '1.0.0' }), transport };
+}
+
+/** `mnemos mcp` driven with raw lines, for what an SDK client never sends (a closed stdin mid-call, a signal). */
+function rawSession(db: string, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [MNEMOS_BIN, 'mcp', '--db', db], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', MNEMOS_CONSOLIDATE_EVERY_MS: '0', ...env } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const replies = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  return {
+    child,
+    exited,
+    replies,
+    stderr: () => err,
+    send: (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`),
+    async waitForReplies(n: number): Promise<void> {
+      for (let i = 0; i < 400 && replies().length < n; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(replies().length >= n, `${n} replies expected; stdout=${out} stderr=${err}`);
+    },
+    async initialize(): Promise<void> {
+      this.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+      this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await this.waitForReplies(1);
+    },
+  };
+}
+
+function noteCalls(n: number, tag: string): { jsonrpc: '2.0'; id: number; method: string; params: unknown }[] {
+  return Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0' as const, id: i + 1, method: 'tools/call', params: { name: 'working_memory_note', arguments: { note: `${tag} note number ${i}` } } }));
 }
 
 describe('MCP over stdio (mnemos mcp)', () => {
@@ -136,6 +167,38 @@ describe('MCP over stdio (mnemos mcp)', () => {
     assert.deepEqual(lines.map((l) => JSON.parse(l).id).sort(), [1, 2, 3, 4]);
     assert.match(err, /serving on stdio/, 'the log line went to stderr');
     assert.equal(code, 0, 'exits cleanly when stdin closes');
+  });
+
+  it(named('stdin closed right after requests: every call already sent is done and answered before the process exits'), async () => {
+    const s = rawSession(db);
+    await s.initialize();
+    for (const call of noteCalls(20, 'kestrelclosing')) s.send(call);
+    s.child.stdin.end();
+    const { code } = await s.exited;
+    assert.equal(code, 0, s.stderr());
+    const answered = s.replies().filter((r) => typeof r.id === 'number');
+    // The store used to close under the calls still running: they failed (pool or database closed) and no reply came.
+    assert.equal(answered.length, 20, `every call answered; stderr: ${s.stderr()}`);
+    for (const r of answered) assert.equal(JSON.parse(r.result.content[0].text).status, 'created');
+    assert.doesNotMatch(s.stderr(), /failed/);
+    const stored = await cli(['search', 'kestrelclosing', '--limit', '50', '--db', db]);
+    assert.equal(stored.hits.length, 20);
+  });
+
+  it(named('SIGTERM during calls: they finish and are answered, then the process exits 0'), async () => {
+    const s = rawSession(db);
+    await s.initialize();
+    for (const call of noteCalls(20, 'ospreysigterm')) s.send(call);
+    s.child.kill('SIGTERM');
+    const { code, signal } = await s.exited;
+    // It was killed by the signal on the spot, mid-call, like no other surface (serve finishes its requests).
+    assert.deepEqual({ code, signal }, { code: 0, signal: null }, s.stderr());
+    const answered = s.replies().filter((r) => typeof r.id === 'number');
+    assert.equal(answered.length, 20, `every call answered; stderr: ${s.stderr()}`);
+    for (const r of answered) assert.equal(JSON.parse(r.result.content[0].text).status, 'created');
+    assert.match(s.stderr(), /SIGTERM, finishing/);
+    const stored = await cli(['search', 'ospreysigterm', '--limit', '50', '--db', db]);
+    assert.equal(stored.hits.length, 20);
   });
 });
 

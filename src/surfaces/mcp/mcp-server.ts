@@ -4,6 +4,7 @@ import { toMnemosError } from '../../domain/errors.ts';
 import { inputJsonSchema } from '../tools/json-schema.ts';
 import { findTool, runTool } from '../tools/run-tool.ts';
 import type { Tool, ToolContext } from '../tools/tool.ts';
+import type { PendingCalls } from './pending-calls.ts';
 
 export const SERVER_INFO = { name: 'mnemos', version: '0.1.0' };
 
@@ -14,8 +15,10 @@ const INSTRUCTIONS =
  * An MCP server exposing the tool registry for one caller. Tool failures come
  * back as tool results with isError and the MnemosError code, so the model
  * sees why (e.g. which field failed validation) and can correct itself.
+ * `pending`, when given, counts the calls in flight (a stdio session waits for
+ * them before it closes the store).
  */
-export function buildMcpServer(tools: readonly Tool[], ctx: ToolContext, log: (line: string) => void): Server {
+export function buildMcpServer(tools: readonly Tool[], ctx: ToolContext, log: (line: string) => void, pending?: PendingCalls): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const visible = tools.filter((t) => !t.ownerOnly || ctx.memory.principal.role === 'owner');
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
@@ -26,15 +29,16 @@ export function buildMcpServer(tools: readonly Tool[], ctx: ToolContext, log: (l
       annotations: { readOnlyHint: !!t.readOnly, destructiveHint: t.name === 'memory_forget' },
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req): Promise<CallToolResult> => {
+  const callTool = async (params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult> => {
     try {
-      const result = await runTool(findTool(tools, req.params.name), req.params.arguments ?? {}, ctx);
+      const result = await runTool(findTool(tools, params.name), params.arguments ?? {}, ctx);
       return { content: [{ type: 'text', text: JSON.stringify(result, null, 1) }] };
     } catch (err) {
       const e = toMnemosError(err);
-      if (e.code === 'internal') log(`mcp tool ${req.params.name} failed: ${(err as Error).stack ?? e.message}`);
+      if (e.code === 'internal') log(`mcp tool ${params.name} failed: ${(err as Error).stack ?? e.message}`);
       return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: e.toJSON() }) }] };
     }
-  });
+  };
+  server.setRequestHandler(CallToolRequestSchema, (req) => (pending ? pending.run(() => callTool(req.params)) : callTool(req.params)));
   return server;
 }

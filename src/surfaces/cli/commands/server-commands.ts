@@ -153,7 +153,8 @@ export const mcpCmd: Command = {
     const scheduler = consolidation.start(say);
     try {
       const { serveStdio } = await import('../../mcp/stdio.ts');
-      await serveStdio(memory, say, [consolidation.part]);
+      // SIGTERM or SIGINT ends the session as closing stdin does: the calls in flight finish and are answered first.
+      await serveStdio(memory, say, [consolidation.part], shutdownSignal());
     } finally {
       await scheduler?.stop();
     }
