@@ -26,9 +26,16 @@ function stdioClient(db: string, env: Record<string, string> = {}): { client: Cl
   return { client: new Client({ name: 'mnemos-test', version: '1.0.0' }), transport };
 }
 
+/** Raw sessions still running when their test ends (a failed one): killed after the file, so it cannot hang. */
+const rawChildren = new Set<ReturnType<typeof spawn>>();
+after(() => {
+  for (const c of rawChildren) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
 /** `mnemos mcp` driven with raw lines, for what an SDK client never sends (a closed stdin mid-call, a signal). */
 function rawSession(db: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [MNEMOS_BIN, 'mcp', '--db', db], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', MNEMOS_CONSOLIDATE_EVERY_MS: '0', ...env } });
+  rawChildren.add(child);
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
@@ -183,6 +190,24 @@ describe('MCP over stdio (mnemos mcp)', () => {
     assert.doesNotMatch(s.stderr(), /failed/);
     const stored = await cli(['search', 'kestrelclosing', '--limit', '50', '--db', db]);
     assert.equal(stored.hits.length, 20);
+  });
+
+  it(named('a message over 10 MiB, a line that is not JSON and one that is not JSON-RPC each get an error reply; the session goes on'), async () => {
+    const s = rawSession(db);
+    await s.initialize();
+    s.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'working_memory_note', arguments: { note: `huge ${'y'.repeat(11 * 1024 * 1024)}` } } });
+    s.child.stdin.write('{not json\n[1,2,3]\n');
+    s.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    // The SDK's transport closed itself on the big line: the process exited 0 without a word, and the ping went unanswered.
+    await s.waitForReplies(5);
+    const byId = (id: unknown) => s.replies().filter((r) => r.id === id);
+    assert.equal(byId(1)[0].error.code, -32600);
+    assert.match(byId(1)[0].error.message, /over the 10485760-byte limit/);
+    assert.deepEqual(byId(null).map((r) => r.error.code).sort((a: number, b: number) => a - b), [-32700, -32600]);
+    assert.deepEqual(byId(2)[0].result, {});
+    assert.match(s.stderr(), /over the 10485760-byte limit/);
+    s.child.stdin.end();
+    assert.equal((await s.exited).code, 0);
   });
 
   it(named('SIGTERM during calls: they finish and are answered, then the process exits 0'), async () => {

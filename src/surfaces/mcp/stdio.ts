@@ -1,7 +1,7 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Mnemos } from '../library/open-memory.ts';
 import type { PartReport } from '../../services/self-state.ts';
 import { TOOLS } from '../tools/index.ts';
+import { LineTransport } from './line-transport.ts';
 import { buildMcpServer } from './mcp-server.ts';
 import { PendingCalls } from './pending-calls.ts';
 
@@ -18,7 +18,7 @@ export async function serveStdio(memory: Mnemos, log: (line: string) => void, ex
   const parts = [{ part: 'mcp_stdio', state: 'on' as const, why: `serving MCP on stdio as ${memory.principal.role} "${memory.principal.id}"`, setting: null }, ...extraParts];
   const pending = new PendingCalls();
   const server = buildMcpServer(TOOLS, { memory, surfaceParts: parts }, log, pending);
-  const transport = new StdioServerTransport();
+  const transport = new LineTransport(process.stdin, process.stdout, log);
   const ended = new Promise<string | null>((resolve) => {
     transport.onclose = () => resolve(null);
     process.stdin.once('end', () => resolve(null));
