@@ -20,7 +20,7 @@ export const deepRecallSchema = z
     query: z.string().min(1).max(2000).describe('what to look for across conversation history'),
     scope: z.enum(DEEP_RECALL_SCOPES).default('all_sessions').describe('current_session needs sessionId; recent_sessions = the 5 most recent conversations'),
     sessionId: z.string().min(1).max(256).optional().describe('the current session (required for scope current_session)'),
-    maxResults: z.number().int().min(1).max(MAX_HITS).default(10),
+    maxResults: z.number().int().min(1).max(MAX_HITS).default(10).describe(`how many matching turns to return (default 10, at most ${MAX_HITS})`),
     context: z.number().int().min(0).max(3).default(1).describe('neighbouring turns to include around each hit'),
     maxChars: z
       .number()

@@ -43,9 +43,9 @@ function checkEpisodeSize(key: string, value: unknown): void {
 
 export const recentEpisodesSchema = z
   .object({
-    minSalience: z.number().min(0).max(1).default(0.6),
-    sinceHours: z.number().positive().max(24 * 3650).default(24),
-    limit: z.number().int().min(1).max(100).default(20),
+    minSalience: z.number().min(0).max(1).default(0.6).describe('only episodes at least this salient, 0-1 (default 0.6)'),
+    sinceHours: z.number().positive().max(24 * 3650).default(24).describe('only episodes of the last this many hours (default 24)'),
+    limit: z.number().int().min(1).max(100).default(20).describe('at most this many episodes (default 20, at most 100)'),
   })
   .strict();
 

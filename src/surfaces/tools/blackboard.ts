@@ -15,7 +15,7 @@ export const blackboardWrite = defineTool({
       value: z.unknown().describe('any JSON value'),
       ttl: z.number().positive().max(30 * 86400).optional().describe('seconds until the entry expires'),
       priority: z.enum(PRIORITIES).optional().describe('eviction priority; critical is never evicted'),
-      tags: z.array(z.string().min(1).max(64)).max(16).optional(),
+      tags: z.array(z.string().min(1).max(64)).max(16).optional().describe('labels for the entry, at most 16, each 1-64 characters'),
     })
     .strict(),
   async run(q, { memory }) {
@@ -27,7 +27,7 @@ export const blackboardRead = defineTool({
   name: 'blackboard_read',
   description: 'Read the current entry under one blackboard key (null when absent).',
   readOnly: true,
-  input: z.object({ key: z.string().min(1).max(255) }).strict(),
+  input: z.object({ key: z.string().min(1).max(255).describe('the dotted key written with blackboard_write') }).strict(),
   async run(q, { memory }) {
     return { entry: await memory.cycle().read(q.key) };
   },
@@ -37,7 +37,12 @@ export const blackboardQuery = defineTool({
   name: 'blackboard_query',
   description: 'List active blackboard entries whose key matches a glob (fnmatch: * any run, ? one char, [abc] a class), newest last.',
   readOnly: true,
-  input: z.object({ pattern: z.string().min(1).max(255).default('*'), limit: z.number().int().min(1).max(200).default(50) }).strict(),
+  input: z
+    .object({
+      pattern: z.string().min(1).max(255).default('*').describe('glob over keys, e.g. "goal.*" (default * = all)'),
+      limit: z.number().int().min(1).max(200).default(50).describe('at most this many entries (default 50, at most 200)'),
+    })
+    .strict(),
   async run(q, { memory }) {
     return { entries: await memory.cycle().query(q.pattern, q.limit) };
   },

@@ -17,7 +17,7 @@ const input = recallRangeSchema
     session_id: z.string().min(1).max(256).optional().describe('the same as sessionId (the original tool set\'s name)'),
     max_chars: z.number().int().min(1).max(RECALL_MAX_CHARS).optional().describe('the same as maxChars (the original tool set\'s name)'),
     entries: z
-      .object({ from: z.number().int().min(1), to: z.number().int().min(1) })
+      .object({ from: z.number().int().min(1).describe('first turn, from 1'), to: z.number().int().min(1).describe('last turn, inclusive') })
       .strict()
       .optional()
       .describe('the same as turns, as {from, to} (the original tool set\'s form)'),
