@@ -284,6 +284,22 @@ describe('MCP over streamable HTTP (mnemos serve /mcp)', () => {
     }
   });
 
+  it(named('stateless: GET and DELETE are 405 with Allow: POST; a session id the server never gave changes nothing'), async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.url}/mcp`, { method, headers: { authorization: `Bearer ${owner}`, 'mcp-session-id': 'never-issued' } });
+      assert.equal(res.status, 405, method);
+      assert.equal(res.headers.get('allow'), 'POST', `${method}: a 405 says which method works`);
+      assert.equal(((await res.json()) as any).error.code, 'unsupported');
+    }
+    const ping = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': 'never-issued' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    assert.equal(ping.status, 200);
+    assert.deepEqual(((await ping.json()) as any).result, {});
+  });
+
   it(named('refuses to connect without a token (401)'), async () => {
     await assert.rejects(() => connect(null), /401|nauthorized/);
   });
