@@ -279,6 +279,11 @@ describe('MCP over streamable HTTP (mnemos serve /mcp)', () => {
       assert.equal(d.error.code, 'forbidden');
       const h = parse(await client.callTool({ name: 'memory_history', arguments: { id: 'x' } }));
       assert.equal(h.error.code, 'not_found');
+      // An unknown name lists what this caller may call: no owner-only tool (deep_recall, journal_query, ...) is offered.
+      const unknown = parse(await client.callTool({ name: 'memory_serch', arguments: {} }));
+      assert.equal(unknown.error.code, 'not_found');
+      assert.match(unknown.error.message, /available: .*memory_search/);
+      assert.doesNotMatch(unknown.error.message, /deep_recall|journal_query|consolidation_status/);
     } finally {
       await client.close();
     }

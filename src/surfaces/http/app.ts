@@ -89,7 +89,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
   app.use('/v1/*', auth);
   app.use('/mcp', auth);
 
-  const call = (c: Context<Env>, name: string, input: unknown) => runTool(findTool(opts.tools, name), input, { memory: c.get('memory'), surfaceParts: parts });
+  const call = (c: Context<Env>, name: string, input: unknown) => runTool(findTool(opts.tools, name, c.get('memory').principal.role), input, { memory: c.get('memory'), surfaceParts: parts });
 
   app.post('/v1/tools/:name', async (c) => c.json((await call(c, c.req.param('name'), await readJson(c))) as object));
 

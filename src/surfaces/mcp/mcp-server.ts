@@ -31,7 +31,7 @@ export function buildMcpServer(tools: readonly Tool[], ctx: ToolContext, log: (l
   }));
   const callTool = async (params: { name: string; arguments?: Record<string, unknown> }): Promise<CallToolResult> => {
     try {
-      const result = await runTool(findTool(tools, params.name), params.arguments ?? {}, ctx);
+      const result = await runTool(findTool(tools, params.name, ctx.memory.principal.role), params.arguments ?? {}, ctx);
       return { content: [{ type: 'text', text: JSON.stringify(result, null, 1) }] };
     } catch (err) {
       const e = toMnemosError(err);

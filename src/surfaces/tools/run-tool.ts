@@ -1,11 +1,21 @@
 import { MnemosError } from '../../domain/errors.ts';
 import { withArticle } from '../../domain/principal.ts';
 import { parseInput } from '../../services/validate.ts';
+import type { Principal } from '../../domain/principal.ts';
 import type { Tool, ToolContext } from './tool.ts';
 
-export function findTool(tools: readonly Tool[], name: string): Tool {
+/**
+ * The tool of that name. An unknown name is refused listing the tools the
+ * caller may use: given the caller's role, the owner-only ones are left out
+ * for others, as tools/list leaves them out (they were offered to a guest
+ * here, only to be refused as forbidden).
+ */
+export function findTool(tools: readonly Tool[], name: string, role?: Principal['role']): Tool {
   const tool = tools.find((t) => t.name === name);
-  if (!tool) throw new MnemosError('not_found', `unknown tool "${name}"; available: ${tools.map((t) => t.name).join(', ')}`, { field: 'name' });
+  if (!tool) {
+    const usable = tools.filter((t) => !t.ownerOnly || role === undefined || role === 'owner');
+    throw new MnemosError('not_found', `unknown tool "${name}"; available: ${usable.map((t) => t.name).join(', ')}`, { field: 'name' });
+  }
   return tool;
 }
 
