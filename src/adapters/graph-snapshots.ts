@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { sha256File } from '../runtime/file-sha256.ts';
 import type { HnswIndex } from './usearch.ts';
+import { makeFolders } from '../runtime/make-folders.ts';
 
 /**
  * Approximate-index graphs saved to disk, so a process that opens a large
@@ -105,7 +106,7 @@ export class GraphSnapshots {
 
   /** Writes the graph and its rows as a new generation and makes it the one `load` finds. Throws on a file system error. */
   save(id: GraphIdentity, graph: HnswIndex, rows: GraphRows): void {
-    mkdirSync(this.dir, { recursive: true });
+    makeFolders(this.dir);
     const key = this.key(id);
     const generation = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
     const graphPath = join(this.dir, `${key}.${generation}.graph`);

@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import os from 'node:os';
 import { isPostgresLocation } from '../adapters/open-store.ts';
+import { makeFolders } from '../runtime/make-folders.ts';
 
 /** Where every `mnemos bench` command writes its section (relative to the working directory). */
 export const BENCH_FILE = 'docs/BENCHMARKS.md';
@@ -19,7 +20,7 @@ export function writeBenchSection(file: string, name: string, title: string, bod
     : '# Benchmarks\n\nFigures written by `mnemos bench ...`; each section is replaced by the latest run of its command. Machine notes are in each section.\n';
   const re = new RegExp(`${escape(start)}[\\s\\S]*?${escape(end)}`);
   doc = re.test(doc) ? doc.replace(re, section) : `${doc.trimEnd()}\n\n${section}\n`;
-  mkdirSync(dirname(file), { recursive: true });
+  makeFolders(dirname(file));
   writeFileSync(file, doc);
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
@@ -6,6 +6,7 @@ import type { Clock } from './blackboard-types.ts';
 import type { DurableEventLog, SettledOutcome } from './durable-log.ts';
 import type { EpisodicEvent } from './episodic-event.ts';
 import { freezeJson } from './json.ts';
+import { makeFolders } from '../runtime/make-folders.ts';
 
 const eventSchema = z.object({
   eventId: z.string().min(1),
@@ -58,7 +59,7 @@ export class FileDurableEventLog implements DurableEventLog {
 
   static async open(path: string, options: { clock?: Clock } = {}): Promise<FileDurableEventLog> {
     const existed = existsSync(path);
-    if (!existed) mkdirSync(dirname(path), { recursive: true });
+    if (!existed) makeFolders(dirname(path));
     const text = existed ? readFileSync(path, 'utf8') : '';
     const { records, goodBytes } = parseLog(text, path);
     const totalBytes = Buffer.byteLength(text, 'utf8');

@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { createToken } from './tokens.ts';
+import { makeFolders } from '../runtime/make-folders.ts';
 
 export interface OwnerTokenBootstrap {
   /** True when this call created the token (a fresh store). */
@@ -32,7 +33,7 @@ export async function ensureOwnerToken(ctx: ServiceContext, p: Principal, file: 
     return { created: false, path, token, movedAside: null };
   }
   const { token } = await createToken(ctx, p, { role: 'owner', label: 'created by the first start' });
-  mkdirSync(dirname(path), { recursive: true });
+  makeFolders(dirname(path));
   const movedAside = moveAside(path);
   writeFileSync(path, `${token}\n`, { mode: 0o600 });
   chmodSync(path, 0o600); // writeFileSync's mode applies only when the file is new

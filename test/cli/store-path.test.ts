@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { join, resolve } from 'node:path';
 import { runCli } from '../../src/surfaces/cli/main.ts';
 import { tempDir } from '../helpers/temp.ts';
 
@@ -46,4 +47,24 @@ test('a --db naming a folder, nothing, or a path under a file is refused as inva
   } finally {
     tmp.cleanup();
   }
+});
+
+/**
+ * Node 20's recursive mkdir never returns for `/proc/nope` (procfs answers
+ * ENOENT for a folder whose parent exists, and Node's walk retries it
+ * forever): `add --db /proc/nope/x.db` spun a core. Run as a child with a
+ * deadline so that a return of the hang fails this test instead of stalling
+ * the suite.
+ */
+test('a --db under a folder that cannot be created answers unavailable instead of hanging', { skip: process.platform !== 'linux' }, () => {
+  const r = spawnSync(process.execPath, [resolve('bin/mnemos.js'), 'add', 'Dana likes tea', '--db', '/proc/nope/x.db', '--json'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { ...process.env, MNEMOS_EMBEDDINGS: 'off' },
+  });
+  assert.equal(r.error, undefined, `the CLI did not answer within 20 s (${r.error?.message})`);
+  assert.equal(r.status, 7, r.stdout + r.stderr);
+  const e = JSON.parse(r.stdout).error;
+  assert.equal(e.code, 'unavailable');
+  assert.match(e.message, /cannot create the folder of \/proc\/nope\/x\.db/);
 });

@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
+import { makeFolders } from '../../runtime/make-folders.ts';
 
 /**
  * Opens a database file the way every Mnemos process must, so several
@@ -65,7 +66,7 @@ function preparePath(path: string): void {
   }
   if (isFolder) refuse(`it is a folder (a store is a file in it, such as ${path.replace(/\/+$/, '')}/memory.db)`);
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    makeFolders(dirname(path));
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === 'EEXIST' || code === 'ENOTDIR') refuse('a part of its folder path is a file', err);

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { MnemosError } from '../../../domain/errors.ts';
 import { declaredIds, type MemoryCluster } from '../../../journal/cluster.ts';
@@ -16,6 +16,7 @@ import { plnPremises } from '../../../pln/promotion.ts';
 import { openJournalForRead, queryJournalFile, VIEW_KINDS, viewJournalFile, type JournalQueryResult, type JournalViewKind, type JournalViewResult } from '../../../services/journal-reads.ts';
 import { reportedFailure, type Command, type CommandContext } from '../command.ts';
 import { list, num, positional, str } from './options.ts';
+import { makeFolders } from '../../../runtime/make-folders.ts';
 
 /**
  * `mnemos journal ...`: the MeTTa journal (src/journal) and PLN (src/pln)
@@ -98,7 +99,7 @@ const append: Command = {
     const path = positional(ctx, 0, 'journal');
     const file = positional(ctx, 1, 'cluster-file');
     const text = readText(file, 'cluster file');
-    mkdirSync(dirname(resolve(path)), { recursive: true });
+    makeFolders(dirname(resolve(path)));
     const journal = await Journal.open(path);
     const r = await journal.appendMany([text]);
     return { journal: path, appended: r.clusterIds, bytesWritten: r.bytesWritten, warnings: [...new Set([...journal.warnings, ...r.warnings])] };

@@ -1,0 +1,59 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/**
+ * Creates a folder and any missing parents, one level at a time.
+ *
+ * Not `mkdirSync(dir, { recursive: true })`: on Node 20 that call never
+ * returns for a path under a file system that refuses new entries without
+ * saying EACCES (`/proc/nope`: mkdir answers ENOENT though the parent is
+ * there, and Node's recursive walk retries forever), so `--db
+ * /proc/nope/x.db` spun a core instead of answering an error. Here the walk
+ * stops at the nearest existing ancestor, and each missing level is one plain
+ * mkdir whose error, if any, is thrown as is.
+ *
+ * Errors keep Node's codes so callers can tell the caller's mistake from the
+ * disk's: ENOTDIR when a part of the path is a file (its message names it),
+ * otherwise whatever mkdir said (ENOENT, EACCES, EROFS, ENOSPC...).
+ */
+export function makeFolders(dir: string): void {
+  const missing: string[] = [];
+  let at = resolve(dir);
+  for (;;) {
+    const kind = kindOf(at);
+    if (kind === 'folder') break;
+    if (kind === 'other') throw notAFolder(at);
+    missing.push(at);
+    const up = dirname(at);
+    if (up === at) break; // the root itself is missing: let mkdir say why
+    at = up;
+  }
+  for (const level of missing.reverse()) {
+    try {
+      mkdirSync(level);
+    } catch (err) {
+      // Another process made the same level meanwhile: that is what we wanted.
+      if ((err as { code?: string }).code === 'EEXIST' && kindOf(level) === 'folder') continue;
+      throw err;
+    }
+  }
+}
+
+/** 'missing' also covers a path under a file (ENOTDIR): walking further up finds that file. */
+function kindOf(path: string): 'folder' | 'other' | 'missing' {
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    if (st === undefined) return 'missing';
+    return st.isDirectory() ? 'folder' : 'other';
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOTDIR') return 'missing';
+    throw err;
+  }
+}
+
+function notAFolder(path: string): Error {
+  const err = new Error(`ENOTDIR: ${path} is a file, not a folder, so no folder can be created under it`) as Error & { code: string; path: string };
+  err.code = 'ENOTDIR';
+  err.path = path;
+  return err;
+}
