@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { named, rawSql, testStores } from '../helpers/backend.ts';
 import { createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
@@ -147,6 +148,30 @@ describe('HTTP protocol details (mnemos serve)', () => {
     assert.equal((await request(server.url, 'POST', '/v1/search', owner, { query: 'new one in the batch' })).body.results.length, 0, 'the batch wrote nothing');
     const stored = await request(server.url, 'GET', `/v1/memories/${first.body.id}`, owner);
     assert.equal(stored.body.memory.visibility, 'public');
+  });
+
+  it(named('a URL past the header limit is 431 and a request that is not HTTP is 400, both with the JSON error shape'), async () => {
+    // Node's parser refuses these before any handler runs; its own answer was a bare `431` with no body.
+    const long = await raw(server.url, 'GET', `/v1/search?query=${'a'.repeat(20_000)}`, auth());
+    assert.equal(long.status, 431, long.text);
+    assert.equal(long.headers['content-type'], 'application/json');
+    assert.equal(long.headers.connection, 'close');
+    const e = JSON.parse(long.text).error;
+    assert.equal(e.code, 'limit_exceeded');
+    assert.match(e.message, /URL and headers are larger than the server accepts .*POST body/);
+    const u = new URL(server.url);
+    const garbage = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const s = connect(Number(u.port), u.hostname, () => s.write('NOT HTTP AT ALL\r\n\r\n'));
+      s.setEncoding('utf8');
+      s.on('data', (d: string) => (text += d));
+      s.on('end', () => resolve(text));
+      s.on('error', reject);
+    });
+    assert.match(garbage, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.equal(JSON.parse(garbage.slice(garbage.indexOf('\r\n\r\n') + 4)).error.code, 'validation_failed');
+    // The server still answers.
+    assert.equal((await raw(server.url, 'GET', '/v1/status', auth())).status, 200);
   });
 
   it(named('SIGTERM: a request in flight finishes with Connection: close, new connections are refused, the store closes'), async () => {

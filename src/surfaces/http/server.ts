@@ -6,6 +6,7 @@ import { TOOLS } from '../tools/index.ts';
 import { createApp } from './app.ts';
 import { DEFAULT_LIMITS, type HttpLimits } from './limits.ts';
 import { refuseOversizedBody } from './oversized-body.ts';
+import { answerClientError } from './client-error.ts';
 import type { PartReport } from '../../services/self-state.ts';
 
 export interface ServeOptions {
@@ -50,6 +51,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       if (!refuseOversizedBody(req, res, maxBodyBytes)) void listener(req, res);
     });
+    s.on('clientError', answerClientError);
     s.once('error', reject);
     s.listen(opts.port, opts.host, () => resolve(s));
   });
