@@ -26,12 +26,19 @@ function withoutChain(e: AuditEntry): HistoryEntry {
   return rest;
 }
 
-/** Every version of a memory and every audit entry about it, including after a forget (then only the tombstone). */
+/**
+ * Every version of a memory and every audit entry about it, including after a
+ * forget (then only the tombstone). Past its expiresAt a memory keeps its
+ * history for the owner: `get` stops serving it (as search and list hide
+ * it), but the owner updates or forgets it by that id and needs to see what
+ * it said and who changed it. A guest or agent, for whom an expired memory is
+ * no longer served anywhere, gets not_found, as from `get`.
+ */
 export async function history(ctx: ServiceContext, p: Principal, id: string): Promise<History> {
   const owner = p.role === 'owner';
   const m = await ctx.store.get(p, id);
   if (m) {
-    await served(ctx, p, m, id);
+    if (!owner) await served(ctx, p, m, id);
     const versions = await ctx.store.lineage(p, m.lineageId);
     if (owner) return { lineageId: m.lineageId, versions, audit: await ctx.store.audit.forMemories(p, [m.lineageId, ...versions.map((v) => v.id)]), tombstone: null };
     // A lineage's id is its first version's; a guest who sees only a later, shared version

@@ -98,8 +98,8 @@ export async function readMemory(ctx: ServiceContext, p: Principal, id: string):
 }
 
 /**
- * The memory, unless its time to live has run out (then not_found, for get
- * and history alike). The time to live that counts is the memory's current
+ * The memory, unless its time to live has run out (then not_found, for get,
+ * and for history to all but the owner). The time to live that counts is the memory's current
  * one: an earlier version keeps the expiresAt it was written with, and a
  * memory given a later one (or none) was refused by the id `add` printed.
  */

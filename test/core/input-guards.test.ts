@@ -219,9 +219,9 @@ test(named('get does not serve a memory whose expiresAt has passed; it can still
     const shortened = await m.remember({ text: 'gate code 9911' });
     await m.update(shortened.id, { expiresAt: new Date(Date.now() + 60).toISOString() });
     await new Promise((r) => setTimeout(r, 100));
-    for (const read of [() => m.get(shortened.id), () => m.history(shortened.id)]) {
-      await assert.rejects(read(), (err: unknown) => refused('not_found')(err) && /expired/.test((err as Error).message));
-    }
+    await assert.rejects(m.get(shortened.id), (err: unknown) => refused('not_found')(err) && /expired/.test((err as Error).message));
+    // Its history still reads (test/core/history-expired.test.ts): both versions, the expired one current.
+    assert.equal((await m.history(shortened.id)).versions.length, 2);
   }),
 );
 
@@ -378,9 +378,13 @@ test(named('guests get no hash or id of an owner-only earlier version in history
     assert.equal(typeof ownerEntry.beforeHash, 'string');
 
     const gone = await m.remember({ text: 'temporary door code 4417', visibility: 'public', expiresAt: new Date(Date.now() + 50).toISOString() });
+    const hidden = await m.remember({ text: 'temporary safe code 8812', expiresAt: new Date(Date.now() + 50).toISOString() });
     await new Promise((r) => setTimeout(r, 80));
+    // Past its expiresAt a memory's history stays readable to the owner only (test/core/history-expired.test.ts).
     await assert.rejects(guest.history(gone.id), refused('not_found'));
-    await assert.rejects(m.history(gone.id), refused('not_found'));
+    assert.deepEqual((await m.history(gone.id)).versions.map((v) => v.id), [gone.id]);
+    assert.deepEqual((await m.history(hidden.id)).versions.map((v) => v.id), [hidden.id]);
+    await assert.rejects(guest.history(hidden.id), refused('not_found'));
 
     const text = JSON.stringify(guest.selfState());
     assert.ok(m.store.location.length > 1);
