@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
+import { LIFECYCLES } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { remember, type RememberResult } from './memories.ts';
@@ -54,12 +55,49 @@ export async function ingestTranscript(ctx: ServiceContext, p: Principal, input:
       metadata: { role: msg.role, ...(msg.name ? { name: msg.name } : {}) },
     };
   });
+  await assertTurnsKeepSpeakers(ctx, p, inputs);
   try {
     // A turn that already holds another message is refused, never replaced: an agent posting each new
     // message on its own numbers it 1 every time, and supersede silently replaced the conversation so far.
     return { sessionId: q.sessionId, results: await remember(ctx, p, inputs, 'conflict') };
   } catch (err) {
     throw turnTaken(err, q.sessionId);
+  }
+}
+
+/** The metadata fields that say who spoke a turn: a re-post must agree with them to be `unchanged`. */
+const SPEAKER_FIELDS = ['role', 'name'] as const;
+
+/**
+ * A turn posted again with its text but another role (or name) is a
+ * conflict, as another text is. The store answers a key holding the same text
+ * `unchanged` and compares only the fields every keyed write has (visibility,
+ * type, agent: adapters/sql/write-errors.ts); the speaker lives in metadata,
+ * which is the transcript's own, so it is checked here, before anything is
+ * written. It was `unchanged`, the old role kept and the new one dropped
+ * while answering success. A turn forgotten or holding another text is left
+ * to the store (`forgotten`, or the turn conflict below).
+ */
+async function assertTurnsKeepSpeakers(ctx: ServiceContext, p: Principal, inputs: readonly RememberInput[]): Promise<void> {
+  const wanted = new Map(inputs.map((i) => [i.key!, i]));
+  const keys = [...wanted.keys()];
+  for (let i = 0; i < keys.length; i += 1000) {
+    const page = keys.slice(i, i + 1000);
+    // Current versions in every lifecycle, as the store's own look-up by key finds them (an expired or archived turn too).
+    for (const m of await ctx.store.list(p, { sourceKeys: { ownerId: p.id, keys: page }, lifecycles: [...LIFECYCLES] }, { limit: page.length })) {
+      const input = wanted.get(m.sourceKey!)!;
+      if (m.text !== input.text) continue;
+      const field = SPEAKER_FIELDS.find((f) => m.metadata[f] !== input.metadata?.[f]);
+      if (field === undefined) continue;
+      const turn = input.source!.turnStart!;
+      const held = m.metadata[field] === undefined ? `no ${field}` : `${field} ${JSON.stringify(m.metadata[field])}`;
+      const asked = input.metadata?.[field] === undefined ? `no ${field}` : JSON.stringify(input.metadata[field]);
+      throw new MnemosError(
+        'conflict',
+        `turn ${turn} of session "${m.sessionId}" already holds this message with ${held}, not ${asked} (memory ${m.id}); nothing was written. Post the turn as it was, or change memory ${m.id} with memory_edit`,
+        { field, turn, sessionId: m.sessionId, existingId: m.id, sourceKey: m.sourceKey },
+      );
+    }
   }
 }
 
