@@ -105,6 +105,11 @@ async function assertTurnsKeepSpeakers(ctx: ServiceContext, p: Principal, inputs
 function turnTaken(err: unknown, sessionId: string): unknown {
   if (!MnemosError.is(err, 'conflict') || typeof err.details?.sourceKey !== 'string') return err;
   const turn = Number(/#(\d+)$/.exec(err.details.sourceKey)?.[1]);
+  // The same message asking for another agent (or visibility, type): the store's error names that field.
+  // Said as "a different message" with field `turn`, it sent the caller renumbering turns that were fine.
+  if (typeof err.details.field === 'string') {
+    return new MnemosError('conflict', `turn ${turn} of session "${sessionId}": ${err.message}; nothing was written`, { ...err.details, turn });
+  }
   return new MnemosError(
     'conflict',
     `turn ${turn} of session "${sessionId}" already holds a different message (memory ${String(err.details.existingId)}); nothing was written. Number new messages after the session's last turn (recall_range shows it), or post the conversation again as it was`,

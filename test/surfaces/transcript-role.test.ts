@@ -71,6 +71,12 @@ describe('a re-posted turn keeps its speaker or is refused (library)', () => {
       await assert.rejects(m.ingestTranscript({ sessionId: 's1', messages: [{ role: 'user', content: 'hello', name: 'dana' }, { role: 'assistant', content: '{"ok":true}' }] }), conflictOn('role'));
       await assert.rejects(m.ingestTranscript({ sessionId: 's1', messages: [{ role: 'user', content: 'hello', name: 'eli' }] }), conflictOn('name'));
       await assert.rejects(m.ingestTranscript({ sessionId: 's1', messages: [{ role: 'user', content: 'hello' }] }), conflictOn('name'));
+      // Another agent for the same message: the store's conflict keeps naming agentId, not a taken turn.
+      await m.ingestTranscript({ sessionId: 's2', agentId: 'a1', messages: [{ role: 'user', content: 'plan the trip' }] });
+      await assert.rejects(
+        m.ingestTranscript({ sessionId: 's2', agentId: 'a2', messages: [{ role: 'user', content: 'plan the trip' }] }),
+        (err: unknown) => conflictOn('agentId')(err) && /turn 1 of session "s2": .*agentId "a1", not "a2"/.test((err as Error).message),
+      );
       const same = await m.ingestTranscript({ sessionId: 's1', messages: [{ role: 'user', content: 'hello', name: 'dana' }, { role: 'tool', content: '{"ok":true}' }] });
       assert.deepEqual(same.results.map((r) => r.status), ['unchanged', 'unchanged']);
       const listed = (await m.list({ filter: { sessionId: 's1' }, limit: 10 })).items;
