@@ -1,5 +1,5 @@
-import { closeSync, constants, openSync, readdirSync, statSync, type Dirent } from 'node:fs';
-import { extname, join } from 'node:path';
+import { closeSync, constants, openSync, readdirSync, readlinkSync, statSync, type Dirent } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
 import { FORMAT_OF_EXTENSION, unknownFormat, type ImportFormat } from './import-file.ts';
 
@@ -21,8 +21,26 @@ function extensionsOf(format: ImportFormat): string[] {
  * sorted before it had been written.
  */
 export function expandImportPaths(paths: readonly string[], format?: ImportFormat): string[] {
+  return listImportPaths(paths, format).files;
+}
+
+/** An entry of a folder with an importable extension that the walk left out, and why. */
+export interface SkippedPath {
+  path: string;
+  reason: string;
+}
+
+/**
+ * expandImportPaths, also saying which entries with an importable extension
+ * were left out of a folder and why: a broken link (its target missing, or a
+ * link loop) or something that is not a regular file. Such entries are still
+ * skipped, so one dead link does not stop a vault's import, but they were
+ * left out without a word and the owner believed the note imported.
+ */
+export function listImportPaths(paths: readonly string[], format?: ImportFormat): { files: string[]; skipped: SkippedPath[] } {
   const wanted = new Set(format ? extensionsOf(format) : Object.keys(FORMAT_OF_EXTENSION));
   const out: string[] = [];
+  const skipped: SkippedPath[] = [];
   for (const path of paths) {
     let isDir: boolean;
     try {
@@ -36,14 +54,17 @@ export function expandImportPaths(paths: readonly string[], format?: ImportForma
       out.push(path);
       continue;
     }
-    const found = walk(path, wanted);
+    const left: SkippedPath[] = [];
+    const found = walk(path, wanted, left);
     if (found.length === 0) {
-      throw new MnemosError('validation_failed', `no importable files under ${path} (looked for ${[...wanted].join(', ')}; hidden folders and node_modules are skipped)`, { path });
+      const why = left.length ? `; skipped: ${left.map((s) => `${s.path} (${s.reason})`).join(', ')}` : '';
+      throw new MnemosError('validation_failed', `no importable files under ${path} (looked for ${[...wanted].join(', ')}; hidden folders and node_modules are skipped${why})`, { path, ...(left.length ? { skipped: left } : {}) });
     }
     for (const f of found) out.push(f);
+    for (const s of left) skipped.push(s);
   }
   for (const f of out) assertReadable(f);
-  return out;
+  return { files: out, skipped };
 }
 
 function assertReadable(path: string): void {
@@ -55,7 +76,7 @@ function assertReadable(path: string): void {
   }
 }
 
-function walk(dir: string, wanted: Set<string>): string[] {
+function walk(dir: string, wanted: Set<string>, skipped: SkippedPath[]): string[] {
   const out: string[] = [];
   let entries: Dirent[];
   try {
@@ -67,16 +88,36 @@ function walk(dir: string, wanted: Set<string>): string[] {
   for (const e of entries) {
     if (e.name.startsWith('.') || e.name === 'node_modules') continue;
     const path = join(dir, e.name);
-    if (e.isDirectory()) for (const f of walk(path, wanted)) out.push(f);
-    else if (wanted.has(extname(e.name).toLowerCase()) && (e.isFile() || isLinkToFile(path))) out.push(path);
+    if (e.isDirectory()) for (const f of walk(path, wanted, skipped)) out.push(f);
+    else if (wanted.has(extname(e.name).toLowerCase())) {
+      const why = e.isFile() ? null : whyNotAFile(path, e);
+      if (why === null) out.push(path);
+      // Absolute, as each imported file's path in the result is.
+      else skipped.push({ path: resolve(path), reason: why });
+    }
   }
   return out;
 }
 
-function isLinkToFile(path: string): boolean {
+/** Null when the entry (through its link) is a regular file to import; else why it is left out. */
+function whyNotAFile(path: string, e: Dirent): string | null {
+  if (!e.isSymbolicLink()) return 'not a regular file';
   try {
-    return statSync(path).isFile();
+    const st = statSync(path);
+    if (st.isFile()) return null;
+    return st.isDirectory() ? 'link to a directory (not followed)' : 'link to something that is not a regular file';
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ELOOP') return 'broken link: it loops (too many levels of symbolic links)';
+    if (code === 'ENOENT') return `broken link to ${target(path)}: no such file`;
+    return `broken link: ${(err as Error).message}`;
+  }
+}
+
+function target(path: string): string {
+  try {
+    return readlinkSync(path);
   } catch {
-    return false;
+    return '(unreadable)';
   }
 }

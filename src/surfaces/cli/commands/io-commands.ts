@@ -3,7 +3,7 @@ import { closeSync, createWriteStream, existsSync, fchmodSync, fsyncSync, lstatS
 import { dirname, resolve } from 'node:path';
 import { MnemosError, toMnemosError } from '../../../domain/errors.ts';
 import { IMPORT_FORMATS, type FileImportResult, type ImportFormat, type ImportProgress } from '../../../services/import/import-file.ts';
-import { expandImportPaths } from '../../../services/import/import-paths.ts';
+import { listImportPaths, type SkippedPath } from '../../../services/import/import-paths.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { progressLine } from '../progress-line.ts';
 import { str } from './options.ts';
@@ -40,7 +40,8 @@ export const importCmd: Command = {
       throw new MnemosError('validation_failed', `--format must be one of ${IMPORT_FORMATS.join(', ')}`, { field: 'format' });
     }
     // Listed before the store opens, so a typo in a path changes nothing.
-    const paths = expandImportPaths(ctx.args, format as ImportFormat | undefined);
+    // Entries of a folder left out (broken links, not regular files) are named in the result, never skipped silently.
+    const { files: paths, skipped } = listImportPaths(ctx.args, format as ImportFormat | undefined);
     const m = await ctx.open();
     const files: FileImportResult[] = [];
     const progress = progressBar(ctx);
@@ -61,17 +62,19 @@ export const importCmd: Command = {
           ...e.details,
           imported: files,
           failedFile: file,
+          ...(skipped.length ? { skipped } : {}),
         });
       }
     }
     progress?.clear();
     const total = { created: 0, unchanged: 0, superseded: 0, retired: 0, forgotten: 0 };
     for (const f of files) for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += f[k];
-    return { files, total };
+    return { files, total, skipped };
   },
   human: (r) =>
     r.files
       .map((f: FileImportResult) => `${f.path} (${f.format}): ${f.created} new, ${f.unchanged} unchanged, ${f.superseded} updated, ${f.retired} retired${f.forgotten ? `, ${f.forgotten} forgotten earlier and left out (--include-forgotten brings them back)` : ''}`)
+      .concat(((r.skipped ?? []) as SkippedPath[]).map((s) => `skipped ${s.path}: ${s.reason}`))
       .join('\n'),
 };
 
