@@ -179,6 +179,23 @@ function htmlComments(lines: readonly string[], inFence: Uint8Array): Uint8Array
   return inside;
 }
 
+/**
+ * The most of one heading a chunk's `headings` metadata holds. Every chunk
+ * under a heading carries it, so a 150,000-character heading over 50
+ * subsections stored 7.5 MB of metadata; past this it is cut and marked with
+ * HEADING_CUT. The chunk's text (a heading line is its own chunk's text) is
+ * never shortened: it stays exactly the source lines.
+ */
+export const MAX_HEADING_CHARS = 500;
+export const HEADING_CUT = '…';
+
+function headingForMetadata(h: string): string {
+  if (h.length <= MAX_HEADING_CHARS) return h;
+  // Not between the two halves of a surrogate pair: a lone half is not storable text.
+  const end = /[\uD800-\uDBFF]/.test(h[MAX_HEADING_CHARS - 1]!) ? MAX_HEADING_CHARS - 1 : MAX_HEADING_CHARS;
+  return h.slice(0, end) + HEADING_CUT;
+}
+
 /** `path`: the file as the caller named it, for errors. */
 export function markdownInputs(absPath: string, source: string, path = absPath): { input: RememberInput; line: number; lineEnd: number }[] {
   // Blocks between <!-- owner --> markers are the owner's words: labelled so every automated rewrite or merge leaves them verbatim.
@@ -202,7 +219,8 @@ export function markdownInputs(absPath: string, source: string, path = absPath):
         origin: 'file',
         source: { path: absPath, lineStart: c.lineStart, lineEnd: c.lineEnd },
         key: `${fileKeyPrefix(absPath)}L${c.lineStart}-L${c.lineEnd}`,
-        metadata: c.headings.length ? { headings: c.headings } : {},
+        // Only the metadata is capped: whether a re-import finds a chunk unchanged depends on its text alone (its content hash).
+        metadata: c.headings.length ? { headings: c.headings.map(headingForMetadata) } : {},
       },
     };
   });
