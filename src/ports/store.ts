@@ -205,6 +205,13 @@ export interface MemoryStore {
 
   /** Schema version after migrations. */
   schemaVersion(): Promise<number>;
+  /**
+   * One cheap round trip to the database (`SELECT 1`), for readiness probes:
+   * resolves when the store answers, rejects with `unavailable` when it
+   * cannot be reached (PostgreSQL down, the handle closed). Reads nothing of
+   * the data and needs no principal.
+   */
+  ping(): Promise<void>;
   close(): Promise<void>;
 
   apply(p: Principal, ops: WriteOp[]): Promise<WriteResult[]>;

@@ -103,6 +103,9 @@ interface GroupWrite {
  * on the audit chain head instead of SQLite's single writer (with writes that
  * arrive together sharing a transaction), a generated tsvector instead of FTS5.
  */
+/** How long a readiness probe waits for PostgreSQL's answer to SELECT 1. */
+const PING_TIMEOUT_MS = 2_000;
+
 export class PgStore implements MemoryStore {
   readonly backend = 'postgres';
   readonly capabilities: StoreCapabilities;
@@ -209,6 +212,26 @@ export class PgStore implements MemoryStore {
 
   async schemaVersion(): Promise<number> {
     return this.version;
+  }
+
+  async ping(timeoutMs = PING_TIMEOUT_MS): Promise<void> {
+    const location = this.conn.location;
+    // A pooled query, so a healthy server costs no new connection; the timer bounds a server that takes the
+    // connection but never answers (a dropped route waits for TCP's own timeout, minutes).
+    const query = this.conn.pool.query('SELECT 1');
+    query.catch(() => {}); // it may still fail after the timer has answered
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new MnemosError('unavailable', `PostgreSQL at ${location} did not answer SELECT 1 within ${timeoutMs} ms`, { location })), timeoutMs);
+    });
+    try {
+      await Promise.race([query, late]);
+    } catch (err) {
+      // Whatever failed (refused, closed pool, timeout), the store cannot be used now: `unavailable`.
+      throw connectFailed(err, location);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

@@ -192,6 +192,15 @@ export class SqliteStore implements MemoryStore {
     return this.version;
   }
 
+  async ping(): Promise<void> {
+    try {
+      this.db.prepare('SELECT 1').get();
+    } catch (err) {
+      // A closed handle throws a TypeError from the driver: not an engine bug, the store is just not there.
+      throw new MnemosError('unavailable', `cannot read the SQLite store at ${this.location}: ${(err as Error).message}`, { location: this.location }, { cause: err });
+    }
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -28,7 +28,7 @@ export interface AppOptions {
 type Env = { Variables: { memory: Mnemos } };
 
 /**
- * The HTTP surface: JSON API under /v1, MCP at /mcp, /healthz and
+ * The HTTP surface: JSON API under /v1, MCP at /mcp, /healthz, /readyz and
  * /openapi.json. Thin by design: authenticate, parse, call the facade or the
  * tool registry, map errors through HTTP_STATUS.
  */
@@ -84,6 +84,23 @@ export function createApp(opts: AppOptions): Hono<Env> {
   };
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  // Readiness, unlike /healthz: one round trip to the store. /healthz said ok while PostgreSQL was down, so a
+  // load balancer kept sending requests that could only fail. The answer needs no token, so it names neither the
+  // store nor the cause (hosts, users, paths); the server log has them, once per change.
+  let lastFailure: string | null = null;
+  app.get('/readyz', async (c) => {
+    try {
+      await opts.memory.store.ping();
+      if (lastFailure !== null) opts.log('readyz: the store answers again');
+      lastFailure = null;
+      return c.json({ ok: true });
+    } catch (err) {
+      const why = toMnemosError(err).message;
+      if (why !== lastFailure) opts.log(`readyz: not ready: ${why}`);
+      lastFailure = why;
+      return c.json({ error: { code: 'unavailable', message: 'the store cannot be reached: the server is running but cannot serve requests now; try again later' } }, 503);
+    }
+  });
   app.get('/openapi.json', (c) => c.json((openApi ??= buildOpenApi(opts.tools, limits))));
 
   app.use('/v1/*', auth);

@@ -71,6 +71,14 @@ export function buildOpenApi(tools: readonly Tool[], limits: HttpLimits): Record
     },
   };
   paths['/healthz'] = { get: { operationId: 'healthz', summary: 'liveness, no token needed', security: [], responses: { '200': ok('{ok: true}') } } };
+  paths['/readyz'] = {
+    get: {
+      operationId: 'readyz',
+      summary: 'readiness, no token needed: one round trip to the store (SELECT 1)',
+      security: [],
+      responses: { '200': ok('{ok: true}'), '503': { description: 'unavailable: the store cannot be reached', content: { 'application/json': { schema: errorSchema } } } },
+    },
+  };
   // The transport answers JSON-RPC itself past authentication and the body limit: its statuses and error
   // bodies are the protocol's, not ours (the document listed only ours).
   const jsonRpcError = {

@@ -66,7 +66,7 @@ function everyText(ms: number): string {
 export const serveCmd: Command = {
   name: 'serve',
   usage: 'serve [--port 7420] [--host 127.0.0.1] [--owner-token-file path] [--search-threads n] [--cycle-tick-ms n] [--consolidate-every-ms n]',
-  summary: 'HTTP JSON API (/v1), MCP over HTTP (/mcp), /healthz, /openapi.json',
+  summary: 'HTTP JSON API (/v1), MCP over HTTP (/mcp), /healthz, /readyz, /openapi.json',
   options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' }, 'cycle-tick-ms': { type: 'string' }, 'consolidate-every-ms': { type: 'string' }, 'search-threads': { type: 'string' } },
   async run(ctx) {
     const port = num(ctx, 'port') ?? 7420;
