@@ -1,56 +1,9 @@
 import assert from 'node:assert/strict';
-import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { startServer } from '../../src/surfaces/http/server.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { BACKEND, named, postgresOnly, testStores } from '../helpers/backend.ts';
-import { request, spawnServe } from './serve-helpers.ts';
-
-/**
- * A TCP relay to the test PostgreSQL server: a store opened through it loses
- * its server when the relay closes, as when PostgreSQL goes down, without
- * touching the shared cluster. `port` reopens it where a store's URL points.
- */
-async function relay(target: URL, port = 0): Promise<{ port: number; close(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', end);
-      s.on('close', () => (sockets.delete(s), end()));
-    }
-    client.pipe(upstream);
-    upstream.pipe(client);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      }),
-  };
-}
-
-/** Pieces of a store location an unauthenticated or non-owner caller must not learn. */
-function locationParts(location: string): string[] {
-  if (!/^postgres(ql)?:\/\//.test(location)) return [location];
-  const u = new URL(location);
-  return [u.host, u.hostname, u.username, u.pathname.slice(1), u.searchParams.get('schema') ?? ''].filter((p) => p.length > 0);
-}
-
-function assertHides(message: string, location: string): void {
-  for (const part of locationParts(location)) assert.ok(!message.includes(part), `"${message}" names ${part}`);
-}
+import { assertHides, relay, request, spawnServe } from './serve-helpers.ts';
 
 describe('GET /readyz', () => {
   const tmp = testStores('mnemos-ready-');

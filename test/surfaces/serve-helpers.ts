@@ -1,4 +1,6 @@
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { runCli } from '../../src/surfaces/cli/main.ts';
 
@@ -66,4 +68,50 @@ export async function request(url: string, method: string, path: string, token: 
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/**
+ * A TCP relay to the test PostgreSQL server: a store opened through it loses
+ * its server when the relay closes, as when PostgreSQL goes down, without
+ * touching the shared cluster. `port` reopens it where a store's URL points.
+ */
+export async function relay(target: URL, port = 0): Promise<{ port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', end);
+      s.on('close', () => (sockets.delete(s), end()));
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}
+
+/** Pieces of a store location an unauthenticated or non-owner caller must not learn. */
+function locationParts(location: string): string[] {
+  if (!/^postgres(ql)?:\/\//.test(location)) return [location];
+  const u = new URL(location);
+  return [u.host, u.hostname, u.username, u.pathname.slice(1), u.searchParams.get('schema') ?? ''].filter((p) => p.length > 0);
+}
+
+export function assertHides(message: string, location: string): void {
+  for (const part of locationParts(location)) assert.ok(!message.includes(part), `"${message}" names ${part}`);
 }

@@ -6,6 +6,7 @@ import { parseInput } from '../../services/validate.ts';
 import type { PartReport } from '../../services/self-state.ts';
 import type { Mnemos } from '../library/open-memory.ts';
 import { buildMcpServer } from '../mcp/mcp-server.ts';
+import { errorForCaller, storeLocationOf } from '../tools/redact-location.ts';
 import { findTool, runTool } from '../tools/run-tool.ts';
 import type { Tool } from '../tools/tool.ts';
 import { HTTP_STATUS } from './error-status.ts';
@@ -38,8 +39,13 @@ export function createApp(opts: AppOptions): Hono<Env> {
   const app = new Hono<Env>();
   let openApi: unknown;
 
+  // Taken now: a closed handle no longer tells its store's location, and errors must still be redacted then.
+  const location = storeLocationOf(opts.memory);
+
   app.onError((err, c) => {
-    const e = toMnemosError(err);
+    // The caller's role, once authenticated; before that (a token check that could not reach the store) nobody's.
+    const caller = (c.get('memory') as Mnemos | undefined)?.principal.role;
+    const e = errorForCaller(toMnemosError(err), location, caller);
     if (e.code === 'internal') opts.log(`http ${c.req.method} ${c.req.path} failed: ${(err as Error).stack ?? e.message}`);
     if (e.code === 'unauthorized') c.header('WWW-Authenticate', 'Bearer realm="mnemos"');
     // Only a body sent without a length gets here (a declared one is answered first: oversized-body.ts). Its

@@ -2,6 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toMnemosError } from '../../domain/errors.ts';
 import { inputJsonSchema } from '../tools/json-schema.ts';
+import { errorForCaller, storeLocationOf } from '../tools/redact-location.ts';
 import { findTool, runTool } from '../tools/run-tool.ts';
 import type { Tool, ToolContext } from '../tools/tool.ts';
 import type { PendingCalls } from './pending-calls.ts';
@@ -14,7 +15,8 @@ const INSTRUCTIONS =
 /**
  * An MCP server exposing the tool registry for one caller. Tool failures come
  * back as tool results with isError and the MnemosError code, so the model
- * sees why (e.g. which field failed validation) and can correct itself.
+ * sees why (e.g. which field failed validation) and can correct itself;
+ * a non-owner's errors do not name the store's location (redact-location.ts).
  * `pending`, when given, counts the calls in flight (a stdio session waits for
  * them before it closes the store).
  */
@@ -34,7 +36,7 @@ export function buildMcpServer(tools: readonly Tool[], ctx: ToolContext, log: (l
       const result = await runTool(findTool(tools, params.name, ctx.memory.principal.role), params.arguments ?? {}, ctx);
       return { content: [{ type: 'text', text: JSON.stringify(result, null, 1) }] };
     } catch (err) {
-      const e = toMnemosError(err);
+      const e = errorForCaller(toMnemosError(err), storeLocationOf(ctx.memory), ctx.memory.principal.role);
       if (e.code === 'internal') log(`mcp tool ${params.name} failed: ${(err as Error).stack ?? e.message}`);
       return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: e.toJSON() }) }] };
     }
