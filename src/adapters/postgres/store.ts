@@ -97,15 +97,15 @@ interface GroupWrite {
   plan: BulkPlan | null;
 }
 
+/** How long a readiness probe waits for PostgreSQL's answer to SELECT 1. */
+const PING_TIMEOUT_MS = 2_000;
+
 /**
  * The PostgreSQL adapter of the store port. Same semantics as SqliteStore;
  * differences are in how, not what: a pool instead of one handle, a row lock
  * on the audit chain head instead of SQLite's single writer (with writes that
  * arrive together sharing a transaction), a generated tsvector instead of FTS5.
  */
-/** How long a readiness probe waits for PostgreSQL's answer to SELECT 1. */
-const PING_TIMEOUT_MS = 2_000;
-
 export class PgStore implements MemoryStore {
   readonly backend = 'postgres';
   readonly capabilities: StoreCapabilities;
