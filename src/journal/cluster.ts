@@ -1,7 +1,7 @@
 import { MnemosError } from '../domain/errors.ts';
 import type { MettaAtom, MettaExpr } from './metta/ast.ts';
 import { printAtom } from './metta/printer.ts';
-import { BEGIN_PREFIX, END_PREFIX } from './schema.ts';
+import { BEGIN_PREFIX, END_PREFIX, isIdentifier } from './schema.ts';
 
 /**
  * One MemoryCluster record: its id and its atoms in order. `lines` holds the
@@ -96,4 +96,28 @@ export function declaredIds(cluster: MemoryCluster, unary: ReadonlySet<string>):
     if (pred !== undefined && id !== undefined && unary.has(pred) && argCount(atom) === 1) out.push(id);
   }
   return out;
+}
+
+/**
+ * Every identifier an atom mentions as an argument, at any depth, each once,
+ * in reading order. Only the atom's own predicate is left out: inside a nested
+ * argument such as `(BeliefContent b (S a))` both `S` and `a` are mentions of
+ * the belief's content, so the `id` query and the MM-index-id edges (which
+ * must agree) both find them. Walks with an explicit stack; nesting is already
+ * capped by the parser's depth limit.
+ */
+export function identifierArguments(atom: MettaAtom): string[] {
+  if (atom.kind !== 'expr' || predicateOf(atom) === undefined) return [];
+  const seen = new Set<string>();
+  const stack: MettaAtom[] = [];
+  for (let k = atom.items.length - 1; k >= 1; k--) stack.push(atom.items[k]!);
+  while (stack.length > 0) {
+    const a = stack.pop()!;
+    if (a.kind === 'symbol') {
+      if (isIdentifier(a.name)) seen.add(a.name);
+    } else if (a.kind === 'expr') {
+      for (let k = a.items.length - 1; k >= 0; k--) stack.push(a.items[k]!);
+    }
+  }
+  return [...seen];
 }

@@ -7,7 +7,8 @@ import type { JournalSnapshot } from './snapshot.ts';
  * Queries over a journal snapshot. Each returns whole clusters, in journal
  * (append) order, at most `limit` of them (default 20).
  *
- * - id: clusters mentioning the identifier as an argument of any atom;
+ * - id: clusters mentioning the identifier as an argument of any atom, nested
+ *   arguments included (see identifierArguments);
  * - cluster: the cluster with that id;
  * - type: clusters declaring something with that unary predicate (Commitment, DerivedBelief, ...);
  * - about: clusters with an (About <subject> <entity>) atom;

@@ -1,6 +1,6 @@
 import { MnemosError } from '../domain/errors.ts';
-import { predicateOf, symbolArg, textArg, type MemoryCluster } from './cluster.ts';
-import { STATUS_PREDICATES, UNARY_PREDICATES, isIdentifier } from './schema.ts';
+import { identifierArguments, predicateOf, symbolArg, textArg, type MemoryCluster } from './cluster.ts';
+import { STATUS_PREDICATES, UNARY_PREDICATES } from './schema.ts';
 
 /**
  * The journal's clusters in append order plus the look-up tables queries and
@@ -81,12 +81,10 @@ export class JournalSnapshot {
     cluster.atoms.forEach((atom, atomIndex) => {
       const pred = predicateOf(atom);
       if (pred === undefined || atom.kind !== 'expr') return;
-      for (let k = 1; k < atom.items.length; k++) {
-        const a = atom.items[k]!;
-        if (a.kind === 'symbol' && isIdentifier(a.name) && !seen.has(a.name)) {
-          seen.add(a.name);
-          push(this.mentions, a.name, ordinal);
-        }
+      for (const id of identifierArguments(atom)) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        push(this.mentions, id, ordinal);
       }
       const subject = symbolArg(atom, 0);
       if (subject === undefined) return;

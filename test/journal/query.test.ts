@@ -15,6 +15,11 @@ const cases: Array<[JournalQueryKind, string, string[]]> = [
   ['id', 'se-1', ['mc-b', 'mc-c']],
   ['id', 'mc-d', ['mc-d']],
   ['id', 'nobody', []],
+  // Nested arguments are mentions too (BeliefContent b-1 (S a)), variables are not.
+  ['id', 'S', ['mc-d']],
+  ['id', 'a', ['mc-d']],
+  ['id', 'T', ['mc-d']],
+  ['id', 'x', []],
   ['cluster', 'mc-b', ['mc-b']],
   ['cluster', 'c-1', []],
   ['type', 'StatusEvent', ['mc-b', 'mc-c']],
@@ -68,4 +73,16 @@ test('bad queries are refused with what to fix', () => {
     [{ kind: 'id', value: 'x'.repeat(20_001) }, 'limit_exceeded'],
   ];
   for (const [q, code] of bad) assert.throws(() => queryClusters(snapshot, q as never), (e: unknown) => MnemosError.is(e, code as never));
+});
+
+test('id query finds identifiers nested several levels deep, once per cluster', () => {
+  const deep = JournalSnapshot.of(parseClusters(
+    record('mc-n', 'b-n', ['(BeliefContent b-n (And (S deep-1) (Not (T deep-2 deep-2))))'], 'DerivedBelief') +
+    record('mc-m', 'b-m', ['(BeliefContent b-m (S other))'], 'DerivedBelief'),
+  ));
+  const q = (value: string) => queryClusters(deep, { kind: 'id', value }).map((c) => c.id);
+  assert.deepEqual(q('deep-2'), ['mc-n']);
+  assert.deepEqual(q('Not'), ['mc-n']);
+  assert.deepEqual(q('S'), ['mc-n', 'mc-m']);
+  assert.deepEqual(q('BeliefContent'), [], 'a line\'s own predicate is not an argument');
 });

@@ -83,10 +83,14 @@ test('index view: edges per cluster, superseded status events left out', () => {
     '(MM-index-about parser s-1 mc-c)',
     '(MM-index-status active c-1 mc-a)',
     '(MM-index-type Commitment c-1 mc-a)',
+    '(MM-index-id S mc-d)',
+    '(MM-index-id a mc-d)',
+    '(MM-index-id Implication mc-d)',
   ]) {
     assert.ok(lines.includes(want), want);
   }
   assert.ok(!lines.some((l) => l.startsWith('(MM-index-status done')), 'superseded se-1 has no status edge');
+  assert.ok(!lines.includes('(MM-index-id x mc-d)'), 'variables are not identifiers');
 });
 
 test('index id edges give the same recall as the id query', () => {

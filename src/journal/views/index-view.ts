@@ -1,14 +1,15 @@
-import { argOf, predicateOf, symbolArg, type MemoryCluster } from '../cluster.ts';
+import { argOf, identifierArguments, predicateOf, symbolArg, type MemoryCluster } from '../cluster.ts';
 import { sym, type MettaAtom } from '../metta/ast.ts';
 import { printAtom } from '../metta/printer.ts';
-import { STATUS_PREDICATES, UNARY_PREDICATES, isIdentifier } from '../schema.ts';
+import { STATUS_PREDICATES, UNARY_PREDICATES } from '../schema.ts';
 import type { JournalSnapshot } from '../snapshot.ts';
 import { joinBounded, type BoundedText } from './bounded.ts';
 
 /**
  * The MM-index view: derived retrieval edges, never written back to the
- * journal. Id edges cover every identifier argument, the same set the `id`
- * query matches, so recall through the index equals direct query recall.
+ * journal. Id edges cover every identifier argument at any depth (see
+ * identifierArguments), the same set the `id` query matches, so recall
+ * through the index equals direct query recall.
  * Superseded status events get no status edge.
  */
 export function indexAtoms(snapshot: JournalSnapshot, cluster: MemoryCluster): MettaAtom[] {
@@ -16,11 +17,7 @@ export function indexAtoms(snapshot: JournalSnapshot, cluster: MemoryCluster): M
   const out: MettaAtom[] = [edge('MM-index', c)];
   const ids = new Set<string>();
   for (const atom of cluster.atoms) {
-    if (atom.kind !== 'expr' || predicateOf(atom) === undefined) continue;
-    for (let k = 1; k < atom.items.length; k++) {
-      const a = atom.items[k]!;
-      if (a.kind === 'symbol' && isIdentifier(a.name)) ids.add(a.name);
-    }
+    for (const id of identifierArguments(atom)) ids.add(id);
   }
   for (const id of ids) out.push(edge('MM-index-id', sym(id), c));
 
