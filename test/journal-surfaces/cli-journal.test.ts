@@ -77,6 +77,22 @@ test('journal append: validated, all or nothing; a rejected batch leaves the jou
   }
 });
 
+test('journal append to a path under a file or to a folder is the caller\'s mistake, not an internal error', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    writeFileSync(join(dir, 'ex.metta'), REFERENCE_EXAMPLE);
+    for (const j of ['ex.metta/j.metta', join('ex.metta', 'a', 'b', 'j.metta'), '.', dir]) {
+      const r = await cliJson(dir, 'journal', 'append', j, 'ex.metta');
+      assert.equal(r.code, 2, `${j}: ${r.stdout}`);
+      assert.equal(r.body.error.code, 'validation_failed', j);
+      assert.match(r.body.error.message, /cannot be a journal: (a part of its folder path is a file|it is a folder)/, j);
+    }
+    assert.equal(readFileSync(join(dir, 'ex.metta'), 'utf8'), REFERENCE_EXAMPLE, 'the file in the way is untouched');
+  } finally {
+    cleanup();
+  }
+});
+
 test('journal query and view over the CLI', async () => {
   const { dir, cleanup } = tempDir();
   try {

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { cli, cliJson, PLN_CLUSTER, REFERENCE_EXAMPLE, tempDir } from './helpers.ts';
 
 /**
@@ -31,6 +32,30 @@ test('the real binary: journal validate/append/query/view/derive/export and expo
     const imp = cliJson(dir, 'import', '--db', 'fresh.db', 'mem.metta');
     assert.equal(imp.code, 0, imp.stderr);
     assert.equal(cli(dir, 'export', '--db', 'fresh.db', '--format', 'metta').stdout, readFileSync(join(dir, 'mem.metta'), 'utf8'));
+  } finally {
+    cleanup();
+  }
+});
+
+/**
+ * A journal folder the system refuses to create (under /proc mkdir says ENOENT
+ * though the parent exists) was an `internal` error (exit 1) with a bare mkdir
+ * message. Spawned with a timeout: on Node 20 a recursive mkdir there never
+ * returned, and a hang must fail the test, not stall the run.
+ */
+test('the real binary: journal append into a folder that cannot be created is unavailable and names it', { skip: !existsSync('/proc/self') }, () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    writeFileSync(join(dir, 'ex.metta'), REFERENCE_EXAMPLE);
+    const r = spawnSync(process.execPath, [resolve('bin/mnemos.js'), 'journal', 'append', '/proc/nope/j.metta', 'ex.metta', '--json'], {
+      cwd: dir, encoding: 'utf8', timeout: 30_000, env: { ...process.env, MNEMOS_DB: '', MNEMOS_NAMESPACE: '' },
+    });
+    assert.equal(r.error, undefined, 'the CLI must answer, not hang');
+    assert.equal(r.status, 7, r.stdout + r.stderr);
+    const body = JSON.parse(r.stdout.trim());
+    assert.equal(body.error.code, 'unavailable');
+    assert.match(body.error.message, /folder \/proc\/nope/);
+    assert.equal(body.error.details.folder, '/proc/nope');
   } finally {
     cleanup();
   }

@@ -36,6 +36,36 @@ function readText(path: string, what: string): string {
   }
 }
 
+/**
+ * Makes the folder a new journal goes in. Failures are said as what they
+ * are, not as `internal` (exit 1) with a bare mkdir message: a journal path
+ * that is a folder or sits under a file is the caller's mistake
+ * (`validation_failed`); a folder the system will not create (`/proc/nope`,
+ * no permission, read-only disk) is `unavailable` and names that folder, as
+ * the SQLite store does for its own folder.
+ */
+function prepareJournalFolder(path: string): void {
+  const refuse = (why: string, cause?: unknown): never => {
+    throw new MnemosError('validation_failed', `${path} cannot be a journal: ${why}; nothing was written`, { field: 'journal', path }, { cause });
+  };
+  let isFolder = false;
+  try {
+    isFolder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOTDIR') refuse('a part of its folder path is a file', err);
+    throw new MnemosError('unavailable', `cannot check journal ${path}: ${(err as Error).message}`, { path }, { cause: err });
+  }
+  if (isFolder) refuse(`it is a folder (a journal is a file, such as ${path.replace(/\/+$/, '')}/journal.metta)`);
+  const folder = dirname(resolve(path));
+  try {
+    makeFolders(folder);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOTDIR' || code === 'EEXIST') refuse('a part of its folder path is a file', err);
+    throw new MnemosError('unavailable', `cannot create the journal's folder ${folder}: ${(err as Error).message}`, { path, folder }, { cause: err });
+  }
+}
+
 /** A positive integer option, or the default. */
 function count(ctx: CommandContext, name: string, fallback?: number): number | undefined {
   const v = num(ctx, name);
@@ -99,7 +129,7 @@ const append: Command = {
     const path = positional(ctx, 0, 'journal');
     const file = positional(ctx, 1, 'cluster-file');
     const text = readText(file, 'cluster file');
-    makeFolders(dirname(resolve(path)));
+    prepareJournalFolder(path);
     const journal = await Journal.open(path);
     const r = await journal.appendMany([text]);
     return { journal: path, appended: r.clusterIds, bytesWritten: r.bytesWritten, warnings: [...new Set([...journal.warnings, ...r.warnings])] };
