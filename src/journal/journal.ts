@@ -114,7 +114,6 @@ export class Journal {
   async appendMany(inputs: ReadonlyArray<MemoryCluster | string>): Promise<AppendResult> {
     if (this.options.readOnly) throw new MnemosError('read_only', `journal ${this.path} was opened read-only; open it without readOnly to append`);
     const clusters = inputs.flatMap((i) => (typeof i === 'string' ? parseClusters(i, { maxDepth: this.limits.maxDepth }) : [i]));
-    if (clusters.length === 0) throw new MnemosError('validation_failed', 'nothing to append: no MemoryCluster records given');
     const texts = this.validateBatch(clusters);
     if (this.options.parseCheck) {
       for (let i = 0; i < clusters.length; i++) await runHook(this.options.parseCheck, texts[i]!, clusters[i]!.id);
@@ -144,14 +143,7 @@ export class Journal {
   }
 
   private validateBatch(clusters: readonly MemoryCluster[]): string[] {
-    const batchIds = new Set<string>();
-    const problems: ValidationProblem[] = [];
-    for (const c of clusters) {
-      problems.push(...clusterProblems(c, { limits: this.limits, isKnownId: (id) => batchIds.has(id) }));
-      for (const id of declaredIds(c, UNARY_PREDICATES)) batchIds.add(id);
-    }
-    if (problems.length > 0) throw invalidCluster(clusters.length === 1 ? clusters[0]!.id : `batch of ${clusters.length}`, problems);
-    return clusters.map(clusterText);
+    return validateAppendBatch(clusters, this.limits);
   }
 
   private rejectKnownIds(clusters: readonly MemoryCluster[]): void {
@@ -250,6 +242,25 @@ async function runHook(hook: ParseCheckHook, text: string, id: string): Promise<
     if (MnemosError.is(err)) throw err;
     throw new MnemosError('validation_failed', `parse-check hook rejected cluster ${id}: ${(err as Error)?.message ?? String(err)}`, { clusterId: id }, { cause: err });
   }
+}
+
+/**
+ * The checks an append makes before it touches the file (every rule, ids
+ * unique within the batch), returning the canonical texts. Exported so a
+ * caller that must create things first (the CLI makes the journal's folder)
+ * can refuse bad input before creating anything; ids already in the journal
+ * are checked later, under the lock.
+ */
+export function validateAppendBatch(clusters: readonly MemoryCluster[], limits: JournalLimits = DEFAULT_LIMITS): string[] {
+  if (clusters.length === 0) throw new MnemosError('validation_failed', 'nothing to append: no MemoryCluster records given');
+  const batchIds = new Set<string>();
+  const problems: ValidationProblem[] = [];
+  for (const c of clusters) {
+    problems.push(...clusterProblems(c, { limits, isKnownId: (id) => batchIds.has(id) }));
+    for (const id of declaredIds(c, UNARY_PREDICATES)) batchIds.add(id);
+  }
+  if (problems.length > 0) throw invalidCluster(clusters.length === 1 ? clusters[0]!.id : `batch of ${clusters.length}`, problems);
+  return clusters.map(clusterText);
 }
 
 /** File-system failures (permissions, a missing directory) become `unavailable` errors naming the journal. */

@@ -93,6 +93,26 @@ test('journal append to a path under a file or to a folder is the caller\'s mist
   }
 });
 
+test('journal append of a rejected file creates no folder for the journal', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    writeFileSync(join(dir, 'junk.metta'), '{}\n');
+    writeFileSync(join(dir, 'empty.metta'), '');
+    writeFileSync(join(dir, 'bad.metta'), record('mc-bad', 'c-bad', ['(EvidenceSupportCount c-bad -1)']));
+    for (const file of ['junk.metta', 'empty.metta', 'bad.metta']) {
+      const r = await cliJson(dir, 'journal', 'append', join('new', 'deeper', 'j.metta'), file);
+      assert.equal(r.code, 2, `${file}: ${r.stdout}`);
+      assert.equal(existsSync(join(dir, 'new')), false, `${file} left a folder behind`);
+    }
+    writeFileSync(join(dir, 'good.metta'), REFERENCE_EXAMPLE);
+    const ok = await cliJson(dir, 'journal', 'append', join('new', 'deeper', 'j.metta'), 'good.metta');
+    assert.equal(ok.code, 0, ok.stdout);
+    assert.ok(existsSync(join(dir, 'new', 'deeper', 'j.metta')));
+  } finally {
+    cleanup();
+  }
+});
+
 test('journal query and view over the CLI', async () => {
   const { dir, cleanup } = tempDir();
   try {

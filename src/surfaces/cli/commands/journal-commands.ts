@@ -2,12 +2,12 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { MnemosError } from '../../../domain/errors.ts';
 import { declaredIds, type MemoryCluster } from '../../../journal/cluster.ts';
-import { Journal } from '../../../journal/journal.ts';
+import { Journal, validateAppendBatch } from '../../../journal/journal.ts';
 import { parseOneAtom } from '../../../journal/metta/parser.ts';
 import { printAtom } from '../../../journal/metta/printer.ts';
 import { parseClusters } from '../../../journal/parse-clusters.ts';
 import { QUERY_KINDS, type JournalQueryKind } from '../../../journal/query.ts';
-import { UNARY_PREDICATES } from '../../../journal/schema.ts';
+import { DEFAULT_LIMITS, UNARY_PREDICATES } from '../../../journal/schema.ts';
 import { clusterProblems } from '../../../journal/validate.ts';
 import { chainInputs } from '../../../pln/chain-inputs.ts';
 import { deriveWithRecord, saveDerivationRecord } from '../../../pln/derivation-record.ts';
@@ -128,10 +128,13 @@ const append: Command = {
   async run(ctx) {
     const path = positional(ctx, 0, 'journal');
     const file = positional(ctx, 1, 'cluster-file');
-    const text = readText(file, 'cluster file');
+    // Parsed and checked before the journal's folder is made, so a rejected
+    // file leaves no empty folders behind (bad input changes nothing).
+    const clusters = parseClusters(readText(file, 'cluster file'), { maxDepth: DEFAULT_LIMITS.maxDepth });
+    validateAppendBatch(clusters);
     prepareJournalFolder(path);
     const journal = await Journal.open(path);
-    const r = await journal.appendMany([text]);
+    const r = await journal.appendMany(clusters);
     return { journal: path, appended: r.clusterIds, bytesWritten: r.bytesWritten, warnings: [...new Set([...journal.warnings, ...r.warnings])] };
   },
   human: (r) => [`appended ${r.appended.length} cluster${r.appended.length === 1 ? '' : 's'} to ${r.journal}: ${r.appended.join(', ')}`, ...r.warnings.map((w: string) => `warning: ${w}`)].join('\n'),
