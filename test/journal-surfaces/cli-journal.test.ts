@@ -185,6 +185,24 @@ test('journal derive: the pinned PLN vector, with a create-once derivation recor
   }
 });
 
+test('journal export --out to a path that cannot be written is unavailable naming it, not internal', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    writeFileSync(join(dir, 'pln.metta'), PLN_CLUSTER);
+    assert.equal((await cli(dir, 'journal', 'append', 'j.metta', 'pln.metta')).code, 0);
+    for (const format of ['pettachainer', 'packets', 'patham9']) {
+      for (const out of ['pln.metta/x', join('no', 'such', 'folder', 'x')]) {
+        const r = await cliJson(dir, 'journal', 'export', 'j.metta', '--format', format, '--out', out);
+        assert.equal(r.code, 7, `${format} ${out}: ${r.stdout}`);
+        assert.equal(r.body.error.code, 'unavailable');
+        assert.equal(r.body.error.details.path, out);
+      }
+    }
+  } finally {
+    cleanup();
+  }
+});
+
 test('journal export: pettachainer, packets, handoff (create-once) and patham9 with its sidecar', async () => {
   const { dir, cleanup } = tempDir();
   try {

@@ -66,6 +66,20 @@ function prepareJournalFolder(path: string): void {
   }
 }
 
+/**
+ * Writes an --out file. A path the system refuses (missing or uncreatable
+ * folder, a file in the way, no permission) was an `internal` error (exit 1)
+ * with a bare Node message; it is `unavailable` naming the file, as the
+ * handoff cache and derivation records already answer.
+ */
+function writeOutput(path: string, text: string): void {
+  try {
+    writeFileSync(path, text);
+  } catch (err) {
+    throw new MnemosError('unavailable', `cannot write ${path}: ${(err as Error).message}`, { path }, { cause: err });
+  }
+}
+
 /** A positive integer option, or the default. */
 function count(ctx: CommandContext, name: string, fallback?: number): number | undefined {
   const v = num(ctx, name);
@@ -242,15 +256,15 @@ const exportCmd: Command = {
     if (format === 'patham9') {
       const { sentences, sidecar } = patham9Sentences(premises);
       if (out) {
-        writeFileSync(out, lines(sentences));
-        writeFileSync(`${out}.sidecar.json`, JSON.stringify(sidecar, null, 2) + '\n');
+        writeOutput(out, lines(sentences));
+        writeOutput(`${out}.sidecar.json`, JSON.stringify(sidecar, null, 2) + '\n');
         return { ...base, out, sidecar: `${out}.sidecar.json`, count: sentences.length };
       }
       return { ...base, count: sentences.length, text: lines(sentences), sidecar };
     }
     const statements = format === 'pettachainer' ? pettaChainerStatements(premises) : evidencePackets(premises);
     if (out) {
-      writeFileSync(out, lines(statements));
+      writeOutput(out, lines(statements));
       return { ...base, out, count: statements.length };
     }
     return { ...base, count: statements.length, text: lines(statements) };
