@@ -5,6 +5,7 @@ import type { Principal } from '../domain/principal.ts';
 import type { Tombstone } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 import { served } from './memories.ts';
+import { assertMemoryId } from './validate.ts';
 
 /**
  * An audit entry as history shows it. The owner gets the whole entry; a guest
@@ -35,6 +36,7 @@ function withoutChain(e: AuditEntry): HistoryEntry {
  * no longer served anywhere, gets not_found, as from `get`.
  */
 export async function history(ctx: ServiceContext, p: Principal, id: string): Promise<History> {
+  assertMemoryId(id);
   const owner = p.role === 'owner';
   const m = await ctx.store.get(p, id);
   if (m) {

@@ -6,7 +6,7 @@ import { assertDistinctKeys } from './batch-keys.ts';
 import { buildMemory, toStoreFilter } from './build-memory.ts';
 import type { ServiceContext } from './context.ts';
 import { listSchema, rememberSchema, type ListInput, type RememberInput } from './inputs.ts';
-import { parseInput } from './validate.ts';
+import { assertMemoryId, parseInput } from './validate.ts';
 import { withVectors } from './embeddings.ts';
 import { StoredContent } from './stored-content.ts';
 
@@ -75,6 +75,7 @@ export function toRememberResults(results: WriteResult[]): RememberResult[] {
 
 /** A memory the caller can see, or a clear not_found / forgotten error. */
 export async function getMemory(ctx: ServiceContext, p: Principal, id: string): Promise<Memory> {
+  assertMemoryId(id);
   const m = await ctx.store.get(p, id);
   if (m) return m;
   const t = await ctx.store.tombstone(p, id);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
 import { parseIso } from '../domain/time.ts';
-import { hasNoNul, isWellFormed, LONE_SURROGATE, NUL_CHAR } from '../domain/unicode.ts';
+import { assertStorableText, hasNoNul, isWellFormed, LONE_SURROGATE, NUL_CHAR } from '../domain/unicode.ts';
 import { freezeJson } from '../cognition/json.ts';
 
 /**
@@ -63,6 +63,17 @@ function calendarDayExists(s: string): boolean {
 /** A string schema that refuses what a database text column cannot store as given (domain/unicode.ts). */
 export function storable(s: z.ZodString): z.ZodString {
   return s.refine(isWellFormed, { message: LONE_SURROGATE }).refine(hasNoNul, { message: NUL_CHAR });
+}
+
+/**
+ * A memory id a caller gave (get, history, update, forget, and the tools and
+ * routes over them), checked before any store reads it. An id no store can
+ * hold answered differently per backend: SQLite found nothing (not_found) and
+ * PostgreSQL failed on the NUL (a raw 22021 naming no field).
+ */
+export function assertMemoryId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || id.length === 0) throw new MnemosError('validation_failed', 'id must be a non-empty string: a memory id from add, search or list', { field: 'id' });
+  assertStorableText(id, 'id');
 }
 
 /**

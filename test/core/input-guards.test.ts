@@ -4,6 +4,8 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory, MnemosError } from '../../src/index.ts';
 import { named, testStores } from '../helpers/backend.ts';
+import { TOOLS } from '../../src/surfaces/tools/index.ts';
+import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
 
 /**
  * Input that a surface accepted but the store could not keep as given, or
@@ -583,5 +585,26 @@ test(named("a guest's history has no place in the store-wide audit chain (seq, p
     for (const e of h.audit) assert.deepEqual([e.seq, e.prevHash, e.hash], [undefined, undefined, undefined], JSON.stringify(e));
     const o = await m.history(mine.id);
     assert.ok(o.audit.every((e) => typeof e.seq === 'number' && typeof e.hash === 'string' && typeof e.prevHash === 'string'));
+  }),
+);
+
+test(named('an id holding a NUL is the same clear refusal naming id on both backends, on every read and change by id'), () =>
+  withMemory(async (m) => {
+    const ok = await m.remember({ text: 'a memory to look up' });
+    const bad = `${ok.id}\u0000`;
+    // SQLite answered not_found and PostgreSQL a raw 22021 with no field: the same request, two answers.
+    await assert.rejects(m.get('\u0000'), refused('validation_failed', /^id$/));
+    await assert.rejects(m.get(bad), refused('validation_failed', /^id$/));
+    await assert.rejects(m.history(bad), refused('validation_failed', /^id$/));
+    await assert.rejects(m.forget(bad), refused('validation_failed', /^id$/));
+    await assert.rejects(m.update(bad, { text: 'changed' }), refused('validation_failed', /^id$/));
+    await assert.rejects(m.previewUpdate(bad, { text: 'changed' }), refused('validation_failed', /^id$/));
+    await assert.rejects(m.get('half \ud800'), refused('validation_failed', /^id$/));
+    // The tools (MCP, HTTP /v1/memories/:id) say the same.
+    for (const name of ['memory_get', 'memory_history']) {
+      await assert.rejects(runTool(findTool(TOOLS, name), { id: '\u0000' }, { memory: m, surfaceParts: [] }), refused('validation_failed', /^id$/), name);
+    }
+    assert.equal((await m.get(ok.id)).text, 'a memory to look up', 'nothing changed');
+    await assert.rejects(m.get('no-such-id'), refused('not_found'));
   }),
 );
