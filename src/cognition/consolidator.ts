@@ -126,7 +126,7 @@ export class MemoryConsolidator implements CycleModule {
     try {
       if (episodes.length > 0) persisted = await this.d.sink.persistEpisodes(this.d.principal, episodes);
     } catch (err) {
-      if (!MnemosError.is(err, 'validation_failed')) {
+      if (!refusesContent(err)) {
         // One transaction: nothing was written, so nothing is settled; all of it waits for the next sleep.
         this.buffer.restore(events);
         throw new MnemosError('unavailable', `episode sink failed; ${events.length} events stay buffered for the next sleep: ${(err as Error).message}`, undefined, { cause: err });
@@ -161,7 +161,7 @@ export class MemoryConsolidator implements CycleModule {
 
   /**
    * Persists approved events one transaction each, after the store refused
-   * their batch; the ones it refuses (`validation_failed`) come back as
+   * their batch; the ones it refuses (`validation_failed`, or `limit_exceeded` past a memory's text limit) come back as
    * blocked records with its reason. Any other failure puts every event back
    * for the next sleep, as a failed batch does (the sink is idempotent per
    * event, so those already written are not written twice).
@@ -174,11 +174,11 @@ export class MemoryConsolidator implements CycleModule {
         out.approved.push(approved[i]!);
         out.episodes.push(episodes[i]!);
       } catch (err) {
-        if (!MnemosError.is(err, 'validation_failed')) {
+        if (!refusesContent(err)) {
           this.buffer.restore(all);
           throw new MnemosError('unavailable', `episode sink failed; ${all.length} events stay buffered for the next sleep: ${(err as Error).message}`, undefined, { cause: err });
         }
-        out.refused.push(blockedRecord(approved[i]!, { approved: false, reason: `the store refused the episode: ${err.message}`, verifier: 'store' }, atIso));
+        out.refused.push(blockedRecord(approved[i]!, { approved: false, reason: `the store refused the episode: ${(err as Error).message}`, verifier: 'store' }, atIso));
       }
     }
     return out;
@@ -299,4 +299,13 @@ function byWriteOrder(a: EpisodicEvent, b: EpisodicEvent): number {
 function positiveInt(n: number, field: string): number {
   if (!Number.isInteger(n) || n < 1) throw new MnemosError('validation_failed', `${field} must be a positive integer, got ${n}`, { field });
   return n;
+}
+
+/**
+ * A sink's refusal of an episode's content (bad input, or past a memory's
+ * size limit): the same event fails the same way at every sleep, so it is
+ * blocked rather than kept buffered.
+ */
+function refusesContent(err: unknown): boolean {
+  return MnemosError.is(err, 'validation_failed') || MnemosError.is(err, 'limit_exceeded');
 }

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { openMemory } from '../../src/index.ts';
+import { MnemosError, openMemory } from '../../src/index.ts';
+import { createMemoryCycle } from '../../src/cognition/memory-cycle.ts';
+import { MAX_TEXT_CHARS } from '../../src/services/inputs.ts';
 import { StoreEpisodes } from '../../src/services/cycle/store-episodes.ts';
 import { named, rawSql, testStores } from '../helpers/backend.ts';
 
@@ -174,6 +176,38 @@ test(named('a write made before the first tick belongs to tick 1 and is consolid
     assert.ok(byKey.has('learning.new_association.between'));
     assert.equal(byKey.get('goal.achieved')!.tick, 1);
     assert.equal(byKey.get('goal.achieved')!.salience, 0.9);
+  } finally {
+    await m.close();
+    await cleanup();
+  }
+});
+
+test(named('the library cycle over StoreEpisodes holds an episode to the memory text limit: an oversized value is refused (limit_exceeded) and audited, the rest is stored'), async () => {
+  const { db, cleanup } = testStores();
+  const m = await openMemory({ db });
+  try {
+    const episodes = new StoreEpisodes(m.store);
+    const { blackboard, consolidator } = createMemoryCycle({ principal: m.principal, sink: episodes, source: episodes });
+    // CycleApi.write refuses this value (limit_exceeded); a blackboard of one's own wrote it, and it became an episode.
+    blackboard.write('goal.achieved', 'x'.repeat(MAX_TEXT_CHARS + 100_000));
+    blackboard.write('learning.new_association.small', 'small and fine');
+    consolidator.integrate(1);
+    const flush = await consolidator.flush(1);
+    assert.deepEqual(flush.episodes.map((e) => e.blackboardKey), ['learning.new_association.small']);
+    assert.equal(flush.blocked.length, 1);
+    assert.equal(flush.blocked[0]!.blackboardKey, 'goal.achieved');
+    assert.match(flush.blocked[0]!.reason, /limit|characters/);
+    const stored = await m.list({ filter: { types: ['episode'] } });
+    assert.deepEqual(stored.items.map((x) => x.text), ['learning.new_association.small = "small and fine"']);
+    assert.ok(stored.items.every((x) => x.text.length <= MAX_TEXT_CHARS));
+    const blocks = (await rawSql(db, "SELECT details FROM audit_log WHERE action = 'safety_block'")) as { details: string | object }[];
+    assert.equal(blocks.length, 1, 'the refusal is audited');
+
+    // The sink itself says why, with the code the blackboard write path uses.
+    const now = new Date().toISOString();
+    const big = { eventId: 'big', blackboardKey: 'goal.achieved', valueSnapshot: 'y'.repeat(MAX_TEXT_CHARS), salience: 0.9, tick: 1, sourceModule: 'goal', tags: [], validFrom: now, transactionTime: now, labels: ['Episode'], readOnly: false };
+    await assert.rejects(episodes.persistEpisodes(m.principal, [big]), (err: unknown) => MnemosError.is(err, 'limit_exceeded') && err.details?.field === 'value');
+    assert.equal((await m.list({ filter: { types: ['episode'] } })).total, 1, 'nothing more was written');
   } finally {
     await m.close();
     await cleanup();

@@ -1,9 +1,11 @@
 import { EPISODE_KEY_PREFIX, episodeMemory, episodeFromMemory, type EpisodeDraft, type EpisodeQuery, type EpisodeSink, type EpisodeSource, type PersistedEpisode, type RetrievedEpisode } from '../../cognition/episode.ts';
 import type { BlockedRecord } from '../../cognition/safety.ts';
+import { MnemosError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { normalizeIso } from '../../domain/time.ts';
 import type { MemoryStore, WriteOp } from '../../ports/store.ts';
+import { MAX_TEXT_CHARS } from '../inputs.ts';
 
 /**
  * The cognitive cycle's persistent layer (seed 000's layer 3) on the store
@@ -18,6 +20,7 @@ export class StoreEpisodes implements EpisodeSink, EpisodeSource {
     if (episodes.length === 0) return [];
     const ops: WriteOp[] = episodes.map((d) => {
       const memory = episodeMemory(d, p, newId(Date.parse(d.transactionTime)));
+      assertEpisodeFits(d.blackboardKey, memory.text);
       memory.validFrom = normalizeIso(memory.validFrom);
       memory.recordedAt = normalizeIso(memory.recordedAt);
       return { kind: 'insert', memory, onExistingSource: 'skip_if_same' };
@@ -56,4 +59,17 @@ export class StoreEpisodes implements EpisodeSink, EpisodeSource {
     const memories = await this.store.list(p, filter, { limit: q.limit }, 'salience_desc');
     return memories.map(episodeFromMemory).filter((e): e is RetrievedEpisode => e !== null);
   }
+}
+
+/**
+ * An episode is a memory and holds to a memory's text limit. CycleApi.write
+ * checks it when a value is written, but a cycle built on its own blackboard
+ * (createMemoryCycle over this sink) never passes there: a 300,000-character
+ * value was stored as an episode, which add, import and the tools refuse.
+ * Checked here, where every surface's episodes become memories; the
+ * consolidator blocks (and audits) the refused event and keeps the rest.
+ */
+function assertEpisodeFits(key: string, text: string): void {
+  if (text.length <= MAX_TEXT_CHARS) return;
+  throw new MnemosError('limit_exceeded', `the episode of blackboard key "${key}" would be ${text.length} characters; a memory holds at most ${MAX_TEXT_CHARS}`, { field: 'value', blackboardKey: key, chars: text.length, max: MAX_TEXT_CHARS });
 }
