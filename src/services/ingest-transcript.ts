@@ -7,6 +7,7 @@ import { remember, type RememberResult } from './memories.ts';
 import { BLANK, MAX_TEXT_CHARS, notBlank, type RememberInput } from './inputs.ts';
 import { isoTime, parseInput, storable } from './validate.ts';
 import { assertDistinctTurns } from './import/transcript.ts';
+import { changedSpeakerField } from './import/turn-speakers.ts';
 
 export const MAX_TRANSCRIPT_MESSAGES = 5_000;
 
@@ -65,9 +66,6 @@ export async function ingestTranscript(ctx: ServiceContext, p: Principal, input:
   }
 }
 
-/** The metadata fields that say who spoke a turn: a re-post must agree with them to be `unchanged`. */
-const SPEAKER_FIELDS = ['role', 'name'] as const;
-
 /**
  * A turn posted again with its text but another role (or name) is a
  * conflict, as another text is. The store answers a key holding the same text
@@ -87,7 +85,8 @@ async function assertTurnsKeepSpeakers(ctx: ServiceContext, p: Principal, inputs
     for (const m of await ctx.store.list(p, { sourceKeys: { ownerId: p.id, keys: page }, lifecycles: [...LIFECYCLES] }, { limit: page.length })) {
       const input = wanted.get(m.sourceKey!)!;
       if (m.text !== input.text) continue;
-      const field = SPEAKER_FIELDS.find((f) => m.metadata[f] !== input.metadata?.[f]);
+      // The speaker fields (role, name): a re-post must agree with them to be `unchanged`.
+      const field = changedSpeakerField(m.metadata, input.metadata);
       if (field === undefined) continue;
       const turn = input.source!.turnStart!;
       const held = m.metadata[field] === undefined ? `no ${field}` : `${field} ${JSON.stringify(m.metadata[field])}`;

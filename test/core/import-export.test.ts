@@ -114,6 +114,43 @@ test(named('transcripts: one episode per turn, idempotent by session + turn, sam
   }
 });
 
+test(named("a file's turn whose speaker changed (role or name) becomes a new version on re-import; an unchanged file stays unchanged"), async () => {
+  const { dir, db, cleanup } = testStores();
+  const m = await openMemory({ db });
+  try {
+    const file = join(dir, 'chat.jsonl');
+    const write = (...msgs: object[]) => writeFileSync(file, msgs.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const turn = async () => (await m.list({ filter: { sessionId: 'fs' } })).items.find((x) => x.source.turnStart === 1)!;
+    write({ role: 'user', content: 'file turn' }, { role: 'assistant', content: 'a reply' });
+    assert.equal((await m.import(file, { sessionId: 'fs' })).created, 2);
+    const again = await m.import(file, { sessionId: 'fs' });
+    assert.deepEqual([again.created, again.unchanged, again.superseded], [0, 2, 0], 'the same file changes nothing');
+    const before = await turn();
+
+    // Only the role changed: it answered unchanged and kept "user".
+    write({ role: 'assistant', content: 'file turn' }, { role: 'assistant', content: 'a reply' });
+    const roleChanged = await m.import(file, { sessionId: 'fs' });
+    assert.deepEqual([roleChanged.created, roleChanged.unchanged, roleChanged.superseded], [0, 1, 1]);
+    const now = await turn();
+    assert.equal(now.metadata.role, 'assistant');
+    assert.equal(now.lineageId, before.lineageId, 'a new version of the same turn');
+    assert.equal(now.version, 2);
+    assert.equal((await m.history(before.id)).versions.length, 2);
+
+    // A name added is a speaker change too; the file read again after it is unchanged.
+    write({ role: 'assistant', content: 'file turn', name: 'helper' }, { role: 'assistant', content: 'a reply' });
+    assert.equal((await m.import(file, { sessionId: 'fs' })).superseded, 1);
+    assert.equal((await turn()).metadata.name, 'helper');
+    const same = await m.import(file, { sessionId: 'fs' });
+    assert.deepEqual([same.created, same.unchanged, same.superseded], [0, 2, 0]);
+    assert.equal((await m.list({ filter: { sessionId: 'fs' } })).total, 2, 'one current version per turn');
+    assert.equal((await m.verifyAudit()).ok, true);
+  } finally {
+    await m.close();
+    await cleanup();
+  }
+});
+
 test(named('import reports progress: embedding climbs to every new text before the one write'), async () => {
   const { dir, db, cleanup } = testStores();
   try {

@@ -21,6 +21,7 @@ import { markdownInputs } from './markdown.ts';
 import { mettaOps } from './metta-import.ts';
 import { isMemoryRecord, memoryRecordSchema } from './memory-records.ts';
 import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transcript.ts';
+import { speakerChangesAsVersions } from './turn-speakers.ts';
 import { decodeUtf8, fileHead, fileLines, InvalidUtf8Error, looksUtf16, textLines, type Line } from './file-lines.ts';
 import { MemoryBudget } from './memory-budget.ts';
 
@@ -205,7 +206,10 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
       ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
     }
     if (format === 'markdown') ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
-    else await assertTurnsNotHeldElsewhere(ctx, p, abs, path, ops);
+    else {
+      await assertTurnsNotHeldElsewhere(ctx, p, abs, path, ops);
+      ops = await speakerChangesAsVersions(ctx, p, ops);
+    }
   }
   if (format === 'jsonl') ops = await closeRestoredVersions(ctx, p, ops);
   if (opts.includeForgotten === true) for (const op of ops) if (op.kind === 'insert') op.restoreForgotten = true;
@@ -380,6 +384,8 @@ function summarise(path: string, format: ImportFormat, results: WriteResult[]): 
   for (const x of results) {
     if (x.kind === 'insert') r[x.status]++;
     else if (x.kind === 'retire') r.retired++;
+    // A turn whose speaker changed in the file (speakerChangesAsVersions): a new version, as a changed text is.
+    else if (x.kind === 'update') r.superseded++;
     // A held version closed as the record says (closeRestoredVersions): an update, as an import reports them.
     else if (x.kind === 'mirror') r[x.changed ? 'superseded' : 'unchanged']++;
   }
