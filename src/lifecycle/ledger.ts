@@ -3,6 +3,7 @@ import { MnemosError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
 import type { Principal } from '../domain/principal.ts';
 import { toIso } from '../domain/time.ts';
+import { assertStorableText } from '../domain/unicode.ts';
 import type { LedgerPending, LedgerStore, LedgerWrite } from '../ports/lifecycle.ts';
 import type { ServiceContext } from '../services/context.ts';
 import {
@@ -192,6 +193,8 @@ export async function retireFact(ctx: ServiceContext, p: Principal, keyOrId: str
 /** By id or key (the active fact for a key); only what the caller may see. */
 export async function getFact(ctx: ServiceContext, p: Principal, keyOrId: string): Promise<LedgerFact> {
   const ledger = requireLedger(ctx);
+  // A NUL was not_found on SQLite and a raw PostgreSQL error naming no field on the other backend.
+  assertStorableText(keyOrId, 'keyOrId');
   const byId = await ledger.get(p, keyOrId);
   if (byId) return byId;
   const [byKey] = await ledger.list(p, { key: keyOrId, limit: 1 });

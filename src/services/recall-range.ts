@@ -4,7 +4,7 @@ import { charBoundary } from '../domain/unicode.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
-import { parseInput } from './validate.ts';
+import { parseInput, storable } from './validate.ts';
 
 export const RECALL_DEFAULT_CHARS = 12_000;
 export const RECALL_MAX_CHARS = 60_000;
@@ -13,13 +13,14 @@ const MAX_TURNS_READ = 20_000;
 
 export const recallRangeSchema = z
   .object({
-    sessionId: z.string().min(1).max(256).describe('the conversation (transcript session) to read from'),
+    // storable: a NUL was not found on SQLite and a raw PostgreSQL error (no field) on the other backend.
+    sessionId: storable(z.string().min(1).max(256)).describe('the conversation (transcript session) to read from'),
     turns: z
       .string()
       .regex(/^\d+(-\d+)?$/, 'turns must look like "7" or "3-7"')
       .optional()
       .describe('inclusive turn range such as "3-7" (turns are numbered from 1); default: the whole session'),
-    grep: z.string().min(1).max(200).optional().describe('keep only turns containing this text (case-insensitive, literal)'),
+    grep: storable(z.string().min(1).max(200)).optional().describe('keep only turns containing this text (case-insensitive, literal)'),
     maxChars: z.number().int().min(1).max(RECALL_MAX_CHARS).default(RECALL_DEFAULT_CHARS).describe(`cap on returned text (default ${RECALL_DEFAULT_CHARS}, at most ${RECALL_MAX_CHARS})`),
     fromChar: z.number().int().min(0).optional().describe('continue inside the first turn of the range at this character: the nextChar of an answer cut inside a turn'),
     includeToolResults: z.boolean().default(true).describe('false leaves out turns whose role is "tool" (tool output kept in the transcript)'),

@@ -8,6 +8,7 @@ import { toIso } from '../domain/time.ts';
 import type { TokenRecord } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
 import { parseInput, storable } from './validate.ts';
+import { assertStorableText } from '../domain/unicode.ts';
 
 /** Prefix of every bearer secret, so a leaked one is recognisable in logs and scanners. */
 export const TOKEN_PREFIX = 'mnemos_';
@@ -73,6 +74,8 @@ export function listTokens(ctx: ServiceContext, p: Principal): Promise<TokenReco
 }
 
 export async function revokeToken(ctx: ServiceContext, p: Principal, id: string): Promise<TokenRecord> {
+  // An id no store can hold: not_found on SQLite, a raw PostgreSQL error naming no field on the other backend.
+  assertStorableText(id, 'id');
   const r = await ctx.store.tokens.revoke(p, id);
   if (!r) throw new MnemosError('not_found', `no token with id ${id} in namespace "${p.namespace}"`, { id });
   return r;

@@ -608,3 +608,17 @@ test(named('an id holding a NUL is the same clear refusal naming id on both back
     await assert.rejects(m.get('no-such-id'), refused('not_found'));
   }),
 );
+
+test(named('a NUL in a fact key or id, a session to read or a token id is the same validation_failed on both backends'), () =>
+  withMemory(async (m) => {
+    const ctx = { memory: m, surfaceParts: [] };
+    // Each was not_found (or a full answer) on SQLite and a raw PostgreSQL error naming no field.
+    await assert.rejects(runTool(findTool(TOOLS, 'memory_pin'), { action: 'get', id: 'f\u0000' }, ctx), refused('validation_failed', /^id$/));
+    await assert.rejects(runTool(findTool(TOOLS, 'memory_pin'), { action: 'retire', key: 'user.\u0000' }, ctx), refused('validation_failed', /^key$/));
+    await assert.rejects(m.lifecycle.fact('user.\u0000'), refused('validation_failed', /keyOrId/));
+    await assert.rejects(m.recallRange({ sessionId: 's\u0000' }), refused('validation_failed', /^sessionId$/));
+    await assert.rejects(runTool(findTool(TOOLS, 'recall_range'), { sessionId: 's\u0000' }, ctx), refused('validation_failed', /sessionId/));
+    await assert.rejects(m.revokeToken('t\u0000'), refused('validation_failed', /^id$/));
+    await assert.rejects(m.lifecycle.fact('user.nowhere'), refused('not_found'));
+  }),
+);

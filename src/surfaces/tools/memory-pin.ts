@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LEDGER_CATEGORIES } from '../../lifecycle/ledger-rules.ts';
+import { storable } from '../../services/validate.ts';
 import { defineTool } from './tool.ts';
 
 export const memoryPin = defineTool({
@@ -9,11 +10,11 @@ export const memoryPin = defineTool({
   input: z
     .object({
       action: z.enum(['pin', 'list', 'get', 'retire', 'confirm', 'reject']).describe('what to do'),
-      key: z.string().min(1).max(64).optional().describe('fact key, e.g. user.home_city (pin, get, retire)'),
+      key: storable(z.string().min(1).max(64)).optional().describe('fact key, e.g. user.home_city (pin, get, retire)'),
       value: z.string().min(1).max(500).optional().describe('the fact value, at most 500 characters (pin)'),
       statement: z.string().max(300).optional().describe('the fact as one sentence, at most 300 characters (pin)'),
       category: z.enum(LEDGER_CATEGORIES).optional().describe('identity, project, infra, preference, relationship or general (pin)'),
-      id: z.string().min(1).max(64).optional().describe('fact id (get, retire) or pending change id (confirm, reject)'),
+      id: storable(z.string().min(1).max(64)).optional().describe('fact id (get, retire) or pending change id (confirm, reject)'),
     })
     .strict()
     .refine((v) => v.action !== 'pin' || (v.key !== undefined && v.value !== undefined), { message: 'pin needs key and value', path: ['key'] })
