@@ -128,6 +128,22 @@ export const serveCmd: Command = {
     } else if (boot) {
       say(`  owner token: ${boot.token ? boot.path : `none saved at ${boot.path}; create one with mnemos token create --role owner`}`);
     }
+    // With --json, the one object is printed once the server listens (the command runs until a signal): a script
+    // starting `serve --port 0` learns the port here instead of parsing log lines. The secret stays in its file.
+    if (ctx.json) {
+      ctx.stdout(
+        `${JSON.stringify({
+          url: server.url,
+          host,
+          port: server.port,
+          store: memory.store.location,
+          namespace: ctx.namespace,
+          searchThreads: threads,
+          ownerTokenFile: boot?.path ?? null,
+          ownerTokenCreated: boot?.created ?? false,
+        })}\n`,
+      );
+    }
     const scheduler = consolidation.start(say);
     const sig = await shutdownSignal();
     await scheduler?.stop();
