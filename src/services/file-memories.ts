@@ -2,28 +2,9 @@ import type { Lifecycle, Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { MemoryFilter, MemoryKey } from '../ports/store.ts';
 import type { ServiceContext } from './context.ts';
+import { fileKeyPrefix, isFileKey } from '../domain/source-keys.ts';
 
 const PAGE = 10_000;
-
-/** The start of every source key an import gives a file's chunks and lines (`file:<path>#L3`, `file:<path>#L3-L9`). */
-export function fileKeyPrefix(abs: string): string {
-  return `file:${abs}#`;
-}
-
-/** What follows the prefix in a key of the file itself: a JSONL line (`L3`) or a Markdown chunk (`L3-L9`). */
-const OWN_KEY = /^L\d+(?:-L\d+)?$/;
-
-/**
- * True when `key` is one of this file's own keys. The prefix alone also
- * matches the keys of a file whose path is this one's plus "#..." (x.md and
- * x.md#2.md in one folder: `file:/n/x.md#2.md#L1-L3`), and importing either
- * file retired the other's chunks, so a folder's re-import never settled.
- * Such a key has a second "#" after the prefix; the file's own never do.
- */
-export function isFileKey(abs: string, key: string | null): boolean {
-  const prefix = fileKeyPrefix(abs);
-  return key !== null && key.startsWith(prefix) && OWN_KEY.test(key.slice(prefix.length));
-}
 
 /**
  * Every current memory the caller sees whose source key names this file (its

@@ -5,7 +5,8 @@ import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { parseInput } from './validate.ts';
-import { eachFileMemory, fileKeyPrefix } from './file-memories.ts';
+import { eachFileMemory } from './file-memories.ts';
+import { fileKeyPrefix } from '../domain/source-keys.ts';
 import { fileLines } from './import/file-lines.ts';
 
 export const MAX_SOURCE_LINES = 2_000;

@@ -68,3 +68,20 @@ test('roles in messages take the right article ("this token is an agent token", 
   ] as const;
   for (const [role, want] of cases) assert.equal(withArticle(role), want);
 });
+
+test('fileOfKey reads the file out of a chunk or line key, and nothing else', async () => {
+  const { fileOfKey, isFileKey } = await import('../../src/domain/source-keys.ts');
+  const cases: [string, string | null][] = [
+    ['file:/n/x.md#L3-L9', '/n/x.md'],
+    ['file:/n/x.jsonl#L3', '/n/x.jsonl'],
+    ['file:/n/x.md#2.md#L1-L3', '/n/x.md#2.md'],
+    ['file:/n/x.md#intro', null],
+    ['file:#L3', null],
+    ['transcript:s1#3', null],
+    ['client-key-7', null],
+  ];
+  for (const [key, file] of cases) {
+    assert.equal(fileOfKey(key), file, key);
+    if (file !== null) assert.ok(isFileKey(file, key), key);
+  }
+});

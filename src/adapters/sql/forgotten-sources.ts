@@ -1,5 +1,6 @@
 import { sha256Hex } from '../../domain/hash.ts';
 import type { Memory } from '../../domain/memory.ts';
+import { fileOfKey } from '../../domain/source-keys.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
 
 /**
@@ -26,9 +27,6 @@ export function checksForgotten(op: Extract<WriteOp, { kind: 'insert' }>): boole
   return op.restoreForgotten !== true;
 }
 
-/** A key an import gives a file's Markdown chunk or JSONL line (`file:<path>#L3-L9`, `file:<path>#L3`): its file. */
-const FILE_LINES_KEY = /^file:(.+)#L\d+(?:-L\d+)?$/s;
-
 /**
  * A file's chunk or line is also forgotten as text of that file, wherever in
  * it the text sits: keyed by its lines alone, the text came back as soon as a
@@ -37,8 +35,8 @@ const FILE_LINES_KEY = /^file:(.+)#L\d+(?:-L\d+)?$/s;
  * Hashed apart from source keys, so no key's digest can equal a file's.
  */
 function fileDigest(sourceKey: string): string | null {
-  const file = FILE_LINES_KEY.exec(sourceKey)?.[1];
-  return file === undefined ? null : sha256Hex(`file\0${file}`);
+  const file = fileOfKey(sourceKey);
+  return file === null ? null : sha256Hex(`file\0${file}`);
 }
 
 /** The digests a tombstone of this source key is kept and looked up under: the key's, and its file's for a file's chunk or line. */

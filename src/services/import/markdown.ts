@@ -1,7 +1,7 @@
 import { MnemosError } from '../../domain/errors.ts';
 import type { RememberInput } from '../inputs.ts';
 import { MAX_TEXT_CHARS } from '../inputs.ts';
-import { fileKeyPrefix } from '../file-memories.ts';
+import { fileKeyPrefix } from '../../domain/source-keys.ts';
 import { OWNER_MARKED_LABEL } from '../../lifecycle/merge-plan.ts';
 import { overlapsOwnerMarked, ownerMarkedRanges } from '../../lifecycle/owner-marked.ts';
 import { splitLines } from './file-lines.ts';
