@@ -1,4 +1,5 @@
 import { mkdirSync, statSync } from 'node:fs';
+import { MnemosError } from '../domain/errors.ts';
 import { dirname, resolve } from 'node:path';
 
 /**
@@ -56,4 +57,46 @@ function notAFolder(path: string): Error {
   err.code = 'ENOTDIR';
   err.path = path;
   return err;
+}
+
+/** What a file at a caller-given path is for, in the words its errors use. */
+export interface FileRole {
+  /** "a Mnemos store", "a journal". */
+  name: string;
+  /** The input the path came from (`details.field`). */
+  field: string;
+  /** A file name to suggest when the path is a folder. */
+  example: string;
+  /** What to do, and what was (not) done, after a refusal. */
+  fix: string;
+}
+
+/**
+ * Makes the folder a file at a caller-given path goes in, saying a failure as
+ * what it is: a path that is a folder or sits under a file is the caller's
+ * mistake (`validation_failed`, naming `role.field`); a folder the system will
+ * not create (`/proc/nope`, no permission, a read-only disk) is `unavailable`
+ * and names that folder. Bare, the first was SQLite's "unable to open" or
+ * mkdir's EEXIST, and the second an `internal` error.
+ */
+export function prepareFileFolder(path: string, role: FileRole): void {
+  const refuse = (why: string, cause?: unknown): never => {
+    throw new MnemosError('validation_failed', `${path} cannot be ${role.name}: ${why}; ${role.fix}`, { field: role.field, path }, { cause });
+  };
+  let isFolder = false;
+  try {
+    isFolder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'ENOTDIR') refuse('a part of its folder path is a file', err);
+    throw new MnemosError('unavailable', `cannot check ${path}: ${(err as Error).message}`, { path }, { cause: err });
+  }
+  if (isFolder) refuse(`it is a folder (${role.name} is a file in it, such as ${path.replace(/\/+$/, '')}/${role.example})`);
+  const folder = dirname(resolve(path));
+  try {
+    makeFolders(folder);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ENOTDIR' || code === 'EEXIST') refuse('a part of its folder path is a file', err);
+    throw new MnemosError('unavailable', `cannot create the folder of ${path}: making folder ${folder} failed (${(err as Error).message})`, { path, folder }, { cause: err });
+  }
 }

@@ -1,8 +1,8 @@
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
-import { makeFolders } from '../../runtime/make-folders.ts';
+import { prepareFileFolder, type FileRole } from '../../runtime/make-folders.ts';
+
+const STORE_FILE: FileRole = { name: 'a Mnemos store', field: 'db', example: 'memory.db', fix: 'check --db / MNEMOS_DB. Nothing was created' };
 
 /**
  * Opens a database file the way every Mnemos process must, so several
@@ -12,7 +12,8 @@ import { makeFolders } from '../../runtime/make-folders.ts';
  * unlinked from the b-tree.
  */
 export function openDatabase(path: string, opts: { mnemosStore?: boolean } = {}): Database.Database {
-  if (path !== ':memory:') preparePath(path);
+  // A --db naming a folder or a path under a file is the caller's mistake; an uncreatable folder, unavailable.
+  if (path !== ':memory:') prepareFileFolder(path, STORE_FILE);
   let db: Database.Database;
   try {
     db = new Database(path);
@@ -45,33 +46,6 @@ export function openDatabase(path: string, opts: { mnemosStore?: boolean } = {})
   // and 18 -> 56 searches/s beside 400-550 writes/s; cold vector loads are about 12% slower.
   db.pragma('mmap_size = 0');
   return db;
-}
-
-/**
- * A store location that names a folder (`--db .mnemos`, an empty `--db ""`)
- * or sits under a file (`--db notes.md/x.db`) is the caller's mistake, said
- * as one: SQLite's "unable to open database file" was `unavailable` (exit 7,
- * as if the disk were away) and mkdir's EEXIST an `internal` error (exit 1).
- */
-function preparePath(path: string): void {
-  const refuse = (why: string, cause?: unknown) => {
-    throw new MnemosError('validation_failed', `${path} cannot be a Mnemos store: ${why}; check --db / MNEMOS_DB. Nothing was created`, { field: 'db', path }, { cause });
-  };
-  let isFolder = false;
-  try {
-    isFolder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ENOTDIR') refuse('a part of its folder path is a file', err);
-    throw err;
-  }
-  if (isFolder) refuse(`it is a folder (a store is a file in it, such as ${path.replace(/\/+$/, '')}/memory.db)`);
-  try {
-    makeFolders(dirname(path));
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'EEXIST' || code === 'ENOTDIR') refuse('a part of its folder path is a file', err);
-    throw new MnemosError('unavailable', `cannot create the folder of ${path}: ${(err as Error).message}`, { path }, { cause: err });
-  }
 }
 
 /**

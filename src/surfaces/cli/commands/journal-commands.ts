@@ -1,5 +1,4 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
 import { MnemosError } from '../../../domain/errors.ts';
 import { declaredIds, type MemoryCluster } from '../../../journal/cluster.ts';
 import { Journal, validateAppendBatch } from '../../../journal/journal.ts';
@@ -16,7 +15,7 @@ import { plnPremises } from '../../../pln/promotion.ts';
 import { openJournalForRead, queryJournalFile, VIEW_KINDS, viewJournalFile, type JournalQueryResult, type JournalViewKind, type JournalViewResult } from '../../../services/journal-reads.ts';
 import { reportedFailure, type Command, type CommandContext } from '../command.ts';
 import { list, num, positional, str } from './options.ts';
-import { makeFolders } from '../../../runtime/make-folders.ts';
+import { prepareFileFolder, type FileRole } from '../../../runtime/make-folders.ts';
 
 /**
  * `mnemos journal ...`: the MeTTa journal (src/journal) and PLN (src/pln)
@@ -36,35 +35,8 @@ function readText(path: string, what: string): string {
   }
 }
 
-/**
- * Makes the folder a new journal goes in. Failures are said as what they
- * are, not as `internal` (exit 1) with a bare mkdir message: a journal path
- * that is a folder or sits under a file is the caller's mistake
- * (`validation_failed`); a folder the system will not create (`/proc/nope`,
- * no permission, read-only disk) is `unavailable` and names that folder, as
- * the SQLite store does for its own folder.
- */
-function prepareJournalFolder(path: string): void {
-  const refuse = (why: string, cause?: unknown): never => {
-    throw new MnemosError('validation_failed', `${path} cannot be a journal: ${why}; nothing was written`, { field: 'journal', path }, { cause });
-  };
-  let isFolder = false;
-  try {
-    isFolder = statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'ENOTDIR') refuse('a part of its folder path is a file', err);
-    throw new MnemosError('unavailable', `cannot check journal ${path}: ${(err as Error).message}`, { path }, { cause: err });
-  }
-  if (isFolder) refuse(`it is a folder (a journal is a file, such as ${path.replace(/\/+$/, '')}/journal.metta)`);
-  const folder = dirname(resolve(path));
-  try {
-    makeFolders(folder);
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === 'ENOTDIR' || code === 'EEXIST') refuse('a part of its folder path is a file', err);
-    throw new MnemosError('unavailable', `cannot create the journal's folder ${folder}: ${(err as Error).message}`, { path, folder }, { cause: err });
-  }
-}
+/** A journal path's folder is made as a store's is: a folder or a path under a file is refused, an uncreatable folder is unavailable. */
+const JOURNAL_FILE: FileRole = { name: 'a journal', field: 'journal', example: 'journal.metta', fix: 'nothing was written' };
 
 /**
  * Writes an --out file. A path the system refuses (missing or uncreatable
@@ -146,7 +118,7 @@ const append: Command = {
     // file leaves no empty folders behind (bad input changes nothing).
     const clusters = parseClusters(readText(file, 'cluster file'), { maxDepth: DEFAULT_LIMITS.maxDepth });
     validateAppendBatch(clusters);
-    prepareJournalFolder(path);
+    prepareFileFolder(path, JOURNAL_FILE);
     const journal = await Journal.open(path);
     const r = await journal.appendMany(clusters);
     return { journal: path, appended: r.clusterIds, bytesWritten: r.bytesWritten, warnings: [...new Set([...journal.warnings, ...r.warnings])] };
