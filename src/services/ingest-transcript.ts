@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
-import { LIFECYCLES } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { remember, type RememberResult } from './memories.ts';
 import { BLANK, MAX_TEXT_CHARS, notBlank, type RememberInput } from './inputs.ts';
 import { isoTime, parseInput, storable } from './validate.ts';
 import { assertDistinctTurns } from './import/transcript.ts';
-import { changedSpeakerField } from './import/turn-speakers.ts';
+import { changedSpeakerField, heldUnderKeys } from './import/turn-speakers.ts';
 
 export const MAX_TRANSCRIPT_MESSAGES = 5_000;
 
@@ -78,25 +77,20 @@ export async function ingestTranscript(ctx: ServiceContext, p: Principal, input:
  */
 async function assertTurnsKeepSpeakers(ctx: ServiceContext, p: Principal, inputs: readonly RememberInput[]): Promise<void> {
   const wanted = new Map(inputs.map((i) => [i.key!, i]));
-  const keys = [...wanted.keys()];
-  for (let i = 0; i < keys.length; i += 1000) {
-    const page = keys.slice(i, i + 1000);
-    // Current versions in every lifecycle, as the store's own look-up by key finds them (an expired or archived turn too).
-    for (const m of await ctx.store.list(p, { sourceKeys: { ownerId: p.id, keys: page }, lifecycles: [...LIFECYCLES] }, { limit: page.length })) {
-      const input = wanted.get(m.sourceKey!)!;
-      if (m.text !== input.text) continue;
-      // The speaker fields (role, name): a re-post must agree with them to be `unchanged`.
-      const field = changedSpeakerField(m.metadata, input.metadata);
-      if (field === undefined) continue;
-      const turn = input.source!.turnStart!;
-      const held = m.metadata[field] === undefined ? `no ${field}` : `${field} ${JSON.stringify(m.metadata[field])}`;
-      const asked = input.metadata?.[field] === undefined ? `no ${field}` : JSON.stringify(input.metadata[field]);
-      throw new MnemosError(
-        'conflict',
-        `turn ${turn} of session "${m.sessionId}" already holds this message with ${held}, not ${asked} (memory ${m.id}); nothing was written. Post the turn as it was, or change memory ${m.id} with memory_edit`,
-        { field, turn, sessionId: m.sessionId, existingId: m.id, sourceKey: m.sourceKey },
-      );
-    }
+  for (const m of await heldUnderKeys(ctx, p, [...wanted.keys()])) {
+    const input = wanted.get(m.sourceKey!)!;
+    if (m.text !== input.text) continue;
+    // The speaker fields (role, name): a re-post must agree with them to be `unchanged`.
+    const field = changedSpeakerField(m.metadata, input.metadata);
+    if (field === undefined) continue;
+    const turn = input.source!.turnStart!;
+    const held = m.metadata[field] === undefined ? `no ${field}` : `${field} ${JSON.stringify(m.metadata[field])}`;
+    const asked = input.metadata?.[field] === undefined ? `no ${field}` : JSON.stringify(input.metadata[field]);
+    throw new MnemosError(
+      'conflict',
+      `turn ${turn} of session "${m.sessionId}" already holds this message with ${held}, not ${asked} (memory ${m.id}); nothing was written. Post the turn as it was, or change memory ${m.id} with memory_edit`,
+      { field, turn, sessionId: m.sessionId, existingId: m.id, sourceKey: m.sourceKey },
+    );
   }
 }
 

@@ -24,17 +24,29 @@ export async function speakerChangesAsVersions(ctx: ServiceContext, p: Principal
   const wanted = new Map<string, Memory>();
   for (const op of ops) if (op.kind === 'insert' && op.memory.sourceKey !== null && op.memory.supersededAt === null) wanted.set(op.memory.sourceKey, op.memory);
   const replaced = new Map<string, WriteOp>();
-  const keys = [...wanted.keys()];
-  for (let i = 0; i < keys.length; i += 1000) {
-    const page = keys.slice(i, i + 1000);
-    // Current versions in every lifecycle, as the store's own look-up by key finds them.
-    for (const held of await ctx.store.list(p, { sourceKeys: { ownerId: p.id, keys: page }, lifecycles: [...LIFECYCLES] }, { limit: page.length })) {
-      const next = wanted.get(held.sourceKey!);
-      if (!next || held.supersededAt !== null || held.contentHash !== next.contentHash) continue;
-      if (changedSpeakerField(held.metadata, next.metadata) === undefined) continue;
-      replaced.set(held.sourceKey!, { kind: 'update', previousId: held.id, next: { ...next, lineageId: held.lineageId, version: held.version + 1 }, action: 'supersede', reason: 'source changed' });
-    }
+  for (const held of await heldUnderKeys(ctx, p, [...wanted.keys()])) {
+    const next = wanted.get(held.sourceKey!);
+    if (!next || held.supersededAt !== null || held.contentHash !== next.contentHash) continue;
+    if (changedSpeakerField(held.metadata, next.metadata) === undefined) continue;
+    replaced.set(held.sourceKey!, { kind: 'update', previousId: held.id, next: { ...next, lineageId: held.lineageId, version: held.version + 1 }, action: 'supersede', reason: 'source changed' });
   }
   if (replaced.size === 0) return [...ops];
   return ops.map((op) => (op.kind === 'insert' && op.memory.sourceKey !== null ? (replaced.get(op.memory.sourceKey) ?? op) : op));
+}
+
+/** Keys per look-up: a few hundred kilobytes of parameters. */
+const KEYS_PER_LOOKUP = 1000;
+
+/**
+ * The current version the caller holds under each of these source keys, in
+ * every lifecycle (an expired or archived turn too), as the store's own
+ * look-up by key finds them before it answers an insert `unchanged`.
+ */
+export async function heldUnderKeys(ctx: ServiceContext, p: Principal, keys: readonly string[]): Promise<Memory[]> {
+  const out: Memory[] = [];
+  for (let i = 0; i < keys.length; i += KEYS_PER_LOOKUP) {
+    const page = keys.slice(i, i + KEYS_PER_LOOKUP);
+    out.push(...(await ctx.store.list(p, { sourceKeys: { ownerId: p.id, keys: page }, lifecycles: [...LIFECYCLES] }, { limit: page.length })));
+  }
+  return out;
 }
