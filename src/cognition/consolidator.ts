@@ -128,8 +128,7 @@ export class MemoryConsolidator implements CycleModule {
     } catch (err) {
       if (!refusesContent(err)) {
         // One transaction: nothing was written, so nothing is settled; all of it waits for the next sleep.
-        this.buffer.restore(events);
-        throw new MnemosError('unavailable', `episode sink failed; ${events.length} events stay buffered for the next sleep: ${(err as Error).message}`, undefined, { cause: err });
+        this.sinkFailed(events, err);
       }
       // The store refused something in the batch itself. Retried, the same batch fails the same way at
       // every sleep, holding back every event with it: find which ones it refuses, and block those.
@@ -175,13 +174,18 @@ export class MemoryConsolidator implements CycleModule {
         out.episodes.push(episodes[i]!);
       } catch (err) {
         if (!refusesContent(err)) {
-          this.buffer.restore(all);
-          throw new MnemosError('unavailable', `episode sink failed; ${all.length} events stay buffered for the next sleep: ${(err as Error).message}`, undefined, { cause: err });
+          this.sinkFailed(all, err);
         }
         out.refused.push(blockedRecord(approved[i]!, { approved: false, reason: `the store refused the episode: ${(err as Error).message}`, verifier: 'store' }, atIso));
       }
     }
     return out;
+  }
+
+  /** The sink failed for a reason other than the content: every drained event goes back to the buffer for the next sleep. */
+  private sinkFailed(events: EpisodicEvent[], err: unknown): never {
+    this.buffer.restore(events);
+    throw new MnemosError('unavailable', `episode sink failed; ${events.length} events stay buffered for the next sleep: ${(err as Error).message}`, undefined, { cause: err });
   }
 
   stats(): ConsolidatorStats {

@@ -1,4 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isUtf8 } from 'node:buffer';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { MnemosError, toMnemosError } from '../../domain/errors.ts';
@@ -177,15 +178,6 @@ function queryInput(c: Context): Record<string, string> {
 
 /** JSON is UTF-8 (RFC 8259); other bytes were replaced by U+FFFD and stored so, a silent change to the text. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
-
-function isUtf8(bytes: Uint8Array): boolean {
-  try {
-    UTF8.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function readJson(c: Context): Promise<unknown> {
   const bytes = new Uint8Array(await c.req.arrayBuffer());
