@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { firstWord, positionalsAllowed, visibleControls } from '../../src/surfaces/cli/main.ts';
+import { firstWord, positionalsAllowed } from '../../src/surfaces/cli/main.ts';
+import { visibleControls } from '../../src/surfaces/cli/visible-controls.ts';
 import { num } from '../../src/surfaces/cli/commands/options.ts';
 import type { CommandContext } from '../../src/surfaces/cli/command.ts';
 import { MnemosError } from '../../src/domain/errors.ts';

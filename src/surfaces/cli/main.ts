@@ -98,7 +98,6 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-export { visibleControls };
 
 export async function runCli(argv: string[], io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s), env: process.env, isTTY: !!process.stderr.isTTY }): Promise<number> {
   const wantsJson = argv.includes('--json');

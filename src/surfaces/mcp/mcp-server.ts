@@ -3,7 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } fr
 import { toMnemosError } from '../../domain/errors.ts';
 import { inputJsonSchema } from '../tools/json-schema.ts';
 import { errorForCaller, storeLocationOf } from '../tools/redact-location.ts';
-import { findTool, runTool } from '../tools/run-tool.ts';
+import { findTool, runTool, toolsFor } from '../tools/run-tool.ts';
 import type { Tool, ToolContext } from '../tools/tool.ts';
 import type { PendingCalls } from './pending-calls.ts';
 
@@ -22,7 +22,7 @@ const INSTRUCTIONS =
  */
 export function buildMcpServer(tools: readonly Tool[], ctx: ToolContext, log: (line: string) => void, pending?: PendingCalls): Server {
   const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
-  const visible = tools.filter((t) => !t.ownerOnly || ctx.memory.principal.role === 'owner');
+  const visible = toolsFor(tools, ctx.memory.principal.role);
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: visible.map((t) => ({
       name: t.name,

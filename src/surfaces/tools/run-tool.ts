@@ -1,7 +1,6 @@
 import { MnemosError } from '../../domain/errors.ts';
-import { withArticle } from '../../domain/principal.ts';
+import { withArticle, type Principal } from '../../domain/principal.ts';
 import { parseInput } from '../../services/validate.ts';
-import type { Principal } from '../../domain/principal.ts';
 import type { Tool, ToolContext } from './tool.ts';
 
 /**
@@ -13,10 +12,15 @@ import type { Tool, ToolContext } from './tool.ts';
 export function findTool(tools: readonly Tool[], name: string, role?: Principal['role']): Tool {
   const tool = tools.find((t) => t.name === name);
   if (!tool) {
-    const usable = tools.filter((t) => !t.ownerOnly || role === undefined || role === 'owner');
+    const usable = role === undefined ? tools : toolsFor(tools, role);
     throw new MnemosError('not_found', `unknown tool "${name}"; available: ${usable.map((t) => t.name).join(', ')}`, { field: 'name' });
   }
   return tool;
+}
+
+/** The tools a caller of this role may call: the owner-only ones are for the owner. */
+export function toolsFor(tools: readonly Tool[], role: Principal['role']): readonly Tool[] {
+  return tools.filter((t) => !t.ownerOnly || role === 'owner');
 }
 
 /** The one path every surface uses to call a tool: scope check, validation naming the field, then the handler. */
