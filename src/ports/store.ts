@@ -54,6 +54,12 @@ export interface MemoryFilter {
   sourceKeyPrefix?: string;
   /** Only memories after this one in the `source_key_asc` order (pages of a file's memories, each continuing where the last ended). */
   sourceKeyAfter?: { sourceKey: string; id: string };
+  /**
+   * Only memories after this one in a time order (a list cursor, keyset
+   * paging): `at` is the memory's recordedAt (recorded_*) or validFrom
+   * (valid_*) in ms, `id` breaks ties as the list orders do.
+   */
+  listAfter?: { order: KeysetOrder; at: number; id: string };
   /** Only memories under these source keys (and of this owner, when given); an index on current source keys finds each directly. */
   sourceKeys?: { ownerId?: string; keys: string[] };
 }
@@ -71,6 +77,8 @@ export interface Page {
 
 /** `source_key_asc` walks the index of current keyed memories: for lists that filter on current source keys (the default, no knownAt). */
 export type ListOrder = 'recorded_desc' | 'recorded_asc' | 'valid_desc' | 'valid_asc' | 'salience_desc' | 'source_key_asc';
+/** The list orders whose position a cursor can hold: a time that does not change, then the id. */
+export type KeysetOrder = 'recorded_desc' | 'recorded_asc' | 'valid_desc' | 'valid_asc';
 
 export interface KeywordQuery {
   /** Terms already normalised by the domain's text analysis (lower-case, stemmed, stop words removed). */

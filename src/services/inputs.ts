@@ -114,11 +114,15 @@ export const searchSchema = z
   .strict();
 export type SearchInput = z.input<typeof searchSchema>;
 
+export const LIST_ORDERS = ['recorded_desc', 'recorded_asc', 'valid_desc', 'valid_asc', 'salience_desc'] as const;
+
 export const listSchema = z
   .object({
     limit: z.number().int().min(1).max(1000).default(20),
     offset: z.number().int().min(0).default(0),
-    order: z.enum(['recorded_desc', 'recorded_asc', 'valid_desc', 'valid_asc', 'salience_desc']).default('recorded_desc'),
+    order: z.enum(LIST_ORDERS).default('recorded_desc'),
+    /** nextCursor of the previous page (services/list-cursor.ts). */
+    cursor: z.string().min(1).max(512).optional(),
     filter: filterSchema.default({}),
   })
   .strict();

@@ -9,6 +9,7 @@ import { listSchema, rememberSchema, type ListInput, type RememberInput } from '
 import { assertMemoryId, parseInput } from './validate.ts';
 import { withVectors } from './embeddings.ts';
 import { StoredContent } from './stored-content.ts';
+import { decodeListCursor, encodeListCursor, isKeysetOrder } from './list-cursor.ts';
 
 export interface RememberResult {
   id: string;
@@ -119,9 +120,30 @@ export async function currentVersion(ctx: ServiceContext, p: Principal, m: Memor
   return (await ctx.store.lineage(p, m.lineageId)).find((v) => v.supersededAt === null) ?? null;
 }
 
-export async function listMemories(ctx: ServiceContext, p: Principal, input: ListInput): Promise<{ items: Memory[]; total: number; offset: number; limit: number }> {
+export interface ListPage {
+  items: Memory[];
+  /** Every memory the filters admit, not only those after the cursor. */
+  total: number;
+  offset: number;
+  limit: number;
+  /** More memories follow this page (read one past the page, so it holds even while memories are added). */
+  hasMore: boolean;
+  /** Pass as `cursor` (same order and filters) for the next page; null on the last page and for salience_desc. */
+  nextCursor: string | null;
+}
+
+/**
+ * A page of the memories the caller can see. With `cursor`, the page starts
+ * after the memory the previous page ended on, wherever it now stands.
+ */
+export async function listMemories(ctx: ServiceContext, p: Principal, input: ListInput): Promise<ListPage> {
   const q = parseInput(listSchema, input, 'list request');
   const filter = toStoreFilter(q.filter);
-  const [items, total] = await Promise.all([ctx.store.list(p, filter, { limit: q.limit, offset: q.offset }, q.order), ctx.store.count(p, filter)]);
-  return { items, total, offset: q.offset, limit: q.limit };
+  if (q.cursor !== undefined && q.offset !== 0) throw new MnemosError('validation_failed', 'give cursor or offset, not both: a cursor already says where the page starts', { field: 'offset' });
+  const listFilter = q.cursor !== undefined ? { ...filter, listAfter: decodeListCursor(q.cursor, q.order, filter) } : filter;
+  const [read, total] = await Promise.all([ctx.store.list(p, listFilter, { limit: q.limit + 1, offset: q.offset }, q.order), ctx.store.count(p, filter)]);
+  const items = read.slice(0, q.limit);
+  const hasMore = read.length > q.limit;
+  const nextCursor = hasMore && isKeysetOrder(q.order) ? encodeListCursor(q.order, filter, items[items.length - 1]!) : null;
+  return { items, total, offset: q.offset, limit: q.limit, hasMore, nextCursor };
 }

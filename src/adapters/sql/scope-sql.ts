@@ -78,6 +78,11 @@ export function filterSql(f: MemoryFilter, jsonArrayAny: JsonArrayAny, alias = '
   // with an emoji in it matched nothing.
   if (f.sourceKeyPrefix) add(`substr(${alias}.source_key, 1, ?) = ?`, [...f.sourceKeyPrefix].length, f.sourceKeyPrefix);
   if (f.sourceKeyAfter) add(`(${alias}.source_key, ${alias}.id) > (?, ?)`, f.sourceKeyAfter.sourceKey, f.sourceKeyAfter.id);
+  if (f.listAfter) {
+    const { order, at, id } = f.listAfter;
+    const column = order.startsWith('recorded') ? 'recorded_at' : 'valid_from';
+    add(`(${alias}.${column}, ${alias}.id) ${order.endsWith('_desc') ? '<' : '>'} (?, ?)`, at, id);
+  }
   if (f.sourceKeys) {
     if (f.sourceKeys.keys.length === 0) add('1 = 0');
     else {

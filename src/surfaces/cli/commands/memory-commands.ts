@@ -94,13 +94,14 @@ export const listCmd: Command = {
   needsExistingStore: true,
   usage: 'list',
   summary: 'list memories, newest first, with filters and paging',
-  options: { limit: { type: 'string' }, offset: { type: 'string' }, order: { type: 'string' }, ...FILTER_OPTIONS },
+  options: { limit: { type: 'string' }, offset: { type: 'string' }, order: { type: 'string' }, cursor: { type: 'string' }, ...FILTER_OPTIONS },
   async run(ctx) {
     const m = await ctx.open();
     const input: Record<string, unknown> = { filter: filterFrom(ctx) };
     if (num(ctx, 'limit') !== undefined) input.limit = num(ctx, 'limit');
     if (num(ctx, 'offset') !== undefined) input.offset = num(ctx, 'offset');
     if (str(ctx, 'order')) input.order = str(ctx, 'order');
+    if (str(ctx, 'cursor') !== undefined) input.cursor = str(ctx, 'cursor');
     return m.list(input as never);
   },
   human: (r: { items: Memory[]; total: number; offset: number }) =>
