@@ -54,7 +54,8 @@ describe('HTTP protocol details (mnemos serve)', () => {
     assert.equal(del.headers.allow, 'GET, HEAD, OPTIONS');
     const options = await raw(server.url, 'OPTIONS', '/v1/memories', auth());
     assert.equal(options.status, 204);
-    assert.equal(options.headers.allow, 'OPTIONS, POST');
+    // GET lists memories (http-list.test.ts), POST stores them.
+    assert.equal(options.headers.allow, 'GET, HEAD, OPTIONS, POST');
     // A path that is no route at all is still 404; a trailing slash is pointed out.
     assert.equal((await raw(server.url, 'GET', '/v1/nothing', auth())).status, 404);
     const slash = await raw(server.url, 'GET', '/v1/status/', auth());

@@ -15,6 +15,7 @@ import { batchEnvelope } from './ingest.ts';
 import { DEFAULT_LIMITS, type HttpLimits } from './limits.ts';
 import { allowedMethods } from './route-methods.ts';
 import { buildOpenApi } from './openapi.ts';
+import { queryInput } from './query-input.ts';
 import { TOOL_ROUTES } from './routes.ts';
 
 export interface AppOptions {
@@ -118,7 +119,9 @@ export function createApp(opts: AppOptions): Hono<Env> {
   app.post('/v1/tools/:name', async (c) => c.json((await call(c, c.req.param('name'), await readJson(c))) as object));
 
   for (const r of TOOL_ROUTES) {
-    if (r.method === 'GET') app.get(r.path, async (c) => c.json((await call(c, r.tool, queryInput(c))) as object));
+    const tool = opts.tools.find((t) => t.name === r.tool);
+    // A tool this server was built without answers as an unknown tool (404), as it did before.
+    if (r.method === 'GET') app.get(r.path, async (c) => c.json((await call(c, r.tool, tool ? queryInput(c, r, tool) : {})) as object));
     else app.post(r.path, async (c) => c.json((await call(c, r.tool, await readJson(c))) as object));
   }
 
@@ -158,22 +161,6 @@ export function createApp(opts: AppOptions): Hono<Env> {
   });
 
   return app;
-}
-
-/**
- * A GET route's input: the query string and the path parameters. A parameter
- * given twice was silently read as its first value, and `?id=` beside the
- * path's id was dropped; both are refused, naming the parameter.
- */
-function queryInput(c: Context): Record<string, string> {
-  const params = c.req.param() as Record<string, string>;
-  const input: Record<string, string> = {};
-  for (const [name, values] of Object.entries(c.req.queries())) {
-    if (name in params) throw new MnemosError('validation_failed', `${name} is given in the path (${c.req.path}); leave it out of the query string`, { field: name });
-    if (values.length > 1) throw new MnemosError('validation_failed', `query parameter ${name} is given ${values.length} times; give it once`, { field: name });
-    input[name] = values[0]!;
-  }
-  return { ...input, ...params };
 }
 
 /** JSON is UTF-8 (RFC 8259); other bytes were replaced by U+FFFD and stored so, a silent change to the text. */

@@ -4,7 +4,8 @@ import type { Tool } from '../tools/tool.ts';
 import { HTTP_STATUS } from './error-status.ts';
 import { memoriesBodySchema, transcriptSchema } from './ingest.ts';
 import type { HttpLimits } from './limits.ts';
-import { openApiPath, TOOL_ROUTES } from './routes.ts';
+import { queryParams } from './query-input.ts';
+import { openApiPath, pathParams, TOOL_ROUTES } from './routes.ts';
 
 const errorSchema = {
   type: 'object',
@@ -42,7 +43,14 @@ export function buildOpenApi(tools: readonly Tool[], limits: HttpLimits): Record
     const tool = tools.find((t) => t.name === r.tool);
     if (!tool) continue;
     const path = openApiPath(r.path);
-    const params = [...r.path.matchAll(/:([A-Za-z]+)/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const params: Record<string, unknown>[] = pathParams(r.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    if (r.method === 'GET') {
+      for (const q of queryParams(r, tool)) {
+        const { description, ...schema } = q.schema;
+        params.push({ name: q.name, in: 'query', required: q.required, ...(typeof description === 'string' ? { description } : {}), schema, ...(schema.type === 'array' ? { style: 'form', explode: true } : {}) });
+      }
+    }
+    // GET /v1/memories (list) and POST /v1/memories (ingest, below) share the path.
     paths[path] = {
       ...paths[path],
       [r.method.toLowerCase()]: {
@@ -55,6 +63,7 @@ export function buildOpenApi(tools: readonly Tool[], limits: HttpLimits): Record
     };
   }
   paths['/v1/memories'] = {
+    ...paths['/v1/memories'],
     post: {
       operationId: 'ingest_memories',
       summary: 'store one memory, or a batch {memories: [...]} all-or-nothing; `key` makes it idempotent',

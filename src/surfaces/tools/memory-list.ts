@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { filterSchema, LIST_ORDERS } from '../../services/inputs.ts';
+import { defineTool } from './tool.ts';
+
+/** A page is at most this many memories: each may hold up to 200,000 characters. */
+export const MAX_LIST_PAGE = 100;
+
+/** The filters of `mnemos list`, validated as the library validates them (services/inputs.ts). */
+const listFilters = filterSchema.pick({ types: true, tags: true, lifecycles: true, since: true, until: true, asOf: true, knownAt: true, sessionId: true }).shape;
+
+export const memoryList = defineTool({
+  name: 'memory_list',
+  description:
+    'Page through the memories you can see, newest first (as `mnemos list`), with optional filters; no query and no ranking (use memory_search for that). Each page has hasMore and, unless ordered by salience, nextCursor: pass it back as cursor with the same order and filters for the next page, which neither skips nor repeats memories stored in between. Listing is not a recall: nothing is strengthened.',
+  readOnly: true,
+  input: z
+    .object({
+      limit: z.number().int().min(1).max(MAX_LIST_PAGE).default(20).describe(`memories per page (default 20, at most ${MAX_LIST_PAGE})`),
+      offset: z.number().int().min(0).default(0).describe('skip this many first (paging by offset; cursor is steadier)'),
+      cursor: z.string().min(1).max(512).optional().describe('nextCursor of the previous page; give the same order and filters, and no offset'),
+      order: z.enum(LIST_ORDERS).default('recorded_desc').describe('recorded_* by when stored, valid_* by when true in the world, salience_desc (offset paging only)'),
+      ...listFilters,
+      types: listFilters.types.describe('only these memory types'),
+      tags: listFilters.tags.describe('only memories with any of these tags'),
+      lifecycles: listFilters.lifecycles.describe('only these lifecycles (default: the live ones, not archived or expired)'),
+      sessionId: listFilters.sessionId.describe('only memories of this session'),
+    })
+    .strict(),
+  async run(q, { memory }) {
+    const { limit, offset, cursor, order, ...filter } = q;
+    return memory.list({ limit, offset, order, filter, ...(cursor !== undefined ? { cursor } : {}) });
+  },
+});
