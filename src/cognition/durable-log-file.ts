@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fdatasyncSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
@@ -7,6 +7,8 @@ import type { DurableEventLog, SettledOutcome } from './durable-log.ts';
 import type { EpisodicEvent } from './episodic-event.ts';
 import { freezeJson } from './json.ts';
 import { makeFolders } from '../runtime/make-folders.ts';
+import { CHAIN_START, chainLine, link, splitChained } from './log-chain.ts';
+import { acquireLogLock, releaseLogLock } from './log-lock.ts';
 
 const eventSchema = z.object({
   eventId: z.string().min(1),
@@ -21,11 +23,19 @@ const eventSchema = z.object({
   consolidated: z.boolean(),
 });
 
-const recordSchema = z.discriminatedUnion('type', [
+const settledFields = { outcome: z.enum(['consolidated', 'blocked']), ids: z.array(z.string()), at: z.string() };
+/** Version 1: written before the hash chain; read, never written. */
+const legacySchema = z.discriminatedUnion('type', [
   z.object({ v: z.literal(1), type: z.literal('event'), event: eventSchema }),
-  z.object({ v: z.literal(1), type: z.literal('settled'), outcome: z.enum(['consolidated', 'blocked']), ids: z.array(z.string()), at: z.string() }),
+  z.object({ v: z.literal(1), type: z.literal('settled'), ...settledFields }),
 ]);
-type LogRecord = z.infer<typeof recordSchema>;
+/** Version 2: version 1 plus `h`, the record's link in the hash chain (log-chain.ts). */
+const chainedSchema = z.discriminatedUnion('type', [
+  z.object({ v: z.literal(2), type: z.literal('event'), event: eventSchema, h: z.string() }),
+  z.object({ v: z.literal(2), type: z.literal('settled'), ...settledFields, h: z.string() }),
+]);
+type LogRecord = z.infer<typeof legacySchema> | z.infer<typeof chainedSchema>;
+type NewRecord = { type: 'event'; event: EpisodicEvent } | { type: 'settled'; outcome: SettledOutcome; ids: string[]; at: string };
 
 /**
  * The durable event log as an append-only JSONL file. Each record is one
@@ -36,51 +46,66 @@ type LogRecord = z.infer<typeof recordSchema>;
  * A crash can leave a torn last line (a prefix of a record, or zeros after a
  * power cut). Those bytes were never acknowledged, so `open` cuts them off; an
  * unreadable line followed by good ones is real corruption and is refused.
- * One process writes a log at a time.
+ *
+ * Each record carries its link in a hash chain (log-chain.ts), checked on
+ * open: a pending event edited, or a line removed, between capture and sleep
+ * is refused as `corrupt` instead of being consolidated as if it were true.
+ * One process writes a log at a time, enforced by a lock file (log-lock.ts).
  */
 export class FileDurableEventLog implements DurableEventLog {
   private readonly open = new Map<string, EpisodicEvent>();
   private fd: number | null;
   private size: number;
+  private head: string;
 
   private constructor(
     readonly path: string,
     private readonly clock: Clock,
     fd: number,
     size: number,
+    head: string,
+    private readonly lockPath: string,
     pending: EpisodicEvent[],
     /** Bytes cut off a torn tail when the log was opened. */
     readonly repairedBytes: number,
   ) {
     this.fd = fd;
     this.size = size;
+    this.head = head;
     for (const e of pending) this.open.set(e.eventId, e);
   }
 
   static async open(path: string, options: { clock?: Clock } = {}): Promise<FileDurableEventLog> {
     const existed = existsSync(path);
     if (!existed) makeFolders(dirname(path));
-    const text = existed ? readFileSync(path, 'utf8') : '';
-    const { records, goodBytes } = parseLog(text, path);
-    const totalBytes = Buffer.byteLength(text, 'utf8');
-    const fd = openSync(path, 'a');
-    if (goodBytes < totalBytes) {
-      ftruncateSync(fd, goodBytes);
-      fsyncSync(fd);
+    // Locked before reading: another writer's half-written line is not a torn tail to cut off.
+    const lockPath = acquireLogLock(path);
+    try {
+      const text = existed ? readFileSync(path, 'utf8') : '';
+      const { records, goodBytes, head } = parseLog(text, path);
+      const totalBytes = Buffer.byteLength(text, 'utf8');
+      const fd = openSync(path, 'a');
+      if (goodBytes < totalBytes) {
+        ftruncateSync(fd, goodBytes);
+        fsyncSync(fd);
+      }
+      // A new file is only durable once its directory entry is.
+      if (!existed) fsyncDir(dirname(path));
+      const pending = new Map<string, EpisodicEvent>();
+      for (const r of records) {
+        if (r.type === 'event') pending.set(r.event.eventId, { ...r.event, valueSnapshot: freezeJson(r.event.valueSnapshot) });
+        else for (const id of r.ids) pending.delete(id);
+      }
+      return new FileDurableEventLog(path, options.clock ?? Date.now, fd, goodBytes, head, lockPath, [...pending.values()], totalBytes - goodBytes);
+    } catch (err) {
+      releaseLogLock(lockPath);
+      throw err;
     }
-    // A new file is only durable once its directory entry is.
-    if (!existed) fsyncDir(dirname(path));
-    const pending = new Map<string, EpisodicEvent>();
-    for (const r of records) {
-      if (r.type === 'event') pending.set(r.event.eventId, { ...r.event, valueSnapshot: freezeJson(r.event.valueSnapshot) });
-      else for (const id of r.ids) pending.delete(id);
-    }
-    return new FileDurableEventLog(path, options.clock ?? Date.now, fd, goodBytes, [...pending.values()], totalBytes - goodBytes);
   }
 
   async append(event: EpisodicEvent): Promise<void> {
     if (this.open.has(event.eventId)) return;
-    this.write({ v: 1, type: 'event', event });
+    this.write({ type: 'event', event });
     this.open.set(event.eventId, event);
   }
 
@@ -91,23 +116,32 @@ export class FileDurableEventLog implements DurableEventLog {
   async markConsolidated(ids: readonly string[], outcome: SettledOutcome = 'consolidated'): Promise<void> {
     const known = ids.filter((id) => this.open.has(id));
     if (known.length === 0) return;
-    this.write({ v: 1, type: 'settled', outcome, ids: known, at: new Date(this.clock()).toISOString() });
+    this.write({ type: 'settled', outcome, ids: known, at: new Date(this.clock()).toISOString() });
     for (const id of known) this.open.delete(id);
   }
 
   async close(): Promise<void> {
-    if (this.fd !== null) closeSync(this.fd);
+    if (this.fd === null) return;
+    closeSync(this.fd);
     this.fd = null;
+    releaseLogLock(this.lockPath);
   }
 
-  private write(record: { v: 1; type: LogRecord['type'] } & Record<string, unknown>): void {
+  private write(record: NewRecord): void {
     if (this.fd === null) throw new MnemosError('unavailable', `durable event log ${this.path} is closed`);
-    const bytes = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
+    // Another handle of this process (the lock keeps other processes out) wrote since this one
+    // last did: appending would fork the chain and corrupt the log.
+    if (fstatSync(this.fd).size !== this.size) {
+      throw new MnemosError('conflict', `durable event log ${this.path} was written by another handle since this one opened it; only one handle may write a log: close the others and reopen it`, { path: this.path });
+    }
+    const { line, head } = chainLine(this.head, JSON.stringify({ v: 2, ...record }));
+    const bytes = Buffer.from(`${line}\n`, 'utf8');
     try {
       let done = 0;
       while (done < bytes.length) done += writeSync(this.fd, bytes, done);
       fdatasyncSync(this.fd);
       this.size += bytes.length;
+      this.head = head;
     } catch (cause) {
       // Cut a partial record off so the next append does not glue onto it.
       try {
@@ -121,9 +155,11 @@ export class FileDurableEventLog implements DurableEventLog {
 }
 
 /** Parses complete records; returns how many leading bytes are good. */
-function parseLog(text: string, path: string): { records: LogRecord[]; goodBytes: number } {
+function parseLog(text: string, path: string): { records: LogRecord[]; goodBytes: number; head: string } {
   const records: LogRecord[] = [];
   let goodBytes = 0;
+  let head = CHAIN_START;
+  let chained = false;
   let offset = 0;
   let lineNo = 0;
   let badLine = 0;
@@ -150,12 +186,32 @@ function parseLog(text: string, path: string): { records: LogRecord[]; goodBytes
           line: badLine,
         });
       }
+      if (record.v === 1) {
+        // Written before chains: accepted only ahead of the first chained line, which then covers it.
+        if (chained) throw brokenChain(path, lineNo, 'is an unchained record after chained ones');
+        head = link(head, line);
+      } else {
+        const parts = splitChained(line);
+        if (parts === null || parts.h !== record.h || link(head, parts.body) !== record.h) {
+          throw brokenChain(path, lineNo, 'does not match its hash');
+        }
+        head = record.h;
+        chained = true;
+      }
       records.push(record);
       goodBytes += Buffer.byteLength(text.slice(offset, end), 'utf8');
     }
     offset = end;
   }
-  return { records, goodBytes };
+  return { records, goodBytes, head };
+}
+
+function brokenChain(path: string, line: number, what: string): MnemosError {
+  return new MnemosError(
+    'corrupt',
+    `durable event log ${path} fails its hash chain at line ${line}: the line ${what} (it was edited, or a line before it was changed or removed, after it was written). Nothing was changed and nothing will be consolidated from it: restore the file from a backup, or move it aside to start a new log (its pending safety events are then not consolidated)`,
+    { path, line },
+  );
 }
 
 const FOREIGN = Symbol('foreign record');
@@ -169,8 +225,10 @@ function parseRecord(line: string): LogRecord | typeof FOREIGN | undefined {
   } catch {
     return undefined;
   }
-  const parsed = recordSchema.safeParse(json);
-  if (parsed.success) return parsed.data;
+  const chained = chainedSchema.safeParse(json);
+  if (chained.success) return chained.data;
+  const legacy = legacySchema.safeParse(json);
+  if (legacy.success) return legacy.data;
   return json !== null && typeof json === 'object' && !Array.isArray(json) ? FOREIGN : undefined;
 }
 

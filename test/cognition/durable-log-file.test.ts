@@ -112,3 +112,70 @@ test('a closed log refuses appends', async (t) => {
   await log.close();
   await assert.rejects(log.append(ev('A')), (e) => MnemosError.is(e, 'unavailable'));
 });
+
+async function threeEvents(path: string): Promise<string> {
+  const log = await FileDurableEventLog.open(path);
+  await log.append(ev('A', { why: 'first' }));
+  await log.append(ev('B', { why: 'second' }));
+  await log.append(ev('C', { why: 'third' }));
+  await log.close();
+  return readFileSync(path, 'utf8');
+}
+
+test('a pending event edited in the file is refused as corrupt, naming the line, and nothing changes', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'log.jsonl');
+  const text = await threeEvents(path);
+  const edited = text.replace('"why":"second"', '"why":"harmless"');
+  assert.notEqual(edited, text);
+  writeFileSync(path, edited);
+  await assert.rejects(FileDurableEventLog.open(path), (e) => MnemosError.is(e, 'corrupt') && /line 2\b/.test(e.message) && /move it aside/.test(e.message));
+  assert.equal(readFileSync(path, 'utf8'), edited, 'nothing was cut off or rewritten');
+});
+
+test('a line removed from the middle of the log is refused as corrupt at the line after it', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'log.jsonl');
+  const lines = (await threeEvents(path)).split('\n');
+  writeFileSync(path, [lines[0], lines[2], ''].join('\n'));
+  await assert.rejects(FileDurableEventLog.open(path), (e) => MnemosError.is(e, 'corrupt') && /line 2\b/.test(e.message) && (e as MnemosError).details?.['line'] === 2);
+});
+
+test('an edited last line is corruption, not a torn tail to cut off', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'log.jsonl');
+  const edited = (await threeEvents(path)).replace('"why":"third"', '"why":"other"');
+  writeFileSync(path, edited);
+  await assert.rejects(FileDurableEventLog.open(path), (e) => MnemosError.is(e, 'corrupt') && /line 3\b/.test(e.message));
+  assert.equal(readFileSync(path, 'utf8'), edited);
+});
+
+test('a log written before the hash chain is still read, and the first chained line then covers it', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'log.jsonl');
+  const old = (id: string) => JSON.stringify({ v: 1, type: 'event', event: ev(id) });
+  writeFileSync(path, `${old('A')}\n${old('B')}\n${JSON.stringify({ v: 1, type: 'settled', outcome: 'consolidated', ids: ['A'], at: '2025-01-01T00:00:00.000Z' })}\n`);
+  const log = await FileDurableEventLog.open(path);
+  assert.deepEqual((await log.pending()).map((e) => e.eventId), ['B']);
+  await log.append(ev('C'));
+  await log.close();
+  const again = await FileDurableEventLog.open(path);
+  assert.deepEqual((await again.pending()).map((e) => e.eventId), ['B', 'C']);
+  await again.close();
+  // From now on an edit of the old lines is caught too.
+  writeFileSync(path, readFileSync(path, 'utf8').replace(old('B'), old('X')));
+  await assert.rejects(FileDurableEventLog.open(path), (e) => MnemosError.is(e, 'corrupt') && /line 4\b/.test(e.message));
+});
+
+test('an unchained line after chained ones is refused (a forged legacy record)', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'log.jsonl');
+  await threeEvents(path);
+  appendFileSync(path, `${JSON.stringify({ v: 1, type: 'event', event: ev('FORGED') })}\n`);
+  await assert.rejects(FileDurableEventLog.open(path), (e) => MnemosError.is(e, 'corrupt') && /line 4\b/.test(e.message));
+});
