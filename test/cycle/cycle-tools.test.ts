@@ -105,3 +105,36 @@ test(named('a logged safety event the store refuses (written before tags were ch
     await cleanup();
   }
 });
+
+test(named('a blackboard value holding NUL round-trips exactly through the tools and into its episode; entries carry ISO times beside epoch ms'), async () => {
+  const { dir, db, cleanup } = testStores();
+  const back = process.cwd();
+  process.chdir(dir);
+  try {
+    const owner = await openMemory({ db });
+    // PostgreSQL text and jsonb cannot hold NUL: the value must still come back whole, never fail at SLEEP.
+    const value = { 'k\u0000ey': 'a\u0000b', list: ['\u0000'], top: 'x\u0000' };
+    const written = await call(owner, 'blackboard_write', { key: 'safety.verification_blocked', value, ttl: 60 });
+    await call(owner, 'blackboard_write', { key: 'goal.achieved', value: 'plain\u0000string' });
+    assert.deepEqual((await call(owner, 'blackboard_read', { key: 'safety.verification_blocked' })).entry.value, value);
+    assert.equal(typeof written.createdAt, 'number', 'epoch ms kept: callers rely on it');
+    assert.equal(written.createdAtIso, new Date(written.createdAt).toISOString());
+    assert.equal(written.expiresAtIso, new Date(written.expiresAt).toISOString());
+    const plain = (await call(owner, 'blackboard_query', { pattern: 'goal.*' })).entries[0];
+    assert.equal(plain.expiresAt, null);
+    assert.equal(plain.expiresAtIso, null);
+    assert.equal(plain.createdAtIso, new Date(plain.createdAt).toISOString());
+
+    await call(owner, 'blackboard_write', { key: 'bio_inspired.cognitive_state', value: 'SLEEP' });
+    const tick = await call(owner, 'cycle_tick', {});
+    assert.deepEqual(tick.errors, []);
+    const episodes = (await call(owner, 'episodes_recent', {})).episodes;
+    const byKey = new Map(episodes.map((e: { blackboardKey: string; valueSnapshot: unknown }) => [e.blackboardKey, e.valueSnapshot]));
+    assert.deepEqual(byKey.get('safety.verification_blocked'), value);
+    assert.equal(byKey.get('goal.achieved'), 'plain\u0000string');
+    await owner.close();
+  } finally {
+    process.chdir(back);
+    await cleanup();
+  }
+});

@@ -49,8 +49,26 @@ export const recentEpisodesSchema = z
   })
   .strict();
 
+/**
+ * An entry as the tools return it. `createdAt` and `expiresAt` are epoch
+ * milliseconds (the blackboard's own clock) and stay so, as callers rely on
+ * them; `createdAtIso` and `expiresAtIso` give the same instants in ISO 8601,
+ * the form every other tool uses for times.
+ */
 function view(e: BlackboardEntry) {
-  return { id: e.id, key: e.key, value: e.value, priority: e.priority, status: e.status, sourceModule: e.sourceModule, tags: e.tags, createdAt: e.createdAt, expiresAt: e.expiresAt };
+  return {
+    id: e.id,
+    key: e.key,
+    value: e.value,
+    priority: e.priority,
+    status: e.status,
+    sourceModule: e.sourceModule,
+    tags: e.tags,
+    createdAt: e.createdAt,
+    expiresAt: e.expiresAt,
+    createdAtIso: new Date(e.createdAt).toISOString(),
+    expiresAtIso: e.expiresAt === null ? null : new Date(e.expiresAt).toISOString(),
+  };
 }
 
 /**
