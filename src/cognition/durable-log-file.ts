@@ -9,6 +9,7 @@ import { freezeJson } from './json.ts';
 import { makeFolders } from '../runtime/make-folders.ts';
 import { CHAIN_START, chainLine, link, splitChained } from './log-chain.ts';
 import { acquireLogLock, releaseLogLock } from './log-lock.ts';
+import { dropStaleHead, headPath, readHead, writeHead } from './log-head.ts';
 
 const eventSchema = z.object({
   eventId: z.string().min(1),
@@ -64,6 +65,7 @@ export class FileDurableEventLog implements DurableEventLog {
     fd: number,
     size: number,
     head: string,
+    private lines: number,
     private readonly lockPath: string,
     pending: EpisodicEvent[],
     /** Bytes cut off a torn tail when the log was opened. */
@@ -81,8 +83,10 @@ export class FileDurableEventLog implements DurableEventLog {
     // Locked before reading: another writer's half-written line is not a torn tail to cut off.
     const lockPath = acquireLogLock(path);
     try {
+      if (!existed) dropStaleHead(path);
       const text = existed ? readFileSync(path, 'utf8') : '';
-      const { records, goodBytes, head } = parseLog(text, path);
+      const { records, goodBytes, head, links } = parseLog(text, path);
+      checkEnd(path, links);
       const totalBytes = Buffer.byteLength(text, 'utf8');
       const fd = openSync(path, 'a');
       if (goodBytes < totalBytes) {
@@ -96,7 +100,7 @@ export class FileDurableEventLog implements DurableEventLog {
         if (r.type === 'event') pending.set(r.event.eventId, { ...r.event, valueSnapshot: freezeJson(r.event.valueSnapshot) });
         else for (const id of r.ids) pending.delete(id);
       }
-      return new FileDurableEventLog(path, options.clock ?? Date.now, fd, goodBytes, head, lockPath, [...pending.values()], totalBytes - goodBytes);
+      return new FileDurableEventLog(path, options.clock ?? Date.now, fd, goodBytes, head, links.length, lockPath, [...pending.values()], totalBytes - goodBytes);
     } catch (err) {
       releaseLogLock(lockPath);
       throw err;
@@ -142,6 +146,7 @@ export class FileDurableEventLog implements DurableEventLog {
       fdatasyncSync(this.fd);
       this.size += bytes.length;
       this.head = head;
+      this.lines += 1;
     } catch (cause) {
       // Cut a partial record off so the next append does not glue onto it.
       try {
@@ -151,12 +156,19 @@ export class FileDurableEventLog implements DurableEventLog {
       }
       throw new MnemosError('unavailable', `could not write durable event log ${this.path}: ${(cause as Error).message}`, { path: this.path }, { cause });
     }
+    try {
+      writeHead(this.path, { lines: this.lines, h: this.head });
+    } catch {
+      // The record itself is durable; a head left behind only lags, which open accepts.
+    }
   }
 }
 
 /** Parses complete records; returns how many leading bytes are good. */
-function parseLog(text: string, path: string): { records: LogRecord[]; goodBytes: number; head: string } {
+function parseLog(text: string, path: string): { records: LogRecord[]; goodBytes: number; head: string; links: string[] } {
   const records: LogRecord[] = [];
+  /** The chain link after each good line. */
+  const links: string[] = [];
   let goodBytes = 0;
   let head = CHAIN_START;
   let chained = false;
@@ -199,11 +211,26 @@ function parseLog(text: string, path: string): { records: LogRecord[]; goodBytes
         chained = true;
       }
       records.push(record);
+      links.push(head);
       goodBytes += Buffer.byteLength(text.slice(offset, end), 'utf8');
     }
     offset = end;
   }
-  return { records, goodBytes, head };
+  return { records, goodBytes, head, links };
+}
+
+/** Refuses a log that ends before the end its head file recorded (lines removed from its end). */
+function checkEnd(path: string, links: readonly string[]): void {
+  const end = readHead(path);
+  if (end === null || end.lines === 0) return;
+  if (links.length < end.lines || links[end.lines - 1] !== end.h) {
+    const line = Math.min(links.length + 1, end.lines);
+    throw new MnemosError(
+      'corrupt',
+      `durable event log ${path} does not end as it was last written: ${headPath(path)} records ${end.lines} line(s) and it has ${links.length}, so lines were removed from its end (or replaced) from line ${line} on. Nothing was changed and nothing will be consolidated from it: restore the log from a backup, or move it aside to start a new log (its pending safety events are then not consolidated)`,
+      { path, line, expectedLines: end.lines },
+    );
+  }
 }
 
 function brokenChain(path: string, line: number, what: string): MnemosError {

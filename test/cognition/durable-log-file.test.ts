@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileDurableEventLog } from '../../src/cognition/durable-log-file.ts';
 import type { EpisodicEvent } from '../../src/cognition/episodic-event.ts';
@@ -178,4 +178,34 @@ test('an unchained line after chained ones is refused (a forged legacy record)',
   await threeEvents(path);
   appendFileSync(path, `${JSON.stringify({ v: 1, type: 'event', event: ev('FORGED') })}\n`);
   await assert.rejects(FileDurableEventLog.open(path), (e) => MnemosError.is(e, 'corrupt') && /line 4\b/.test(e.message));
+});
+
+test('lines removed from the end of the log are refused too: its .head file remembers where it ended', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'log.jsonl');
+  const lines = (await threeEvents(path)).split('\n');
+  const cut = `${lines.slice(0, 2).join('\n')}\n`;
+  writeFileSync(path, cut);
+  await assert.rejects(FileDurableEventLog.open(path), (e) => MnemosError.is(e, 'corrupt') && /line 3\b/.test(e.message) && /removed from its end/.test(e.message));
+  assert.equal(readFileSync(path, 'utf8'), cut, 'nothing was changed');
+});
+
+test('a head left one line behind by a crash is accepted, and a log moved aside starts afresh', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const path = join(tmp.dir, 'log.jsonl');
+  await threeEvents(path);
+  const head = readFileSync(`${path}.head`, 'utf8');
+  const log = await FileDurableEventLog.open(path);
+  await log.append(ev('D'));
+  await log.close();
+  writeFileSync(`${path}.head`, head); // the crash came between the log line and its head
+  const again = await FileDurableEventLog.open(path);
+  assert.deepEqual((await again.pending()).map((e) => e.eventId), ['A', 'B', 'C', 'D']);
+  await again.close();
+  renameSync(path, `${path}.aside`);
+  const fresh = await FileDurableEventLog.open(path);
+  assert.deepEqual(await fresh.pending(), []);
+  await fresh.close();
 });
