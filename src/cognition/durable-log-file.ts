@@ -78,11 +78,12 @@ export class FileDurableEventLog implements DurableEventLog {
   }
 
   static async open(path: string, options: { clock?: Clock } = {}): Promise<FileDurableEventLog> {
-    const existed = existsSync(path);
-    if (!existed) makeFolders(dirname(path));
+    if (!existsSync(path)) makeFolders(dirname(path));
     // Locked before reading: another writer's half-written line is not a torn tail to cut off.
     const lockPath = acquireLogLock(path);
     try {
+      // Looked at under the lock: the last holder may have created the file since.
+      const existed = existsSync(path);
       if (!existed) dropStaleHead(path);
       const text = existed ? readFileSync(path, 'utf8') : '';
       const { records, goodBytes, head, links } = parseLog(text, path);
