@@ -8,7 +8,8 @@ const OPEN = /^\s*<!--\s*owner\s*-->\s*$/i;
 const CLOSE = /^\s*<!--\s*\/\s*owner\s*-->\s*$/i;
 
 export function ownerMarkedRanges(source: string): { lineStart: number; lineEnd: number }[] {
-  const lines = source.split(/\r?\n/);
+  // Lines end where an import counts them (LINE_END in services/import/file-lines.ts): a lone "\r" too.
+  const lines = source.split(/\r\n|\r|\n/);
   const out: { lineStart: number; lineEnd: number }[] = [];
   let start = -1;
   lines.forEach((line, i) => {

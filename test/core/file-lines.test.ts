@@ -14,7 +14,9 @@ test('a file read in chunks gives the lines the whole text splits into, wherever
       ['trailing newline', 'a\nb\n'],
       ['blank lines', '\n\n\nx\n\n'],
       ['CRLF', 'one\r\ntwo\r\n\r\nthree'],
-      ['a lone CR stays in the line', 'a\rb\nc'],
+      ['a lone CR ends a line', 'a\rb\nc'],
+      ['classic Mac line ends', 'one\rtwo\r\rthree\r'],
+      ['CR then CRLF, and CRLF then CR', 'a\r\r\nb\r\n\rc'],
       ['multi-byte characters', 'Zoë 😀 naïve\n日本語のテキスト\n🙂'],
       ['a line longer than any chunk', 'x'.repeat(50) + '\n' + 'é'.repeat(40) + '\n'],
     ];
@@ -41,6 +43,11 @@ test('lines are numbered from 1 as the text splits them, and stopping early clos
     const path = join(dir, 'f.jsonl');
     writeFileSync(path, 'a\r\n\nb');
     assert.deepEqual([...fileLines(path, 2)], [{ text: 'a', line: 1 }, { text: '', line: 2 }, { text: 'b', line: 3 }]);
+    // "\r" alone ends a line, as editors count them; "\r\n" split between two reads is one line end.
+    writeFileSync(path, 'a\rb\r\nc\r\rd');
+    const want = ['a', 'b', 'c', '', 'd'].map((text, i) => ({ text, line: i + 1 }));
+    for (const chunk of [1, 2, 3, 4096]) assert.deepEqual([...fileLines(path, chunk)], want, `chunks of ${chunk}`);
+    assert.deepEqual([...textLines('a\rb\r\nc\r\rd')], want);
     const open = () => (process.platform === 'linux' ? readdirSync('/proc/self/fd').length : 0);
     const before = open();
     for (let i = 0; i < 50; i++) {

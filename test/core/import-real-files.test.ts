@@ -509,7 +509,7 @@ test('a final lone "\\r" ends the last line like the line ends before it', () =>
       assert.ok(want.every((l) => !l.text.endsWith('\r')), JSON.stringify(text));
       for (const chunk of [1, 2, 3, 4096]) assert.deepEqual([...fileLines(path, chunk)], want, `${JSON.stringify(text)}, chunks of ${chunk}`);
     }
-    assert.deepEqual(splitLines('a\rb\r'), ['a\rb'], 'a lone "\\r" inside a line stays');
+    assert.deepEqual(splitLines('a\rb\r'), ['a', 'b', ''], 'a lone "\\r" ends a line, as "\\n" does');
     assert.deepEqual(
       chunkMarkdown('# Title\r\n\r\nlast line\r').map((c) => c.text),
       ['# Title\n\nlast line'],

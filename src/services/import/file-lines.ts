@@ -26,15 +26,16 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const BOM = '\uFEFF';
 
 /**
- * One line's text: "\r" before the newline is dropped (a "\r\n" file), and
- * so is a final lone "\r" at the end of the file (`fileLines` ends every
- * line there, `splitLines` does the same), so the last line of a file saved
- * with "\r" line ends reads like the others. A byte-order mark at the start
- * of line 1 is not text: with it JSON.parse failed on line 1 and Markdown's
- * first heading was not seen.
+ * Where lines end, in every format and in memory_get: at "\n", at "\r\n",
+ * and at a "\r" alone (files saved by classic Mac tools), as CommonMark and
+ * every editor read them. A lone "\r" was kept inside the line: a file with
+ * "\r" line ends was one line, imported as one chunk with no headings, and
+ * its line numbers matched nothing the owner's editor showed.
  */
+export const LINE_END = /\r\n|\r|\n/;
+
+/** A byte-order mark at the start of line 1 is not text: with it JSON.parse failed on line 1 and Markdown's first heading was not seen. */
 function lineText(text: string, line: number): string {
-  if (text.endsWith('\r')) text = text.slice(0, -1);
   return line === 1 && text.startsWith(BOM) ? text.slice(1) : text;
 }
 
@@ -48,16 +49,37 @@ function decodeLine(bytes: Uint8Array, line: number): string {
   return lineText(text, line);
 }
 
+const LF = 10;
+const CR = 13;
+
+/**
+ * The line ends of one buffer, in order. The next "\n" and the next "\r"
+ * are each searched for once and remembered until passed: searching for
+ * both at every line scanned a file with no "\r" to its end once per line.
+ */
+class LineEnds {
+  private lf = -2;
+  private cr = -2;
+  constructor(private readonly bytes: Uint8Array) {}
+
+  /** The first line end at or after `at`: where it starts, or -1 when the buffer has none left. */
+  next(at: number): number {
+    if (this.lf !== -1 && this.lf < at) this.lf = this.bytes.indexOf(LF, at);
+    if (this.cr !== -1 && this.cr < at) this.cr = this.bytes.indexOf(CR, at);
+    return this.lf === -1 ? this.cr : this.cr === -1 ? this.lf : Math.min(this.lf, this.cr);
+  }
+}
+
 /**
  * The lines of a UTF-8 file, read a few MiB at a time. A JSONL export of a
  * million memories is over 800 MB, more than the longest string V8 can hold
- * (512 MiB), so line formats are never read into one string. Lines end at
- * "\n" or "\r\n" (and the file's last line at a final "\r"), as `splitLines`
- * splits a text. A line is decoded once all its bytes are read (a newline
- * byte is never part of another UTF-8 character), so a character split
- * across two reads is decoded whole, and a line that is not UTF-8 throws
- * InvalidUtf8Error with its number when it is reached: the lines before it
- * have been yielded, nothing after it is read.
+ * (512 MiB), so line formats are never read into one string. Lines end as
+ * LINE_END says, as `splitLines` splits a text; a "\r\n" split between two
+ * reads is still one line end. A line is decoded once all its bytes are read
+ * (neither line-end byte is ever part of another UTF-8 character), so a
+ * character split across two reads is decoded whole, and a line that is not
+ * UTF-8 throws InvalidUtf8Error with its number when it is reached: the
+ * lines before it have been yielded, nothing after it is read.
  *
  * From `fromLine` on only: the lines before it are passed over as bytes,
  * never decoded. memory_get reading line 999,990 of a file spent a second
@@ -67,38 +89,38 @@ export function* fileLines(path: string, chunkBytes = CHUNK_BYTES, fromLine = 1)
   const fd = openSync(path, 'r');
   try {
     const buf = Buffer.allocUnsafe(chunkBytes);
-    // The bytes of the line not ended yet, copied: `buf` is read into again.
+    const first = Math.max(1, fromLine);
+    // The bytes of the line not ended yet, copied: `buf` is read into again. Never kept for lines passed over.
     let pending: Buffer[] = [];
-    let line = Math.max(1, fromLine) - 1;
-    let skip = line; // newlines still to pass before the first line wanted
+    let line = 0; // the lines ended so far
+    let afterCr = false; // the last read ended with "\r": a "\n" starting the next one belongs to that line end
     for (;;) {
       const n = readSync(fd, buf, 0, chunkBytes, null);
-      const read = buf.subarray(0, n);
-      let at = 0;
-      for (; skip > 0 && at < n; skip--) {
-        const nl = read.indexOf(10, at);
-        if (nl === -1) {
-          at = n;
-          break;
-        }
-        at = nl + 1;
-      }
-      if (skip > 0 && n === 0) return; // the file has fewer lines
       if (n === 0) {
-        // The last line, ended by the end of the file (empty after a final newline).
-        yield { text: decodeLine(pending.length ? Buffer.concat(pending) : new Uint8Array(0), ++line), line };
+        // The last line, ended by the end of the file (empty after a final line end).
+        if (++line >= first) yield { text: decodeLine(pending.length ? Buffer.concat(pending) : new Uint8Array(0), line), line };
         return;
       }
+      const read = buf.subarray(0, n);
+      let at = afterCr && read[0] === LF ? 1 : 0;
+      afterCr = false;
+      const ends = new LineEnds(read);
       for (;;) {
-        const nl = read.indexOf(10, at);
-        if (nl === -1) {
-          if (at < n) pending.push(Buffer.from(read.subarray(at, n)));
+        const end = ends.next(at);
+        if (end === -1) {
+          if (at < n && line + 1 >= first) pending.push(Buffer.from(read.subarray(at, n)));
           break;
         }
-        const bytes = pending.length ? Buffer.concat([...pending, read.subarray(at, nl)]) : read.subarray(at, nl);
+        if (++line >= first) {
+          const bytes = pending.length ? Buffer.concat([...pending, read.subarray(at, end)]) : read.subarray(at, end);
+          yield { text: decodeLine(bytes, line), line };
+        }
         pending = [];
-        yield { text: decodeLine(bytes, ++line), line };
-        at = nl + 1;
+        at = end + 1;
+        if (read[end] === CR) {
+          if (at === n) afterCr = true;
+          else if (read[at] === LF) at++;
+        }
       }
     }
   } finally {
@@ -118,11 +140,12 @@ export function decodeUtf8(bytes: Uint8Array): string {
     return UTF8.decode(body);
   } catch {
     // Only a file that fails pays for finding its line: each line decoded on its own.
+    const ends = new LineEnds(body);
     for (let at = 0, line = 1; ; line++) {
-      const nl = body.indexOf(10, at);
-      decodeLine(body.subarray(at, nl === -1 ? body.length : nl), line);
-      if (nl === -1) break;
-      at = nl + 1;
+      const end = ends.next(at);
+      decodeLine(body.subarray(at, end === -1 ? body.length : end), line);
+      if (end === -1) break;
+      at = end + (body[end] === CR && body[end + 1] === LF ? 2 : 1);
     }
     throw new InvalidUtf8Error(1); // not reached: some line failed above
   }
@@ -130,10 +153,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 
 /** The lines of a text, split as `fileLines` splits a file. */
 export function splitLines(text: string): string[] {
-  const lines = text.split(/\r?\n/);
-  // split() has taken each "\r\n" off; what is left is the final lone "\r" and the byte-order mark.
-  const last = lines.length - 1;
-  if (lines[last]!.endsWith('\r')) lines[last] = lines[last]!.slice(0, -1);
+  const lines = text.split(LINE_END);
   if (lines[0]!.startsWith(BOM)) lines[0] = lines[0]!.slice(1);
   return lines;
 }

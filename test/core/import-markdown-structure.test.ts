@@ -1,0 +1,78 @@
+/**
+ * Markdown as note-taking tools write it, beyond "#" headings and "\n" line
+ * ends: files saved with "\r" line ends, setext headings ("Title" over
+ * "====="), YAML or TOML front matter, and one note reached by two paths (a
+ * symbolic link and its target). Each case came from a QA report.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openMemory } from '../../src/index.ts';
+import { named, testStores } from '../helpers/backend.ts';
+
+type Mem = Awaited<ReturnType<typeof openMemory>>;
+type Exported = { text: string; supersededAt: string | null; source: { path?: string; lineStart?: number; lineEnd?: number }; metadata: Record<string, unknown> };
+
+/** The current memories whose source is `file`, in line order. */
+async function memoriesOf(m: Mem, file?: string): Promise<Exported[]> {
+  const lines: string[] = [];
+  await m.export((l) => void lines.push(l));
+  return lines
+    .map((l) => JSON.parse(l) as Exported)
+    .filter((r) => r.supersededAt === null && (file === undefined || r.source.path === file))
+    .sort((a, b) => a.source.lineStart! - b.source.lineStart!);
+}
+
+// ---- 1. "\r" line ends ----
+
+test(named('a file with "\\r" line ends is cut at its headings, numbered as an editor numbers it, and memory_get gives its lines back'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'mac.md');
+    const lines = ['# Trip', '', 'Packed the tent.', 'Left at dawn.', '', '## Day two', 'Rain all day.'];
+    writeFileSync(file, lines.join('\r') + '\r');
+    const m = await openMemory({ db });
+    try {
+      assert.equal((await m.import(file)).created, 2);
+      const got = await memoriesOf(m, file);
+      assert.deepEqual(
+        got.map((c) => [c.source.lineStart, c.source.lineEnd, c.text, c.metadata.headings]),
+        [
+          [1, 4, '# Trip\n\nPacked the tent.\nLeft at dawn.', ['Trip']],
+          [6, 7, '## Day two\nRain all day.', ['Trip', 'Day two']],
+        ],
+      );
+      const read = await m.sourceLines({ path: file, from: 3, lines: 5 });
+      assert.deepEqual(read.lines, [
+        { line: 3, text: 'Packed the tent.' },
+        { line: 4, text: 'Left at dawn.' },
+        { line: 6, text: '## Day two' },
+        { line: 7, text: 'Rain all day.' },
+      ]);
+      assert.equal(read.note, undefined, 'the lines come from the file, which matches what was imported');
+      assert.equal((await m.import(file)).unchanged, 2);
+
+      // JSONL and transcript JSONL lines are counted the same way.
+      const jsonl = join(dir, 'mac.jsonl');
+      writeFileSync(jsonl, [{ text: 'first note' }, { text: 'second note' }].map((x) => JSON.stringify(x)).join('\r') + '\r');
+      assert.equal((await m.import(jsonl)).created, 2);
+      assert.deepEqual(
+        (await memoriesOf(m, jsonl)).map((x) => [x.source.lineStart, x.text]),
+        [
+          [1, 'first note'],
+          [2, 'second note'],
+        ],
+      );
+      const chat = join(dir, 'chat.jsonl');
+      writeFileSync(chat, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }].map((x) => JSON.stringify(x)).join('\r'));
+      const r = await m.import(chat);
+      assert.equal(r.format, 'transcript-jsonl');
+      assert.equal(r.created, 2);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
