@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
+import { chunkMarkdown } from '../../src/services/import/markdown.ts';
 import { named, testStores } from '../helpers/backend.ts';
 
 type Mem = Awaited<ReturnType<typeof openMemory>>;
@@ -75,4 +76,70 @@ test(named('a file with "\\r" line ends is cut at its headings, numbered as an e
   } finally {
     await cleanup();
   }
+});
+
+// ---- 2. Setext headings ----
+
+test('a paragraph over "=====" or "-----" is a heading; a "---" after a blank line, a list item or a quote is a break', () => {
+  const source = ['Intro.', '', 'Title', '=====', 'Under the title.', '', '---', '', 'Sub part', '--------', 'Text.', '', '- item', '---', '', '> quoted', '---', ''].join('\n');
+  const chunks = chunkMarkdown(source, 1);
+  assert.deepEqual(
+    chunks.map((c) => [c.lineStart, c.lineEnd, c.headings]),
+    [
+      [1, 1, []],
+      [3, 5, ['Title']],
+      [7, 7, ['Title']],
+      [9, 11, ['Title', 'Sub part']],
+      [13, 14, ['Title', 'Sub part']],
+      [16, 17, ['Title', 'Sub part']],
+    ],
+  );
+  // A heading-looking underline inside a fenced block is code.
+  assert.deepEqual(
+    chunkMarkdown(['# Doc', '```', 'not a title', '===', '```'].join('\n')).map((c) => c.headings),
+    [['Doc']],
+  );
+});
+
+// ---- 3. Front matter ----
+
+test(named('front matter is a chunk of its own, exactly as the file holds it, marked frontMatter; a "# comment" in it is no heading'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'note.md');
+    const lines = ['---', 'title: Trip', '# a YAML comment', 'tags: [travel]', '---', 'First paragraph.', '', 'Title', '=====', 'Body.', ''];
+    writeFileSync(file, lines.join('\n'));
+    const m = await openMemory({ db });
+    try {
+      assert.equal((await m.import(file)).created, 3);
+      const got = await memoriesOf(m, file);
+      assert.deepEqual(
+        got.map((c) => [c.source.lineStart, c.source.lineEnd, c.text, c.metadata]),
+        [
+          [1, 5, lines.slice(0, 5).join('\n'), { frontMatter: 'yaml' }],
+          [6, 6, 'First paragraph.', {}],
+          [8, 10, 'Title\n=====\nBody.', { headings: ['Title'] }],
+        ],
+      );
+      const read = await m.sourceLines({ path: file, from: 1, lines: 10 });
+      assert.deepEqual(read.lines.map((l) => l.text), [...lines.slice(0, 6), ...lines.slice(7, 10)]);
+      assert.equal((await m.import(file)).unchanged, 3);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+  // TOML (Hugo) too; a first "---" never closed is a thematic break, not front matter.
+  assert.deepEqual(
+    chunkMarkdown(['+++', 'title = "x"', '+++', 'Text.'].join('\n')).map((c) => [c.lineEnd, c.frontMatter]),
+    [
+      [3, 'toml'],
+      [4, undefined],
+    ],
+  );
+  assert.deepEqual(
+    chunkMarkdown(['---', 'Just text.'].join('\n')).map((c) => [c.lineEnd, c.frontMatter]),
+    [[2, undefined]],
+  );
 });

@@ -25,6 +25,8 @@ export interface MarkdownChunk {
   lineStart: number;
   lineEnd: number;
   headings: string[];
+  /** Set on the chunk (or, past the limit, the chunks) holding the file's front matter, to its syntax. */
+  frontMatter?: FrontMatter;
 }
 
 const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
@@ -32,8 +34,16 @@ const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
 export function chunkMarkdown(source: string, maxChars = 1500, limit = MAX_TEXT_CHARS): MarkdownChunk[] {
   const lines = splitLines(source);
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  const fences = fencedBlocks(lines);
+  const front = frontMatter(lines);
+  const fmEnd = front ? front.end : -1;
+  // Front matter is held together as a fenced block is (its blank lines do not cut it, a "# comment" in it is no heading).
+  const fences = fencedBlocks(lines, fmEnd + 1);
+  if (front) {
+    fences.inside.fill(1, 0, fmEnd + 1);
+    fences.opens.set(0, fmEnd);
+  }
   const comments = htmlComments(lines, fences.inside);
+  const setext = setextHeadings(lines, fences.inside, comments);
   // offset[i]: where line i starts in the lines joined by "\n", so any chunk's length is known exactly (blank lines included).
   const offset = [0];
   for (const line of lines) offset.push(offset[offset.length - 1]! + line.length + 1);
@@ -47,7 +57,9 @@ export function chunkMarkdown(source: string, maxChars = 1500, limit = MAX_TEXT_
 
   const flush = () => {
     if (start >= 0 && end >= start) {
-      chunks.push({ text: lines.slice(start, end + 1).join('\n'), lineStart: start + 1, lineEnd: end + 1, headings: chunkHeadings });
+      const chunk: MarkdownChunk = { text: lines.slice(start, end + 1).join('\n'), lineStart: start + 1, lineEnd: end + 1, headings: chunkHeadings };
+      if (front && start <= fmEnd) chunk.frontMatter = front.syntax;
+      chunks.push(chunk);
     }
     start = -1;
     end = -1;
@@ -57,12 +69,12 @@ export function chunkMarkdown(source: string, maxChars = 1500, limit = MAX_TEXT_
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const inFence = fences.inside[i] === 1;
-    const heading = !inFence && comments[i] !== 1 ? HEADING.exec(line) : null;
+    const atx = !inFence && comments[i] !== 1 ? HEADING.exec(line) : null;
+    const heading = atx ? { level: atx[1]!.length, text: atx[2]! } : setext.get(i);
     if (heading) {
       flush();
-      const level = heading[1]!.length;
-      headingStack.length = level - 1;
-      headingStack[level - 1] = heading[2]!;
+      headingStack.length = heading.level - 1;
+      headingStack[heading.level - 1] = heading.text;
     }
     const blank = line.trim() === '';
     if (blank && !inFence) {
@@ -83,9 +95,63 @@ export function chunkMarkdown(source: string, maxChars = 1500, limit = MAX_TEXT_
     }
     end = i;
     size += line.length + 1;
+    // The front matter is a chunk of its own: the note's first paragraph is not part of it.
+    if (i === fmEnd) flush();
   }
   flush();
   return chunks;
+}
+
+/**
+ * Front matter, as Jekyll, Hugo and Obsidian write it on every note: a first
+ * line of "---" (YAML) or "+++" (TOML) and the next line of the same (or
+ * "..." for YAML). It was read as Markdown: a "# comment" in the YAML was a
+ * heading over the whole note, and the opening "---" with the line after it
+ * could read as a heading. It is kept, exactly as the file holds it, as a
+ * chunk of its own, marked `frontMatter` in its metadata. A first "---" with
+ * no closing line is a thematic break, as before.
+ */
+export type FrontMatter = 'yaml' | 'toml';
+
+function frontMatter(lines: readonly string[]): { end: number; syntax: FrontMatter } | null {
+  const open = /^(---|\+\+\+)[ \t]*$/.exec(lines[0] ?? '');
+  if (!open) return null;
+  const close = open[1] === '---' ? /^(---|\.\.\.)[ \t]*$/ : /^\+\+\+[ \t]*$/;
+  for (let j = 1; j < lines.length; j++) if (close.test(lines[j]!)) return { end: j, syntax: open[1] === '---' ? 'yaml' : 'toml' };
+  return null;
+}
+
+/**
+ * Setext headings, as CommonMark reads them: a paragraph followed by a line
+ * of "=" (level 1) or "-" (level 2), indented at most three spaces. They were
+ * not seen: "Title" over "=====" stayed inside the chunk before it and in
+ * no chunk's `headings`. A "---" after a blank line (or a heading, a fence,
+ * a list item, a quote) has no paragraph above it and is a thematic break.
+ * Maps the paragraph's first line (where the heading's chunk starts) to the
+ * heading; its text is the paragraph's lines, trimmed, joined by a space.
+ */
+const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/;
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+// Lines that start a block of another kind, whose text a "---" under it does not make a heading (a "- item" over "---" is a list and a break).
+const OTHER_BLOCK = /^ {0,3}(?:[>|<]|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$))/;
+
+function setextHeadings(lines: readonly string[], inFence: Uint8Array, inComment: Uint8Array): Map<number, { level: number; text: string }> {
+  const out = new Map<number, { level: number; text: string }>();
+  const underlines = new Set<number>();
+  const plain = (j: number) => inFence[j] !== 1 && inComment[j] !== 1 && lines[j]!.trim() !== '' && !underlines.has(j) && !HEADING.test(lines[j]!) && !THEMATIC_BREAK.test(lines[j]!);
+  for (let i = 1; i < lines.length; i++) {
+    const under = inFence[i] === 1 || inComment[i] === 1 ? null : SETEXT_UNDERLINE.exec(lines[i]!);
+    if (!under) continue;
+    let first = i;
+    while (first > 0 && plain(first - 1)) first--;
+    if (first === i) continue;
+    const para = lines.slice(first, i);
+    // Indented four columns, the first line is code; a list item, quote, table row or HTML line anywhere makes the text part of that block.
+    if (columns(/^[ \t]*/.exec(para[0]!)![0]) >= 4 || para.some((l) => OTHER_BLOCK.test(l))) continue;
+    out.set(first, { level: under[1]![0] === '=' ? 1 : 2, text: para.map((l) => l.trim()).join(' ') });
+    underlines.add(i);
+  }
+  return out;
 }
 
 /**
@@ -115,12 +181,12 @@ function columns(indent: string): number {
   return col;
 }
 
-function fencedBlocks(lines: readonly string[]): { inside: Uint8Array; opens: Map<number, number> } {
+function fencedBlocks(lines: readonly string[], from = 0): { inside: Uint8Array; opens: Map<number, number> } {
   const inside = new Uint8Array(lines.length);
   const opens = new Map<number, number>();
   let container = 0; // the column where the last list item's content starts
   let afterBlank = false;
-  for (let i = 0; i < lines.length; i++) {
+  for (let i = from; i < lines.length; i++) {
     const line = lines[i]!;
     const open = FENCE_OPEN.exec(line);
     // A backtick fence's info string has no backtick: ```a``` is inline code.
@@ -220,7 +286,10 @@ export function markdownInputs(absPath: string, source: string, path = absPath):
         source: { path: absPath, lineStart: c.lineStart, lineEnd: c.lineEnd },
         key: `${fileKeyPrefix(absPath)}L${c.lineStart}-L${c.lineEnd}`,
         // Only the metadata is capped: whether a re-import finds a chunk unchanged depends on its text alone (its content hash).
-        metadata: c.headings.length ? { headings: c.headings.map(headingForMetadata) } : {},
+        metadata: {
+          ...(c.headings.length ? { headings: c.headings.map(headingForMetadata) } : {}),
+          ...(c.frontMatter ? { frontMatter: c.frontMatter } : {}),
+        },
       },
     };
   });
