@@ -8,6 +8,7 @@ import { parseInput } from './validate.ts';
 import { eachFileMemory } from './file-memories.ts';
 import { fileKeyPrefix } from '../domain/source-keys.ts';
 import { fileLines } from './import/file-lines.ts';
+import { linkedPathOf, realPath } from './import/file-identity.ts';
 
 export const MAX_SOURCE_LINES = 2_000;
 const MAX_SOURCE_CHARS = 60_000;
@@ -49,9 +50,21 @@ export interface SourceLines {
  */
 export async function readSourceLines(ctx: ServiceContext, p: Principal, input: SourceLinesInput): Promise<SourceLines> {
   const q = parseInput(sourceLinesSchema, input, 'memory_get request');
-  const abs = resolve(q.path);
   const to = q.from + q.lines - 1;
-  const found = (await byLineKey(ctx, p, abs, q.from, to)) ?? (await byWalk(ctx, p, abs, q.from, to));
+  let abs = resolve(q.path);
+  let found = await citedLines(ctx, p, abs, q.from, to);
+  // One file reached by several paths (a link and its target) is filed under one of them (file-identity.ts): any of them reads its lines.
+  const real = found ? null : realPath(abs);
+  if (real !== null) {
+    for (const other of [real, await linkedPathOf(ctx, p, real)]) {
+      if (other === null || other === abs) continue;
+      found = await citedLines(ctx, p, other, q.from, to);
+      if (found) {
+        abs = other;
+        break;
+      }
+    }
+  }
   if (!found) {
     throw new MnemosError('not_found', `${q.path} is not the recorded source of any memory visible to you; memory_get reads only cited sources (use a path from a search result)`, {
       field: 'path',
@@ -98,6 +111,10 @@ export async function readSourceLines(ctx: ServiceContext, p: Principal, input: 
   if (nextFrom !== null) notes.push(`cut at ${MAX_SOURCE_CHARS.toLocaleString('en')} characters: lines from ${nextFrom} on were not returned; ask again with from ${nextFrom}`);
   if (notes.length > 0) result.note = notes.join('; ');
   return result;
+}
+
+async function citedLines(ctx: ServiceContext, p: Principal, abs: string, from: number, to: number): Promise<Memory[] | null> {
+  return (await byLineKey(ctx, p, abs, from, to)) ?? (await byWalk(ctx, p, abs, from, to));
 }
 
 const cites = (m: Memory, abs: string) => m.source.path === abs && m.source.lineStart !== undefined;

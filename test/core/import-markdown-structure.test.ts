@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
 import { chunkMarkdown } from '../../src/services/import/markdown.ts';
@@ -142,4 +142,100 @@ test(named('front matter is a chunk of its own, exactly as the file holds it, ma
     chunkMarkdown(['---', 'Just text.'].join('\n')).map((c) => [c.lineEnd, c.frontMatter]),
     [[2, undefined]],
   );
+});
+
+// ---- 4. One file, two paths ----
+
+test(named('a note imported through a link and through its target is one file, filed under the path a store first held it by'), async () => {
+  const { dir, db, store, cleanup } = testStores();
+  try {
+    const text = '# A\n\nhello\n\n# B\n\nworld\n';
+    mkdirSync(join(dir, 'vault'));
+    const real = join(dir, 'vault', 'note.md');
+    const link = join(dir, 'note-link.md');
+    writeFileSync(real, text);
+    symlinkSync(real, link);
+    const m = await openMemory({ db });
+    try {
+      const first = await m.import(link);
+      assert.deepEqual([first.created, first.path], [2, link]);
+      for (const path of [real, link, join(dir, 'vault', '..', 'vault', 'note.md'), real]) {
+        const again = await m.import(path);
+        assert.deepEqual([again.created, again.unchanged, again.retired, again.path], [0, 2, 0, link], path);
+      }
+      assert.equal((await memoriesOf(m)).length, 2);
+      // memory_get takes either path.
+      for (const path of [link, real]) {
+        const read = await m.sourceLines({ path, from: 1, lines: 3 });
+        assert.equal(read.path, link);
+        assert.deepEqual(read.lines.map((l) => l.text), ['# A', '', 'hello']);
+      }
+    } finally {
+      await m.close();
+    }
+
+    // A folder holding a note and a link to it: one file, whichever is met first.
+    const folder = join(dir, 'folder');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'b-note.md'), text);
+    symlinkSync(join(folder, 'b-note.md'), join(folder, 'a-link.md'));
+    const f = await openMemory({ db: store('folder.db') });
+    try {
+      assert.deepEqual([(await f.import(join(folder, 'a-link.md'))).created, (await f.import(join(folder, 'b-note.md'))).created], [2, 0]);
+      assert.equal((await memoriesOf(f)).length, 2);
+    } finally {
+      await f.close();
+    }
+
+    // A store made by an earlier version holds the note under the path it was named by, now a link.
+    const legacyDb = store('legacy.db');
+    const old = join(dir, 'old-name.md');
+    writeFileSync(old, text);
+    const before = await openMemory({ db: legacyDb });
+    try {
+      assert.equal((await before.import(old)).created, 2);
+    } finally {
+      await before.close();
+    }
+    const target = join(dir, 'vault', 'moved.md');
+    renameSync(old, target);
+    symlinkSync(target, old);
+    const l = await openMemory({ db: legacyDb });
+    try {
+      for (const path of [target, old, target]) {
+        const again = await l.import(path);
+        assert.deepEqual([again.created, again.unchanged, again.retired, again.path], [0, 2, 0, old], path);
+      }
+      assert.equal((await memoriesOf(l)).length, 2);
+    } finally {
+      await l.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('a note imported through a link and forgotten whole stays forgotten when imported through the link again'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    mkdirSync(join(dir, 'vault'));
+    const real = join(dir, 'vault', 'note.md');
+    const link = join(dir, 'link.md');
+    writeFileSync(real, '# Private\n\nsecret\n');
+    symlinkSync(real, link);
+    const m = await openMemory({ db });
+    try {
+      assert.equal((await m.import(link)).created, 1);
+      const [chunk] = await memoriesOf(m);
+      const preview = await m.forget((await m.list({ limit: 5 })).items.find((x) => x.text === chunk!.text)!.id);
+      await m.confirmForget(preview.token);
+      const again = await m.import(link);
+      assert.deepEqual([again.created, again.forgotten], [0, 1]);
+      assert.equal((await memoriesOf(m)).length, 0);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
 });

@@ -25,6 +25,7 @@ import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transc
 import { speakerChangesAsVersions } from './turn-speakers.ts';
 import { decodeUtf8, fileHead, fileLines, InvalidUtf8Error, looksUtf16, textLines, type Line } from './file-lines.ts';
 import { MemoryBudget } from './memory-budget.ts';
+import { fileIdentity } from './file-identity.ts';
 
 export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -163,16 +164,19 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   if (typeof path !== 'string' || path === '') throw new MnemosError('validation_failed', 'give import the path of a file', { field: 'path' });
   // A misspelt format ('JSONL', 'csv') was read with some other parser and failed with a misleading message.
   parseInput(importOptionsSchema, opts, 'import options');
-  const abs = resolve(path);
+  const given = resolve(path);
   let isFile: boolean;
   try {
-    isFile = statSync(abs).isFile();
+    isFile = statSync(given).isFile();
   } catch (err) {
     throw new MnemosError('not_found', `cannot read ${path}: ${(err as Error).message}`, { path });
   }
   if (!isFile) throw new MnemosError('not_found', `cannot read ${path}: not a regular file (import takes one file; the CLI's mnemos import <dir> walks a folder)`, { path });
-  assertNotUtf16(abs, path);
-  const format = opts.format ?? detectFormat(abs, readLines(abs, path));
+  assertNotUtf16(given, path);
+  const format = opts.format ?? detectFormat(given, readLines(given, path));
+  // Chunks and lines are keyed by the file: one file reached through a link and through its target is one file.
+  // Transcripts keep the path given: their turns are keyed by session, and the file's session is that path.
+  const abs = format === 'markdown' || format === 'jsonl' ? await fileIdentity(ctx, p, given) : given;
   const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
   progress('parsing', 0, 1);
   const now = ctx.now();
@@ -185,7 +189,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   if (format === 'jsonl') {
     // Lines without a key of their own are keyed by file and line, as Markdown chunks are by their lines;
     // checked even when none is left, so emptying the file retires them all.
-    ops = jsonlOps(p, readLines(abs, path), abs, path, now, budget);
+    ops = jsonlOps(p, readLines(given, path), abs, path, now, budget);
     ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
   } else if (format === 'metta') {
     ops = mettaOps(p, readWhole(abs, path), path, now);
@@ -193,7 +197,7 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     // Each item says where it is in the file: "item 7" of a chunk list or a transcript told the owner nothing to look for.
     const inputs: { input: RememberInput; what: string; at: string }[] =
       format === 'markdown'
-        ? markdownInputs(abs, readWhole(abs, path), path).map(({ input, line, lineEnd }) => ({
+        ? markdownInputs(abs, readWhole(given, path), path).map(({ input, line, lineEnd }) => ({
             input,
             what: `chunk at ${path}:${line}${lineEnd > line ? ` (lines ${line}-${lineEnd})` : ''}`,
             at: `line ${line}`,

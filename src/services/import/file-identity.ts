@@ -1,0 +1,103 @@
+import { realpathSync } from 'node:fs';
+import { LIFECYCLES } from '../../domain/memory.ts';
+import type { Principal } from '../../domain/principal.ts';
+import { fileKeyPrefix, fileOfKey, isFileKey } from '../../domain/source-keys.ts';
+import type { ServiceContext } from '../context.ts';
+
+/**
+ * The path a file's chunks and lines are filed under (their `source.path`
+ * and `file:<path>#L..` keys). A note reached by two paths, a symbolic link
+ * and its target (a vault folder that is a link, /tmp and /private/tmp on
+ * macOS), was two files: each import through the other path stored every
+ * chunk again. Now a file is filed under the first path it was imported by,
+ * and an import through any other path that leads to the same file (every
+ * link resolved) finds it there. Stores made by earlier versions already
+ * hold their files that way, so re-importing them adds nothing, through
+ * either path. Not the real path for every file: a note imported through a
+ * link and then forgotten whole has no chunk left to find it by, only its
+ * tombstones under the link's path, and under its real path it came back.
+ * (`resolve` alone already made `./a/../a/x.md` and `a/x.md` one file.)
+ */
+export async function fileIdentity(ctx: ServiceContext, p: Principal, abs: string): Promise<string> {
+  if (await holdsFile(ctx, p, abs)) return abs;
+  const real = realPath(abs) ?? abs;
+  if (real !== abs && (await holdsFile(ctx, p, real))) return real;
+  const paths = await linkedPaths(ctx, p);
+  const held = paths.get(real);
+  if (held !== undefined) return held;
+  // Filed under a link's path from now on: the next file met through the target, in this walk of a folder too, finds it.
+  if (real !== abs) paths.set(real, abs);
+  return abs;
+}
+
+/** The other path the caller's store holds the file at `real` (a real path) by, as an import would find it; null when none. */
+export async function linkedPathOf(ctx: ServiceContext, p: Principal, real: string): Promise<string | null> {
+  return (await linkedPaths(ctx, p)).get(real) ?? null;
+}
+
+export function realPath(path: string): string | null {
+  try {
+    return realpathSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the caller holds any chunk or line filed under `path` (of any lifecycle). */
+async function holdsFile(ctx: ServiceContext, p: Principal, path: string): Promise<boolean> {
+  // From the first key of the file's own form (`...#L<n>`): keys of a file named `<path>#...` sort before it.
+  const filter = { sourceKeyPrefix: fileKeyPrefix(path), sourceKeyAfter: { sourceKey: `${fileKeyPrefix(path)}L`, id: '' }, lifecycles: [...LIFECYCLES] };
+  const keys = await ctx.store.listKeys(p, filter, { limit: 20 }, 'source_key_asc');
+  return keys.some((k) => k.ownerId === p.id && isFileKey(path, k.sourceKey));
+}
+
+/**
+ * The caller's files filed under a path that is not their real path (a link,
+ * as earlier versions kept it), by real path. Walked only when an import
+ * meets a file the store holds under neither its real path nor the path
+ * given, one look-up per file held (the walk jumps from each file's first
+ * key past its last), and kept for the imports that follow within
+ * LINKED_PATHS_IDLE_MS of the last: a folder of 5,000 new notes walked the
+ * store once per note. Not kept longer, since a path filed as a plain file
+ * can become a link later (a vault moved, a link left in its place). Paths
+ * filed through a link in this process are added as they are filed.
+ */
+const LINKED_PATHS_IDLE_MS = 30_000;
+const linked = new WeakMap<ServiceContext, Map<string, { map: Promise<Map<string, string>>; used: number }>>();
+
+async function linkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, string>> {
+  let perPrincipal = linked.get(ctx);
+  if (!perPrincipal) linked.set(ctx, (perPrincipal = new Map()));
+  const id = `${p.namespace}\0${p.id}`;
+  const now = Date.now();
+  let held = perPrincipal.get(id);
+  if (!held || now - held.used > LINKED_PATHS_IDLE_MS) {
+    const map = walkLinkedPaths(ctx, p);
+    held = { map, used: now };
+    perPrincipal.set(id, held);
+    // A failed walk (a store error) is not kept: the next import tries again.
+    map.catch(() => perPrincipal.delete(id));
+  }
+  held.used = now;
+  return await held.map;
+}
+
+async function walkLinkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (let after: { sourceKey: string; id: string } | undefined; ; ) {
+    const [k] = await ctx.store.listKeys(p, { sourceKeyPrefix: 'file:', lifecycles: [...LIFECYCLES], ...(after ? { sourceKeyAfter: after } : {}) }, { limit: 1 }, 'source_key_asc');
+    if (!k) return out;
+    const path = fileOfKey(k.sourceKey!);
+    if (path === null) {
+      after = { sourceKey: k.sourceKey!, id: k.id };
+      continue;
+    }
+    // Another principal's file seen first (a shared one) is checked for the caller's own keys, then passed whole too.
+    if (k.ownerId === p.id || (await holdsFile(ctx, p, path))) {
+      const real = realPath(path);
+      if (real !== null && real !== path && !out.has(real)) out.set(real, path);
+    }
+    // Past the file's own keys (`#L` and digits, dashes): ":" sorts after every digit.
+    after = { sourceKey: `${fileKeyPrefix(path)}L:`, id: '' };
+  }
+}
