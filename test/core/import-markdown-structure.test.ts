@@ -142,6 +142,15 @@ test(named('front matter is a chunk of its own, exactly as the file holds it, ma
     chunkMarkdown(['---', 'Just text.'].join('\n')).map((c) => [c.lineEnd, c.frontMatter]),
     [[2, undefined]],
   );
+  // A note opening with a break, a heading and another break is Markdown: its heading is seen.
+  assert.deepEqual(
+    chunkMarkdown(['---', '# Plan', '', 'Steps.', '', '---', 'More.'].join('\n')).map((c) => [c.lineStart, c.headings, c.frontMatter]),
+    [
+      [1, [], undefined],
+      [2, ['Plan'], undefined],
+    ],
+  );
+  assert.equal(chunkMarkdown(['---', '- a', '- b', '---'].join('\n'))[0]!.frontMatter, 'yaml', 'a YAML list is front matter');
 });
 
 // ---- 4. One file, two paths ----

@@ -109,17 +109,27 @@ export function chunkMarkdown(source: string, maxChars = 1500, limit = MAX_TEXT_
  * heading over the whole note, and the opening "---" with the line after it
  * could read as a heading. It is kept, exactly as the file holds it, as a
  * chunk of its own, marked `frontMatter` in its metadata. A first "---" with
- * no closing line is a thematic break, as before.
+ * no closing line, or whose first line (past blanks and "#" comments) is no
+ * `key:` or list item (`key =` or `[table]` in TOML), is Markdown, as before.
  */
 export type FrontMatter = 'yaml' | 'toml';
 
 function frontMatter(lines: readonly string[]): { end: number; syntax: FrontMatter } | null {
   const open = /^(---|\+\+\+)[ \t]*$/.exec(lines[0] ?? '');
   if (!open) return null;
-  const close = open[1] === '---' ? /^(---|\.\.\.)[ \t]*$/ : /^\+\+\+[ \t]*$/;
-  for (let j = 1; j < lines.length; j++) if (close.test(lines[j]!)) return { end: j, syntax: open[1] === '---' ? 'yaml' : 'toml' };
-  return null;
+  const yaml = open[1] === '---';
+  const close = yaml ? /^(---|\.\.\.)[ \t]*$/ : /^\+\+\+[ \t]*$/;
+  let end = -1;
+  for (let j = 1; j < lines.length && end < 0; j++) if (close.test(lines[j]!)) end = j;
+  if (end < 0) return null;
+  // A note opening with a thematic break and a "# Heading" under it is Markdown: front matter starts with a key (or a list, in YAML).
+  const first = lines.slice(1, end).find((l) => l.trim() !== '' && !/^\s*#/.test(l));
+  if (first !== undefined && !(yaml ? YAML_START : TOML_START).test(first)) return null;
+  return { end, syntax: yaml ? 'yaml' : 'toml' };
 }
+
+const YAML_START = /^\s*(?:- |-$|[^\s:#][^:]*:(?:\s|$)|["'][^"']*["']\s*:(?:\s|$))/;
+const TOML_START = /^\s*(?:\[|[A-Za-z0-9_"'.-]+\s*=)/;
 
 /**
  * Setext headings, as CommonMark reads them: a paragraph followed by a line
