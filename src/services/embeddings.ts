@@ -58,14 +58,20 @@ export function forgetLoadedModel(ctx: ServiceContext, p: Principal): void {
 /** How long a process trusts its copy of a namespace's learned model before looking for a newer one. */
 const MODEL_RECHECK_MS = 10_000;
 
-/** The embedding service for the caller's namespace, or null when vectors are off or the store cannot hold them. */
-export async function embeddingsFor(ctx: ServiceContext, p: Principal): Promise<EmbeddingService | null> {
+/**
+ * The embedding service for the caller's namespace, or null when vectors are off or the store cannot hold them.
+ * `fresh`: look for a newer stored built-in model now rather than trusting this process's copy for
+ * MODEL_RECHECK_MS. Writes ask for it: a vector of a model another process has just replaced (and
+ * `embed --backfill` has deleted the vectors of) would leave the memory out of vector search until the next
+ * consolidation. Searches keep the cheaper check; the worst they see is a thin vector list for those seconds.
+ */
+export async function embeddingsFor(ctx: ServiceContext, p: Principal, opts: { fresh?: boolean } = {}): Promise<EmbeddingService | null> {
   const cfg = ctx.config.embeddings;
   if (cfg.provider === 'off' || !ctx.store.capabilities.vectors || !ctx.store.vectors) return null;
   ctx.embedders ??= new Map();
   const key = cfg.provider === 'builtin' ? `builtin:${p.namespace}` : cfg.provider;
   const cached = ctx.embedders.get(key);
-  if (cached && (cfg.provider !== 'builtin' || ctx.now() - cached.checkedAt < MODEL_RECHECK_MS)) return cached.service;
+  if (cached && (cfg.provider !== 'builtin' || (!opts.fresh && ctx.now() - cached.checkedAt < MODEL_RECHECK_MS))) return cached.service;
   // One load at a time per namespace. A trained model's state is megabytes to read, parse and check: a server's
   // first burst of writes (16 at once in bench serve) each loaded it, and on PostgreSQL writes stalled for seconds.
   ctx.embedderLoads ??= new Map();
@@ -122,7 +128,7 @@ export async function embedForWrite(
   if (texts.length === 0) return null;
   try {
     // Loading counts as the provider too: a missing or broken ONNX model directory refused every write.
-    const svc = await embeddingsFor(ctx, p);
+    const svc = await embeddingsFor(ctx, p, { fresh: true });
     if (!svc) return null;
     return { model: svc.model, vectors: await svc.embed(texts, { kind: 'document', ...(onProgress ? { onProgress } : {}) }) };
   } catch (err) {

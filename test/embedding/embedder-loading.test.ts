@@ -68,3 +68,30 @@ test(named('a local ONNX model that cannot be loaded loses no write and fails no
     await cleanup();
   }
 });
+
+test(named('a write right after another process retrains gets a vector of the new model, not of the one whose vectors were dropped'), async () => {
+  const stores = testStores('mnemos-embedder-stale-');
+  const a = await openMemory({ db: stores.db });
+  const b = await openMemory({ db: stores.db });
+  try {
+    await a.rememberMany(Array.from({ length: 30 }, (_, i) => ({ text: `harbour note ${i}: the tide, the anchor and the pier`, sessionId: 's' })));
+    const first = await a.embedBackfill({ retrain: true });
+    // `a` now holds the first model and trusts its copy for a while, as a running server does.
+    await a.remember({ text: 'the lighthouse keeper rows out at dawn' });
+    // Another process (`mnemos embed --backfill --retrain`) learns a different model and drops the first one's vectors.
+    await b.rememberMany(Array.from({ length: 30 }, (_, i) => ({ text: `orchard entry ${i}: apples, pears and a ladder`, sessionId: 't' })));
+    const second = await b.embedBackfill({ retrain: true });
+    assert.notEqual(second.model, first.model);
+    assert.ok(second.droppedVectors > 0);
+
+    const late = await a.remember({ text: 'the ferry leaves the pier at noon' });
+    const status = await b.status();
+    assert.equal(status.embeddings?.vectors, status.embeddings?.searchable, 'every memory carries a vector of the current model');
+    const hits = await b.search('ferry pier noon');
+    assert.ok(hits.hits.some((h) => h.memory.id === late.id && h.why.ranks.vector !== undefined), 'found through its vector too');
+  } finally {
+    await a.close();
+    await b.close();
+    await stores.cleanup();
+  }
+});
