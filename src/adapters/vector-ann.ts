@@ -184,9 +184,10 @@ export class ApproximateIndex implements VectorCacheListener {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  close(): void {
+  /** `save: false` when this graph may hold rows the store no longer has (its caller could not follow the change log). */
+  close(o: { save?: boolean } = {}): void {
     // Rows inserted since the last save would be inserted again by the next process.
-    if (!this.closed && this.failure === null) this.saveIfDue(true);
+    if (!this.closed && this.failure === null && o.save !== false) this.saveIfDue(true);
     this.closed = true;
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = null;

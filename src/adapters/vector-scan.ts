@@ -210,10 +210,24 @@ export class VectorScan {
     return { kind: plan.index ? 'approximate' : 'exact', vectors, reason: plan.reason, ...(plan.index ? { graph: graphOrigin(plan.index) } : {}) };
   }
 
-  /** Stops background builds and drops every in-process index (the store is closing). */
-  close(): void {
+  /**
+   * Stops background builds and drops every in-process index (the store is
+   * closing). An index saves its graph as it closes, so the copies that have
+   * one follow the change log first: a row another process forgot since this
+   * process last looked would otherwise be written back to disk (its forget
+   * deleted the saved files it could see). When the log cannot be read, the
+   * graphs close unsaved; the next process only builds or inserts again.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    let caughtUp = true;
+    try {
+      for (const m of [...this.models.values()]) if (m.approximate.size > 0) await m.cache.refresh();
+    } catch {
+      caughtUp = false;
+    }
     this.closed = true;
-    for (const m of this.models.values()) for (const a of m.approximate.values()) a.close();
+    for (const m of this.models.values()) for (const a of m.approximate.values()) a.close({ save: caughtUp });
     this.models.clear();
   }
 

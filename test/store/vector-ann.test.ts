@@ -513,6 +513,49 @@ test(named('approximate index: a built graph is saved, and the next process load
   }
 });
 
+test(named('approximate index: a process closing after another forgot a row saves no graph holding it, even before it searched again'), async () => {
+  const st = testStores('mnemos-ann-close-');
+  const graphDir = join(st.dir, 'graphs');
+  const cfg: VectorIndexConfig = { mode: 'auto', threshold: 400, graphDir };
+  const M = 'ann-close';
+  const graphFiles = () => (existsSync(graphDir) ? readdirSync(graphDir).filter((f) => f.endsWith('.graph')) : []);
+  // The CLI beside a running server: one handle shares the directory, one cannot see it (another machine, another setting).
+  const writer = await open(st.db, { mode: 'exact', threshold: 0, graphDir });
+  const elsewhere = await open(st.db, { mode: 'exact', threshold: 0, graphDir: null });
+  try {
+    const data = clustered(600, DIMS, 31);
+    const ms = await insertAll(writer, owner, M, data);
+    const holder = await open(st.db, cfg);
+    assert.equal((await holder.vectors.prepare(owner, { model: M, dimensions: DIMS })).kind, 'approximate');
+    assert.equal(graphFiles().length, 1, 'the finished build was saved');
+    // Rows written since that save make the holder's graph due for a save at close.
+    const moreData = clustered(5, DIMS, 32);
+    await insertAll(writer, owner, M, moreData);
+    await holder.vectors.nearest(owner, { model: M, vector: moreData[0]!, filter: {}, limit: 5 });
+    await holder.vectors.prepare(owner, { model: M, dimensions: DIMS });
+    // Another process forgets a row; the holder closes (a server stopping) without a search in between.
+    await writer.apply(owner, [{ kind: 'forget', lineageId: ms[10]!.id, reason: 'asked' }]);
+    assert.deepEqual(readdirSync(graphDir), [], 'the forget deleted the saved graph');
+    await holder.close();
+    for (const f of graphFiles()) assert.ok(!holds(join(graphDir, f), data[10]!), 'the forgotten vector is not written back at close');
+
+    // With nothing unsaved, a forget the holder's directory never heard of: its saved copy must go or be scrubbed at close.
+    const again = await open(st.db, cfg);
+    await again.vectors.prepare(owner, { model: M, dimensions: DIMS });
+    await again.vectors.nearest(owner, { model: M, vector: data[1]!, filter: {}, limit: 5 });
+    assert.equal(graphFiles().length, 1);
+    assert.ok(holds(join(graphDir, graphFiles()[0]!), data[20]!), 'a saved graph holds its rows\' vectors (so the check below can see one)');
+    await elsewhere.apply(owner, [{ kind: 'forget', lineageId: ms[20]!.id, reason: 'asked elsewhere' }]);
+    assert.equal(graphFiles().length, 1, 'the forgetting process saw no saved graph');
+    await again.close();
+    for (const f of graphFiles()) assert.ok(!holds(join(graphDir, f), data[20]!), 'the holder followed the removal before closing');
+  } finally {
+    await writer.close();
+    await elsewhere.close();
+    await st.cleanup();
+  }
+});
+
 test('saved graphs: where they live by default, and how to turn them off', () => {
   assert.equal(graphSnapshotsFor(undefined, { file: '/data/memory.db' })?.dir, '/data/memory.db-graphs');
   assert.equal(graphSnapshotsFor(undefined, { file: ':memory:' }), null);

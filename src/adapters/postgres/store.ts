@@ -237,7 +237,7 @@ export class PgStore implements MemoryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.vectors.scan.close();
+    await this.vectors.scan.close();
     this.keywords.close();
     await this.analyzer.settled();
     await this.conn.pool.end();

@@ -204,7 +204,7 @@ export class SqliteStore implements MemoryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.vectors.scan.close();
+    await this.vectors.scan.close();
     this.keywords.close();
     await this.checkpointer?.close();
     // Statistics are an optimisation; a busy database must not hold up closing.
