@@ -279,7 +279,17 @@ async function vectorList(
   }
   try {
     const qv = await svc.embedOne(text, { kind: 'query' });
-    const { hits, index } = await ctx.store.vectors.nearest(p, { model: svc.model, vector: qv, filter, limit: depth });
+    let { hits, index } = await ctx.store.vectors.nearest(p, { model: svc.model, vector: qv, filter, limit: depth });
+    // No vector of this process's built-in model in the namespace: another process's `embed --backfill --retrain`
+    // may have replaced the model and dropped its vectors since this process last looked (every 10 s). Look now
+    // rather than rank without vectors until then; an empty namespace costs one small read.
+    if (index.vectors === 0 && svc.embedder instanceof BuiltinEmbedder) {
+      const newer = await embeddingsFor(ctx, p, { fresh: true });
+      if (newer && newer.model !== svc.model && !(p.role !== 'owner' && newer.embedder instanceof BuiltinEmbedder && newer.embedder.trained)) {
+        svc = newer;
+        ({ hits, index } = await ctx.store.vectors.nearest(p, { model: svc.model, vector: await svc.embedOne(text, { kind: 'query' }), filter, limit: depth }));
+      }
+    }
     // Nearest neighbours always exist; only similar enough ones are evidence of a match.
     return { ids: hits.filter((h) => h.score >= ctx.config.vectorMinSimilarity).map((h) => h.id), model: svc.model, index };
   } catch (err) {

@@ -95,3 +95,26 @@ test(named('a write right after another process retrains gets a vector of the ne
     await stores.cleanup();
   }
 });
+
+test(named('a search right after another process retrains ranks with the new model, not with the one whose vectors were dropped'), async () => {
+  const stores = testStores('mnemos-embedder-stale-search-');
+  const a = await openMemory({ db: stores.db });
+  const b = await openMemory({ db: stores.db });
+  try {
+    await a.rememberMany(Array.from({ length: 30 }, (_, i) => ({ text: `harbour note ${i}: the tide, the anchor and the pier`, sessionId: 's' })));
+    const first = await a.embedBackfill({ retrain: true });
+    // `a` searches with the first model and trusts its copy for a while, as a running server does.
+    assert.equal((await a.search('anchor at the pier')).explain.vectorModel, first.model);
+    await b.rememberMany(Array.from({ length: 30 }, (_, i) => ({ text: `orchard entry ${i}: apples, pears and a ladder`, sessionId: 't' })));
+    const second = await b.embedBackfill({ retrain: true });
+    assert.notEqual(second.model, first.model);
+
+    const r = await a.search('apples and a ladder');
+    assert.equal(r.explain.vectorModel, second.model);
+    assert.ok(r.hits.some((h) => h.why.ranks.vector !== undefined), 'the vector list still answers');
+  } finally {
+    await a.close();
+    await b.close();
+    await stores.cleanup();
+  }
+});
