@@ -27,7 +27,7 @@ import type {
 } from '../../ports/store.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
 import { MEMORY_COLUMNS, rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
-import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
+import { andAll, filterSql, memoryScopeSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
 import { lastWrite, rowToAudit } from '../sql/audit-rows.ts';
 import { connectFailed, createPool, inTransaction, isLockTimeout, isRetryable, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
 import { migratePg } from './migrations.ts';
@@ -315,7 +315,7 @@ export class PgStore implements MemoryStore {
   }
 
   private where(p: Principal, filter: MemoryFilter | null): SqlPart {
-    const scope = scopeSql(readScope(p));
+    const scope = memoryScopeSql(readScope(p));
     return filter ? andAll(scope, filterSql(filter, jsonArrayAny)) : scope;
   }
 

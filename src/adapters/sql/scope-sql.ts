@@ -22,6 +22,25 @@ export function scopeSql(s: ReadScope, alias = 'm'): SqlPart {
   };
 }
 
+/**
+ * The read rule for versions of memories (alias `m` on the memories table).
+ * A non-owner sees an earlier version only while the memory's current version
+ * is visible to it as well: an owner who made a public memory owner-only (an
+ * edit, so a new version) meant to hide it, and its earlier, public versions
+ * still answered a guest by their ids, in its history and in searches "as
+ * known at" a past time. A version the principal wrote itself stays visible,
+ * as does every version of a memory with no current version.
+ */
+export function memoryScopeSql(s: ReadScope, alias = 'm'): SqlPart {
+  const scope = scopeSql(s, alias);
+  if (s.all) return scope;
+  const hidden = `cur.owner_id <> ? AND cur.visibility <> 'public' AND NOT (cur.visibility = 'shared' AND (cur.agent_id IS NULL OR cur.agent_id = ?))`;
+  return {
+    sql: `${scope.sql} AND (${alias}.superseded_at IS NULL OR ${alias}.owner_id = ? OR NOT EXISTS (SELECT 1 FROM memories cur WHERE cur.lineage_id = ${alias}.lineage_id AND cur.superseded_at IS NULL AND ${hidden}))`,
+    params: [...scope.params, s.principalId, s.principalId, s.agentId ?? ''],
+  };
+}
+
 /** How a dialect tests "a JSON array column contains any of these strings". */
 export type JsonArrayAny = (column: string, values: string[]) => SqlPart;
 

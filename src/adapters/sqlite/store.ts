@@ -28,7 +28,7 @@ import type {
   WriteOp,
   WriteResult,
 } from '../../ports/store.ts';
-import { andAll, filterSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
+import { andAll, filterSql, memoryScopeSql, scopeSql, type JsonArrayAny, type SqlPart } from '../sql/scope-sql.ts';
 import { ifNotBusy, openDatabase, setBusyBudget, withBusyRetry, writeWithRetry } from './connection.ts';
 import { migrate } from './migrations.ts';
 import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
@@ -96,7 +96,7 @@ const ORDER_SQL: Record<ListOrder, string> = {
 
 /** What a principal may read of memories (alias m), narrowed by a filter: every read query includes it. */
 export function memoryWhere(p: Principal, filter: MemoryFilter | null): SqlPart {
-  const scope = scopeSql(readScope(p));
+  const scope = memoryScopeSql(readScope(p));
   return filter ? andAll(scope, filterSql(filter, jsonArrayAny)) : scope;
 }
 
