@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { identityDigest, stateDir, storeIdentity } from './state-dir.ts';
+import { identityDigest, legacyStoreIdentity, stateDir, storeIdentity } from './state-dir.ts';
+import { adoptLegacyStateFile } from './state-files.ts';
 import { MnemosError } from '../domain/errors.ts';
 import { AgentMemoryBridge } from '../journal/bridge.ts';
 import { clusterText } from '../journal/cluster.ts';
@@ -77,14 +78,24 @@ export interface JournalViewResult {
  * `journal.metta` beside it; another namespace gets `journal.<ns>.metta`.
  * A server database's state directory is ./.mnemos, which every schema and
  * database served from there shares, so its names carry the store's
- * identity too: `journal.<digest>.metta`, `journal.<digest>.<ns>.metta`.
+ * identity too: `journal.<digest>.metta`, `journal.<digest>.<ns>.metta`,
+ * where the identity is host, port, database and schema (state-dir.ts).
  */
 export function journalPathOf(ctx: ServiceContext, namespace: string): string {
   if (ctx.config.journalPath) return ctx.config.journalPath;
-  const identity = ctx.store.location.includes('://') ? storeIdentity(ctx.store) : null;
-  const parts = ['journal', ...(identity ? [identityDigest(identity)] : []), ...(namespace === 'default' ? [] : [namespace]), 'metta'];
-  return join(stateDir(ctx.store.location), parts.join('.'));
+  const server = ctx.store.location.includes('://');
+  const named = (identity: string | null): string => {
+    const parts = ['journal', ...(identity ? [identityDigest(identity)] : []), ...(namespace === 'default' ? [] : [namespace]), 'metta'];
+    return join(stateDir(ctx.store.location), parts.join('.'));
+  };
+  const path = named(server ? storeIdentity(ctx.store) : null);
+  // A journal an earlier version named by the whole URL (so by its ?sslmode=, ?options=...) is renamed to this name on first use.
+  const legacy = server ? legacyStoreIdentity(ctx.store) : null;
+  return adoptLegacyStateFile(path, legacy ? named(legacy) : null, JOURNAL_COMPANIONS);
 }
+
+/** Files that go with a journal and move with it (journal.ts: the batch intent; the lock is per use and is not moved). */
+const JOURNAL_COMPANIONS = ['.batch'];
 
 /** Opens read-only; null when the file does not exist. */
 export async function openJournalForRead(path: string): Promise<Journal | null> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename, dirname, resolve } from 'node:path';
+import { pgDataIdentity, pgIdentityText } from './pg-data-identity.ts';
 import type { MemoryStore } from '../ports/store.ts';
 
 /**
@@ -18,21 +19,38 @@ export function stateDir(storeLocation: string): string {
  * into whichever store slept next, and lost to its own.
  *
  * A SQLite file is named by its file name (the log lives beside it, so moving
- * the folder keeps the pair); a server database by its URL without the
- * credentials (host, port, database and `?schema=`).
+ * the folder keeps the pair); a server database by what says which data it
+ * is: host, port, database and schema (adapters/postgres/data-identity.ts).
+ * Named by the whole URL, any other setting (`?sslmode=`, `?application_name=`,
+ * a password given as `?password=`) moved the store to an empty journal and
+ * left its pending safety events behind.
  */
 export function storeIdentity(store: Pick<MemoryStore, 'backend' | 'location'>): string | null {
   const loc = store.location;
   if (!loc || loc === ':memory:') return null;
   if (!loc.includes('://')) return `sqlite:${basename(resolve(loc))}`;
+  const id = pgDataIdentity(loc);
+  return id ? `${store.backend}:${pgIdentityText(id)}` : `${store.backend}:${loc}`;
+}
+
+/**
+ * The identity earlier versions gave a server database: its whole URL less
+ * the user and password. Files named by it are taken over under the current
+ * name on first use (state-files.ts); null where it is the current one.
+ */
+export function legacyStoreIdentity(store: Pick<MemoryStore, 'backend' | 'location'>): string | null {
+  const loc = store.location;
+  if (!loc || loc === ':memory:' || !loc.includes('://')) return null;
+  let old: string;
   try {
     const u = new URL(loc);
     u.username = '';
     u.password = '';
-    return `${store.backend}:${u.toString()}`;
+    old = `${store.backend}:${u.toString()}`;
   } catch {
-    return `${store.backend}:${loc}`;
+    old = `${store.backend}:${loc}`;
   }
+  return old === storeIdentity(store) ? null : old;
 }
 
 /** A short digest of a store identity, for file names (the identity itself holds a URL). */

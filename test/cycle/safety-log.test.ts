@@ -6,6 +6,7 @@ import { FileDurableEventLog } from '../../src/cognition/durable-log-file.ts';
 import { VolatileEventLog } from '../../src/cognition/durable-log.ts';
 import type { EpisodicEvent } from '../../src/cognition/episodic-event.ts';
 import { legacySafetyLogName, openSafetyLog, safetyLogName } from '../../src/services/cycle/safety-log.ts';
+import { pgDataIdentity, pgIdentityText, searchPathSchema } from '../../src/services/pg-data-identity.ts';
 import { storeIdentity } from '../../src/services/state-dir.ts';
 import { tempDir } from '../helpers/temp.ts';
 
@@ -21,6 +22,26 @@ test('storeIdentity: each store its own, the same store one however it is spelt'
     [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://other:***@h:5432/db?schema=a'), true], // same data, another user
     [pg('postgres://u:***@h:5432/db'), pg('postgres://u:***@h:5432/db2'), false],
     [pg('postgres://u:***@h:5432/db'), pg('postgres://u:***@h2:5432/db'), false],
+    // Settings that leave the data where it is do not make another store: they moved its journal and logs.
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db?sslmode=disable&schema=a'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db?application_name=x&schema=a'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db?options=-c+statement_timeout%3D5000&schema=a'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u@h:5432/db?password=***&schema=a'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@H:5432/db?schema=a'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h/db?schema=a'), true], // 5432 is pg's default
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgresql://u:***@h:5432/db?schema=a'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5433/db?schema=a'), false],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@other:5432/db?host=h&schema=a'), true], // pg lets ?host= win
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db?port=5433&schema=a'), false],
+    // The schema however it is given: ?schema= or a search_path in ?options= (first schema, last setting wins).
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db?options=-c%20search_path%3Da'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db?options=-csearch_path%3DA,public'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db?options=--search-path%3D%22a%22'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db?options=-c%20search_path%3Db%20-c%20search_path%3Da'), true],
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db?options=-c%20search_path%3D%22A%22'), false], // a quoted name keeps its case
+    [pg('postgres://u:***@h:5432/db?schema=a'), pg('postgres://u:***@h:5432/db'), false],
+    [pg('postgres://u:***@h:5432/db?schema=u'), pg('postgres://u:***@h:5432/db?options=-c%20search_path%3D%22%24user%22,public'), true],
+    [pg('postgres://u:***@h:5432/db?schema=u'), pg('postgres://v:***@h:5432/db?options=-c%20search_path%3D%22%24user%22,public'), false],
   ];
   for (const [a, b, same] of table) {
     const ia = storeIdentity(a)!;
@@ -30,6 +51,17 @@ test('storeIdentity: each store its own, the same store one however it is spelt'
   }
   assert.equal(storeIdentity(sqlite(':memory:')), null);
   assert.doesNotMatch(storeIdentity(pg('postgres://u:secret@h/db'))!, /secret|u@/, 'credentials are not part of the identity');
+});
+
+test('pgDataIdentity falls back as pg does for what the URL leaves out', () => {
+  const id = (url: string, env: Record<string, string> = {}) => pgDataIdentity(url, env);
+  assert.deepEqual(id('postgres://u:***@h/'), { host: 'h', port: '5432', database: 'u', schema: null }, 'no database: the user\'s');
+  assert.deepEqual(id('postgres://u:***@h/', { PGDATABASE: 'd', PGPORT: '6000' }), { host: 'h', port: '6000', database: 'd', schema: null });
+  assert.deepEqual(id('postgres:///db', { PGHOST: '/var/run/postgresql' }), { host: '/var/run/postgresql', port: '5432', database: 'db', schema: null });
+  assert.equal(id('postgres://u@[::1]:5432/db?schema=s')!.host, '::1');
+  assert.equal(pgIdentityText(id('postgres://u@[::1]:5432/db?schema=s')!), 'postgres://[::1]:5432/db?schema=s');
+  assert.equal(searchPathSchema('-c statement_timeout=5s', 'u'), null, 'options without a search_path name no schema');
+  assert.equal(searchPathSchema('-c search_path=my\\ schema', 'u'), 'my schema', 'a backslash keeps a space in the word');
 });
 
 function ev(id: string): EpisodicEvent {
@@ -103,4 +135,49 @@ test('an in-memory store gets a volatile log: its events die with it, never reco
   t.after(tmp.cleanup);
   const { log } = await openSafetyLog(sqlite(':memory:'), tmp.dir, 'default');
   assert.ok(log instanceof VolatileEventLog);
+});
+
+// Named by the whole URL, a server store's log moved with every ?sslmode= or ?application_name=, and
+// the pending safety events under the old name were never consolidated.
+test('a server store\'s log named by its whole URL in an earlier version is taken over, whole or its pending events', async (t) => {
+  const oldName = (location: string) => {
+    const u = new URL(location);
+    u.username = '';
+    u.password = '';
+    return safetyLogName(`postgres:${u.toString()}`, 'default');
+  };
+  const variant = pg('postgres://u:***@h:5432/db?sslmode=disable&schema=a');
+  const plain = pg('postgres://u:***@h:5432/db?schema=a');
+  assert.notEqual(oldName(variant.location), safetyLogName(storeIdentity(variant)!, 'default'));
+  assert.equal(oldName(plain.location), safetyLogName(storeIdentity(plain)!, 'default'), 'the plain URL keeps its name: nothing to move');
+
+  // Only the old name: renamed, history and all.
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const old = join(tmp.dir, oldName(variant.location));
+  const seed = await FileDurableEventLog.open(old);
+  for (const id of ['A', 'B']) await seed.append(ev(id));
+  await seed.markConsolidated(['A']);
+  await seed.close();
+  const { log, notice } = await openSafetyLog(variant, tmp.dir, 'default');
+  assert.equal(notice, undefined);
+  assert.deepEqual((await log.pending()).map((e) => e.eventId), ['B']);
+  await log.close();
+  assert.equal(existsSync(old), false);
+  const byPlain = await openSafetyLog(plain, tmp.dir, 'default');
+  assert.deepEqual((await byPlain.log.pending()).map((e) => e.eventId), ['B'], 'the same store spelt without ?sslmode= finds them');
+  await byPlain.log.close();
+
+  // Both names: the old log's pending events join the current one, and the old file is renamed aside.
+  const other = pg('postgres://u:***@h:5432/db?application_name=x&schema=a');
+  const old2 = join(tmp.dir, oldName(other.location));
+  const seed2 = await FileDurableEventLog.open(old2);
+  await seed2.append(ev('C'));
+  await seed2.close();
+  const both = await openSafetyLog(other, tmp.dir, 'default');
+  assert.equal(both.notice, undefined);
+  assert.deepEqual((await both.log.pending()).map((e) => e.eventId).sort(), ['B', 'C']);
+  await both.log.close();
+  assert.equal(existsSync(old2), false);
+  assert.equal(existsSync(`${old2}.adopted`), true);
 });
