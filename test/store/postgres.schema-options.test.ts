@@ -10,7 +10,7 @@ test('?schema= survives an ?options= of the user, and a second search_path there
   const base = 'postgres://u:p@h:5432/db';
   const both = parsePgUrl(`${base}?schema=team_a&options=-c%20statement_timeout%3D5000`);
   assert.equal(new URL(both.connectionString).searchParams.get('options'), '-c statement_timeout=5000 -c search_path="team_a"');
-  // The location (and the journal's name, a digest of it) stays as written.
+  // The location (shown in messages and status) stays as written.
   assert.equal(both.location, 'postgres://u:***@h:5432/db?options=-c+statement_timeout%3D5000&schema=team_a');
   assert.throws(() => parsePgUrl(`${base}?schema=team_a&options=-csearch_path%3Dteam_b`), (e) => MnemosError.is(e, 'validation_failed') && /schema twice/.test(e.message));
 });

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { MnemosError } from '../../domain/errors.ts';
+import { checkPgParams, normalizePgParams } from './url-params.ts';
 
 /**
  * The pool and the error policy of the PostgreSQL adapter. BIGINT (epoch ms,
@@ -57,6 +58,7 @@ export function parsePgUrl(url: string): { connectionString: string; schema: str
     // e.g. port 99999, or a password with an unescaped `/` or `#`.
     throw new MnemosError('validation_failed', `the database URL ${maskUnparsed(url)} is not a valid URL: check the host, the port (1-65535) and that special characters in the password are percent-encoded`, { field: 'db' }, { cause: err });
   }
+  checkPgParams(u.searchParams);
   const schema = u.searchParams.get('schema');
   u.searchParams.delete('schema');
   if (schema !== null && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new MnemosError('validation_failed', `invalid schema name "${schema}" in the database URL`, { field: 'schema' });
@@ -83,6 +85,7 @@ export function parsePgUrl(url: string): { connectionString: string; schema: str
   // config, so an `?options=` (a statement_timeout, say) beside `?schema=` silently dropped the search
   // path and put the store in `public`. `location` stays as the user wrote it (the journal's name hangs on it).
   if (schema) u.searchParams.set('options', schemaOptions(u.searchParams.get('options'), schema));
+  normalizePgParams(u.searchParams); // after `location`, which keeps the user's spelling
   return {
     connectionString: u.toString(),
     schema,
