@@ -1,6 +1,7 @@
 import { MnemosError } from '../domain/errors.ts';
 import type { MemoryCluster } from './cluster.ts';
 import { DEFAULT_LIMITS, DEFAULT_QUERY_LIMIT } from './schema.ts';
+import { charCount } from './text-size.ts';
 import type { JournalSnapshot } from './snapshot.ts';
 
 /**
@@ -36,7 +37,8 @@ export function queryClusters(snapshot: JournalSnapshot, query: JournalQuery, op
   if (!QUERY_KINDS.includes(query.kind)) throw new MnemosError('validation_failed', `unknown query kind ${JSON.stringify(query.kind)}; use one of ${QUERY_KINDS.join(', ')}`);
   const maxChars = options.maxQueryChars ?? DEFAULT_LIMITS.maxQueryChars;
   if (typeof query.value !== 'string' || query.value.length === 0) throw new MnemosError('validation_failed', 'query value must be a non-empty string');
-  if (query.value.length > maxChars) throw new MnemosError('limit_exceeded', `query string is ${query.value.length} characters, over the limit of ${maxChars}`);
+  const chars = charCount(query.value);
+  if (chars > maxChars) throw new MnemosError('limit_exceeded', `query string is ${chars} characters, over the limit of ${maxChars}`);
   return matchingOrdinals(snapshot, query.kind, query.value, limit).map((o) => snapshot.at(o));
 }
 

@@ -13,6 +13,7 @@ import {
   isIdentifier,
   type JournalLimits,
 } from './schema.ts';
+import { charCount } from './text-size.ts';
 
 /**
  * Every rule of a MemoryCluster record (shared/reference/metta-journal.md).
@@ -48,7 +49,8 @@ export function clusterProblems(cluster: MemoryCluster, options: ValidateOptions
   const declared = new Map<string, number>();
   const present = new Set<string>();
   let clusterAtoms = 0;
-  let schemaAboutCluster = false;
+  let schemaAboutCluster = 0;
+  let firstSchema = 0;
   let totalChars = 0;
   const contains: Array<[number, MettaAtom]> = [];
 
@@ -60,8 +62,9 @@ export function clusterProblems(cluster: MemoryCluster, options: ValidateOptions
       add('atom-syntax', i, `cannot be written as MeTTa text: ${(err as Error).message}`);
       return;
     }
-    totalChars += text.length + 1;
-    if (text.length > limits.maxAtomChars) add('atom-size', i, `atom is ${text.length} characters, over the limit of ${limits.maxAtomChars}; shorten its text`);
+    const chars = charCount(text);
+    totalChars += chars + 1;
+    if (chars > limits.maxAtomChars) add('atom-size', i, `atom is ${chars} characters, over the limit of ${limits.maxAtomChars}; shorten its text`);
     if (hasLoneSurrogate(text)) add('atom-unicode', i, 'contains a lone UTF-16 surrogate that cannot be stored as UTF-8', atom);
     const pred = predicateOf(atom);
     if (atom.kind !== 'expr' || atom.items.length === 0 || pred === undefined) {
@@ -94,7 +97,11 @@ export function clusterProblems(cluster: MemoryCluster, options: ValidateOptions
 
     if (pred === 'SchemaVersion') {
       if (object.kind !== 'symbol' || object.name !== SCHEMA_VERSION) add('schema-version', i, `schema version must be ${SCHEMA_VERSION}`, atom);
-      if (subject === id) schemaAboutCluster = true;
+      if (subject === id) {
+        // One version per record, as one MemoryCluster atom: a second (even an equal one) is refused, not read past.
+        if (schemaAboutCluster++ === 0) firstSchema = i;
+        else add('schema-version', i, `the cluster's SchemaVersion is already given at ${atomLocation(cluster, firstSchema)}; a record has exactly one`, atom);
+      }
     } else if (COUNT_PREDICATES.has(pred)) {
       if (object.kind !== 'number' || object.value < 0) add('numeric-value', i, `${pred} must be a non-negative number`, atom);
     } else if (pred === 'PromotionTrust') {
@@ -104,7 +111,7 @@ export function clusterProblems(cluster: MemoryCluster, options: ValidateOptions
     }
   });
 
-  totalChars += `;;; BEGIN MemoryCluster ${id}\n;;; END MemoryCluster ${id}\n`.length;
+  totalChars += charCount(`;;; BEGIN MemoryCluster ${id}\n;;; END MemoryCluster ${id}\n`);
   if (totalChars > limits.maxClusterChars) add('cluster-size', null, `record is ${totalChars} characters, over the limit of ${limits.maxClusterChars}; split it into several clusters`);
 
   for (const [i, atom] of contains) {
@@ -120,7 +127,7 @@ export function clusterProblems(cluster: MemoryCluster, options: ValidateOptions
   for (const pred of REQUIRED_CLUSTER_PREDICATES) {
     if (!present.has(pred)) add('required', null, `missing required atom (${pred} ${id} ...)`);
   }
-  if (present.has('SchemaVersion') && !schemaAboutCluster) add('schema-version', null, `missing (SchemaVersion ${id} ${SCHEMA_VERSION})`);
+  if (present.has('SchemaVersion') && schemaAboutCluster === 0) add('schema-version', null, `missing (SchemaVersion ${id} ${SCHEMA_VERSION})`);
   if (!SOURCE_PREDICATES.some((p) => present.has(p))) add('required', null, `missing a source: add (ClusterSource ${id} <source>) or (HasProvenance ${id} <source>)`);
   return problems;
 }

@@ -9,6 +9,7 @@ import { Journal } from '../journal/journal.ts';
 import { QUERY_KINDS, queryClusters, type JournalQueryKind } from '../journal/query.ts';
 import { DEFAULT_QUERY_LIMIT } from '../journal/schema.ts';
 import { JournalSnapshot } from '../journal/snapshot.ts';
+import { charCount } from '../journal/text-size.ts';
 import { auditViewBounded } from '../journal/views/audit-view.ts';
 import type { BoundedText } from '../journal/views/bounded.ts';
 import { indexViewBounded } from '../journal/views/index-view.ts';
@@ -149,7 +150,7 @@ export async function viewJournalFile(path: string, v: JournalViewInput): Promis
     exists: true,
     kind: v.kind,
     clusters: journal.view().size,
-    chars: text.length,
+    chars: charCount(text),
     text,
     truncated,
     shown: included,

@@ -71,8 +71,11 @@ test('bad queries are refused with what to fix', () => {
     [{ kind: 'colour', value: 'x' }, 'validation_failed'],
     [{ kind: 'id', value: '' }, 'validation_failed'],
     [{ kind: 'id', value: 'x'.repeat(20_001) }, 'limit_exceeded'],
+    [{ kind: 'id', value: '\u{1F600}'.repeat(20_001) }, 'limit_exceeded'],
   ];
   for (const [q, code] of bad) assert.throws(() => queryClusters(snapshot, q as never), (e: unknown) => MnemosError.is(e, code as never));
+  // The 20,000 limit is in characters (code points), like every journal limit: 20,000 emoji are 40,000 UTF-16 units.
+  assert.deepEqual(queryClusters(snapshot, { kind: 'about', value: '\u{1F600}'.repeat(20_000) }), []);
 });
 
 test('id query finds identifiers nested several levels deep, once per cluster', () => {

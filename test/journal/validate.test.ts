@@ -46,6 +46,9 @@ const invalid: Array<[string, string, string, string]> = [
   ['empty list', base(['()']), 'atom-shape', 'non-empty list'],
   ['list headed by a string', base(['("About" c-1 x)']), 'atom-shape', 'head is a symbol'],
   ['atom over 4096 chars', base([`(CommitmentText c-1 "${'x'.repeat(4100)}")`]), 'atom-size', 'over the limit of 4096'],
+  // 4,097 characters (code points), 4,074 of them emoji: over the limit, and said in characters, not UTF-16 units.
+  ['atom over 4096 chars of emoji', base([`(CommitmentText c-1 "${'\u{1F600}'.repeat(4074)}")`]), 'atom-size', 'atom is 4097 characters'],
+  ['two SchemaVersion atoms of the cluster', base(['(SchemaVersion mc-a medium-memory-v1)']), 'schema-version', 'already given at line 3; a record has exactly one'],
   [
     'cluster over 65536 chars',
     base(Array.from({ length: 20 }, (_, i) => `(About c-1 "${'y'.repeat(3500)}${i}")`)),
@@ -84,6 +87,21 @@ test('errors name the atom and its line', () => {
 test('ids already in the journal are reported as duplicates', () => {
   const problems = clusterProblems(parseCluster(base()), { isKnownId: (id) => id === 'c-1' });
   assert.equal(problems[0]!.rule, 'duplicate-id-journal');
+});
+
+// petta-memory counts characters as Python's len does, in code points; UTF-16 units counted an emoji twice,
+// so a record it accepts was refused here (and the message gave a count no one could check).
+test('size limits count characters (code points), not UTF-16 units or UTF-8 bytes', () => {
+  const fits = (n: number, ch: string) => base([`(CommitmentText c-1 "${ch.repeat(n)}")`]);
+  const overhead = '(CommitmentText c-1 "")'.length;
+  for (const ch of ['x', 'é', '中', '\u{1F600}', '\u{20000}']) {
+    assert.deepEqual(clusterProblems(parseCluster(fits(4096 - overhead, ch))).map((p) => p.rule), [], `${ch}: exactly at the limit`);
+    assert.deepEqual(clusterProblems(parseCluster(fits(4097 - overhead, ch))).map((p) => p.rule), ['atom-size'], `${ch}: one over`);
+  }
+  // The record limit counts the same way: 17 atoms of 3,700 emoji fit in 65,536 characters (they are 125,800 UTF-16 units); of 3,900 they do not.
+  const many = (per: number) => base(Array.from({ length: 17 }, (_, i) => `(About c-1 "${'\u{1F600}'.repeat(per)}${i}")`));
+  assert.deepEqual(clusterProblems(parseCluster(many(3700))).map((p) => p.rule), []);
+  assert.deepEqual(clusterProblems(parseCluster(many(3900))).map((p) => p.rule), ['cluster-size']);
 });
 
 test('limits are configurable', () => {

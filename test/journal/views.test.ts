@@ -25,6 +25,17 @@ function assertWholeLines(text: string): void {
   }
 }
 
+test('view budgets count characters (code points), as the record limits do', () => {
+  const emoji = '\u{1F600}'.repeat(10); // 10 characters, 20 UTF-16 units
+  const r = joinBounded([emoji, emoji, emoji], 22);
+  assert.deepEqual([r.included, r.truncated], [2, true], 'two lines of 11 characters fit in 22');
+  assert.equal(joinBounded([emoji], 10).included, 0, 'the newline counts too');
+  const one = parseClusters(record('mc-e', 'c-e', [`(CommitmentText c-e "${emoji}")`]))[0]!;
+  const chars = [...clusterText(one)].length;
+  assert.equal(auditViewBounded([one], { maxChars: chars }).included, 1);
+  assert.equal(auditViewBounded([one], { maxChars: chars - 1 }).included, 0);
+});
+
 test('joinBounded stops before the unit that would pass the budget', () => {
   const units = ['aaaa', 'bb', 'c'];
   const cases: Array<[number | undefined, string]> = [

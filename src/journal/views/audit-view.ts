@@ -1,4 +1,5 @@
 import { clusterText, type MemoryCluster } from '../cluster.ts';
+import { charCount } from '../text-size.ts';
 import { checkBudget, type BoundedText } from './bounded.ts';
 
 /**
@@ -22,9 +23,10 @@ export function auditViewBounded(clusters: Iterable<MemoryCluster>, options: { m
   let used = 0;
   for (let i = all.length - 1; i >= 0; i--) {
     const record = clusterText(all[i]!);
-    if (maxChars !== undefined && used + record.length > maxChars) break;
+    const chars = charCount(record);
+    if (maxChars !== undefined && used + chars > maxChars) break;
     kept.push(record);
-    used += record.length;
+    used += chars;
   }
   return { text: kept.reverse().join(''), included: kept.length, truncated: kept.length < all.length };
 }

@@ -1,7 +1,9 @@
 import { MnemosError } from '../../domain/errors.ts';
+import { charCount } from '../text-size.ts';
 
 /**
- * Joins whole units (atom lines or whole records) under a character budget.
+ * Joins whole units (atom lines or whole records) under a character budget
+ * (characters as text-size.ts counts them: code points).
  * Each unit is newline-terminated; the join stops before the first unit
  * that would pass the budget, so output never ends in half an atom. No
  * budget means no bound.
@@ -16,11 +18,14 @@ export interface BoundedText {
 export function joinBounded(units: Iterable<string>, maxChars?: number): BoundedText {
   checkBudget(maxChars);
   let text = '';
+  let used = 0;
   let included = 0;
   for (const unit of units) {
     const piece = unit.endsWith('\n') ? unit : unit + '\n';
-    if (maxChars !== undefined && text.length + piece.length > maxChars) return { text, included, truncated: true };
+    const chars = maxChars === undefined ? 0 : charCount(piece);
+    if (maxChars !== undefined && used + chars > maxChars) return { text, included, truncated: true };
     text += piece;
+    used += chars;
     included++;
   }
   return { text, included, truncated: false };
