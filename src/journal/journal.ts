@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { MnemosError } from '../domain/errors.ts';
 import { clusterText, declaredIds, type MemoryCluster } from './cluster.ts';
 import { withLock, type LockOptions } from './file-lock.ts';
@@ -67,6 +67,8 @@ export class Journal {
 
   /** Reads the journal (creating nothing) and repairs a torn tail under the lock unless read-only. */
   static async open(path: string, options: JournalOptions = {}): Promise<Journal> {
+    // Before the lock, which would otherwise leave `<folder>.lock` beside it.
+    if (isFolder(path)) throw folderError(path);
     const journal = new Journal(path, options);
     await guardIo(path, async () => {
       if (options.readOnly) journal.load(false);
@@ -272,7 +274,26 @@ async function guardIo<T>(path: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Whether `path` is a folder; any other answer (missing, unreadable) is left to the read, which says it. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A journal path that names a folder is the caller's mistake: it was
+ * `unavailable` with Node's "EISDIR: illegal operation on a directory".
+ */
+function folderError(path: string, cause?: unknown): MnemosError {
+  const example = `${path.replace(/[\\/]+$/, '')}/journal.metta`;
+  return new MnemosError('validation_failed', `${path} cannot be a journal: it is a folder (a journal is a file in it, such as ${example})`, { field: 'journal', path }, cause === undefined ? undefined : { cause });
+}
+
 function asJournalError(path: string, err: unknown): MnemosError {
   if (MnemosError.is(err)) return err;
+  if ((err as { code?: string } | null)?.code === 'EISDIR') return folderError(path, err);
   return new MnemosError('unavailable', `journal ${path}: ${(err as Error)?.message ?? String(err)}`, { path }, { cause: err });
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run as cliRun, runJson, PLN_CLUSTER, record, REFERENCE_EXAMPLE, tempDir } from './helpers.ts';
 
@@ -88,6 +88,39 @@ test('journal append to a path under a file or to a folder is the caller\'s mist
       assert.match(r.body.error.message, /cannot be a journal: (a part of its folder path is a file|it is a folder)/, j);
     }
     assert.equal(readFileSync(join(dir, 'ex.metta'), 'utf8'), REFERENCE_EXAMPLE, 'the file in the way is untouched');
+  } finally {
+    cleanup();
+  }
+});
+
+// A journal path that is a folder answered `unavailable` (exit 7) with Node's "EISDIR: illegal operation on a directory".
+test('journal commands given a folder for a journal (or a cluster file) say so: validation_failed naming the path', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    const folder = join(dir, 'notes');
+    mkdirSync(folder);
+    writeFileSync(join(dir, 'ex.metta'), REFERENCE_EXAMPLE);
+    const reads = [
+      ['view', folder, '--kind', 'audit'],
+      ['query', folder, '--by', 'id', '--value', 'x'],
+      ['derive', folder, '--query', '(T a)'],
+      ['export', folder, '--format', 'packets'],
+    ];
+    for (const args of reads) {
+      const r = await cliJson(dir, 'journal', ...args);
+      assert.equal(r.code, 2, `${args[0]}: ${r.stdout}`);
+      assert.equal(r.body.error.code, 'validation_failed', args[0]);
+      assert.equal(r.body.error.details.path, folder, args[0]);
+      assert.match(r.body.error.message, /cannot be a journal: it is a folder \(a journal is a file in it, such as .*notes\/journal\.metta\)/, args[0]);
+    }
+    assert.equal(existsSync(`${folder}.lock`), false, 'no lock file left beside the folder');
+    for (const args of [['validate', folder], ['append', join(dir, 'j.metta'), folder]]) {
+      const r = await cliJson(dir, 'journal', ...args);
+      assert.equal(r.code, 2, `${args[0]}: ${r.stdout}`);
+      assert.equal(r.body.error.code, 'validation_failed', args[0]);
+      assert.match(r.body.error.message, /notes is a folder, not a cluster file/, args[0]);
+    }
+    assert.equal(existsSync(join(dir, 'j.metta')), false);
   } finally {
     cleanup();
   }

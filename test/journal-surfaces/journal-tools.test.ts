@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MnemosError } from '../../src/domain/errors.ts';
 import { Journal } from '../../src/journal/journal.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
 import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
@@ -155,5 +156,20 @@ test(named('each namespace, and each server database, has its own engine journal
     await second.close();
     process.chdir(cwd);
     await stores.cleanup();
+  }
+});
+
+test(named('an engine journalPath that is a folder is refused by name, not unavailable'), async () => {
+  const { dir, db, cleanup } = testStores();
+  const journalPath = join(dir, 'journals');
+  mkdirSync(journalPath);
+  const m = await openMemory({ db, config: { journalPath } });
+  try {
+    for (const [name, input] of [['journal_query', { by: 'about', value: 'x' }], ['journal_view', { kind: 'audit' }]] as const) {
+      await assert.rejects(call(m, name, input), (e: unknown) => MnemosError.is(e, 'validation_failed') && e.details?.path === journalPath && /it is a folder/.test(e.message), name);
+    }
+  } finally {
+    await m.close();
+    await cleanup();
   }
 });

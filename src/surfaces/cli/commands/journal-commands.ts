@@ -26,13 +26,17 @@ import { prepareFileFolder, type FileRole } from '../../../runtime/make-folders.
  * fsynced); the others read it without locking.
  */
 
-function readText(path: string, what: string): string {
+function readText(path: string, what: string, field: string): string {
+  let folder = false;
   try {
-    if (!statSync(path).isFile()) throw new Error('not a regular file');
-    return readFileSync(path, 'utf8');
+    folder = statSync(path).isDirectory();
+    if (!folder && !statSync(path).isFile()) throw new Error('not a regular file');
+    if (!folder) return readFileSync(path, 'utf8');
   } catch (err) {
     throw new MnemosError('not_found', `cannot read ${what} ${path}: ${(err as Error).message}`, { path });
   }
+  // A folder given for a file is the caller's mistake, as a journal path that is a folder is.
+  throw new MnemosError('validation_failed', `${path} is a folder, not a ${what}; give the path of a .metta file`, { field, path });
 }
 
 /** A journal path's folder is made as a store's is: a folder or a path under a file is refused, an uncreatable folder is unavailable. */
@@ -79,7 +83,7 @@ const validate: Command = {
   summary: 'check MemoryCluster records against every rule; lists all problems with lines (exit 2 when invalid)',
   async run(ctx) {
     const file = positional(ctx, 0, 'file');
-    const text = readText(file, 'cluster file');
+    const text = readText(file, 'cluster file', 'file');
     const problems: Problem[] = [];
     let clusters: MemoryCluster[] = [];
     try {
@@ -116,7 +120,7 @@ const append: Command = {
     const file = positional(ctx, 1, 'cluster-file');
     // Parsed and checked before the journal's folder is made, so a rejected
     // file leaves no empty folders behind (bad input changes nothing).
-    const clusters = parseClusters(readText(file, 'cluster file'), { maxDepth: DEFAULT_LIMITS.maxDepth });
+    const clusters = parseClusters(readText(file, 'cluster file', 'cluster-file'), { maxDepth: DEFAULT_LIMITS.maxDepth });
     validateAppendBatch(clusters);
     prepareFileFolder(path, JOURNAL_FILE);
     const journal = await Journal.open(path);
