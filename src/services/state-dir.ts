@@ -20,7 +20,7 @@ export function stateDir(storeLocation: string): string {
  *
  * A SQLite file is named by its file name (the log lives beside it, so moving
  * the folder keeps the pair); a server database by what says which data it
- * is: host, port, database and schema (adapters/postgres/data-identity.ts).
+ * is: host, port, database and schema (pg-data-identity.ts).
  * Named by the whole URL, any other setting (`?sslmode=`, `?application_name=`,
  * a password given as `?password=`) moved the store to an empty journal and
  * left its pending safety events behind.
