@@ -43,7 +43,8 @@ export async function openSafetyLog(store: StoreId, dir: string, agent: string):
   if (identity === null) return { log: new VolatileEventLog() };
   const path = join(dir, safetyLogName(identity, agent));
   const renamed = renamedLogPath(store, dir, agent);
-  const log = await FileDurableEventLog.open(adoptLegacyStateFile(path, renamed));
+  // Its `.head` (where the log last ended, log-head.ts) moves with it, or the new name would lose that check.
+  const log = await FileDurableEventLog.open(adoptLegacyStateFile(path, renamed, ['.head']));
   if (renamed !== null && log.path === path && existsSync(renamed)) {
     // Both names are there (an earlier version ran with a URL whose old name was the current one):
     // the old log is this store's for sure, so its pending events are taken over, never left behind.
