@@ -1,15 +1,27 @@
 import { MnemosError } from './errors.ts';
 
-/** A date with a time of day and no zone: `2024-06-01T12:00:00`, `2024-06-01 12:00`. */
-const ZONELESS_TIME = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+/**
+ * The ISO-8601 shapes inputs may take (services/validate.ts checks them against
+ * the same pattern): a date, optionally a time of day, optionally a zone.
+ */
+const ISO_PARTS = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
- * Date.parse, with a time that names no zone read as UTC, as a date alone is.
- * Date.parse reads it in the machine's zone, so one command stored different
- * instants on a server in Tokyo and one in London.
+ * Date.parse, with every shape the input pattern admits read the same way:
+ * a time that names no zone is UTC, as a date alone is (Date.parse read it in
+ * the machine's zone, so one command stored different instants on a server in
+ * Tokyo and one in London), and a zone of hours alone (`+05`) or a date with
+ * a zone (`2026-05-01+05:00`, midnight there), both ISO-8601 and accepted by
+ * the pattern the OpenAPI document and MCP schemas publish, are read rather
+ * than refused as "not ISO-8601". Other strings (a stored `+010000-...`) go
+ * to Date.parse as they are.
  */
 export function parseIso(iso: string): number {
-  return Date.parse(ZONELESS_TIME.test(iso) ? `${iso.replace(' ', 'T')}Z` : iso);
+  const m = ISO_PARTS.exec(iso);
+  if (!m) return Date.parse(iso);
+  const [, date, time = '00:00', zone = 'Z'] = m;
+  const offset = zone === 'z' ? 'Z' : zone.length === 3 ? `${zone}:00` : zone;
+  return Date.parse(`${date}T${time}${offset}`);
 }
 
 /** Times travel as ISO-8601 strings (UTC, millisecond precision); stores keep epoch milliseconds. */

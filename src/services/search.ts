@@ -15,6 +15,7 @@ import { embeddingsFor } from './embeddings.ts';
 import { BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
 import { searchSchema, type SearchInput } from './inputs.ts';
 import { parseInput } from './validate.ts';
+import { parseIso } from '../domain/time.ts';
 
 export const SEARCH_MODES = ['keyword', 'vector', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -134,7 +135,9 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   ]);
   // A look-back search (asOf, knownAt) leads only with facts already settled by then: the ledger holds the facts
   // settled now, and one pinned later was put first as if it had been known at the time asked about.
-  const lookBack = [filter.asOf, filter.knownAt].filter((t): t is string => t !== undefined).map((t) => Date.parse(t));
+  // parseIso, not Date.parse: a zone-less bound is UTC here as in the store's filters (Date.parse read it in the
+  // machine's zone, so a server in Tokyo left out a fact a server in London put first).
+  const lookBack = [filter.asOf, filter.knownAt].filter((t): t is string => t !== undefined).map(parseIso);
   const settled = lookBack.length === 0 ? ledger : ledger.filter((f) => Date.parse(f.validFrom) <= Math.min(...lookBack));
   const records = new RecordReader(ctx, p, filter);
   const keywordIds = keyword.map((k) => k.id);

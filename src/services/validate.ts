@@ -57,7 +57,11 @@ function calendarDayExists(s: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
   if (!m) return true;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999, so 0000-02-29 (a leap day of the
+  // proleptic Gregorian calendar that ISO-8601 and toISOString use) was measured against 1900 and refused.
+  const lastDay = new Date(0);
+  lastDay.setUTCFullYear(year, month, 0);
+  return month >= 1 && month <= 12 && day >= 1 && day <= lastDay.getUTCDate();
 }
 
 /** A string schema that refuses what a database text column cannot store as given (domain/unicode.ts). */
