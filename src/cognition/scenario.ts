@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
+import { charCount } from '../domain/unicode.ts';
 import type { Principal } from '../domain/principal.ts';
 import { SignalBioState } from './bio-state.ts';
 import { PRIORITIES, type Priority } from './blackboard-types.ts';
@@ -99,7 +100,7 @@ function checkedWrite(line: number, key: string, raw: unknown, ttl: number | und
   }
   const max = limits.maxEpisodeChars;
   if (max !== undefined) {
-    const chars = renderEpisodeText(key, value).length;
+    const chars = charCount(renderEpisodeText(key, value));
     if (chars > max) throw new MnemosError('limit_exceeded', `scenario line ${line}: the episode text of "${key}" would be ${chars} characters; at most ${max}`, { line, field: 'value' });
   }
   return value;

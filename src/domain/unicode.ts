@@ -20,6 +20,27 @@ export const LONE_SURROGATE = 'contains half of a UTF-16 surrogate pair (a broke
 export const hasNoNul = (s: string): boolean => !s.includes('\u0000');
 export const NUL_CHAR = 'contains the NUL character (U+0000), which a PostgreSQL store cannot hold; remove it';
 
+/**
+ * Characters of `s` as a memory's size limits count them: code points, so an
+ * emoji is one character, as the schemas of every surface (zod's max) count
+ * it. Paths that measured `.length` (UTF-16 units) instead refused a Markdown
+ * line of 100,001 emoji that `add`, HTTP and JSONL import store.
+ */
+export function charCount(s: string): number {
+  let surrogates = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff && i > 0) {
+      const h = s.charCodeAt(i - 1);
+      if (h >= 0xd800 && h <= 0xdbff) surrogates++;
+    }
+  }
+  return s.length - surrogates;
+}
+
+/** Whether `s` holds more than `max` characters (charCount), without counting a string that cannot. */
+export const exceedsChars = (s: string, max: number): boolean => s.length > max && charCount(s) > max;
+
 /** `at`, or one before it when a cut there would split a surrogate pair (half an emoji is not text). */
 export function charBoundary(text: string, at: number): number {
   if (at >= text.length) return text.length;

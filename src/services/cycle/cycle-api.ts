@@ -3,6 +3,7 @@ import type { BlackboardEntry, Priority } from '../../cognition/blackboard-types
 import { z } from 'zod';
 import { parseInput } from '../validate.ts';
 import { MnemosError } from '../../domain/errors.ts';
+import { charCount, exceedsChars } from '../../domain/unicode.ts';
 import { MAX_TEXT_CHARS } from '../inputs.ts';
 import type { Principal } from '../../domain/principal.ts';
 import type { ServiceContext } from '../context.ts';
@@ -36,8 +37,8 @@ function checkEpisodeSize(key: string, value: unknown): void {
   } catch {
     return; // not JSON (a cycle, a BigInt, too deep): the blackboard's own check refuses it with its reason
   }
-  if (json !== undefined && key.length + 3 + json.length > MAX_TEXT_CHARS) {
-    throw new MnemosError('limit_exceeded', `blackboard value of "${key}" is ${json.length} characters as JSON; with its key it must fit a memory's ${MAX_TEXT_CHARS}`, { field: 'value' });
+  if (json !== undefined && exceedsChars(`${key}${json}`, MAX_TEXT_CHARS - 3)) {
+    throw new MnemosError('limit_exceeded', `blackboard value of "${key}" is ${charCount(json)} characters as JSON; with its key it must fit a memory's ${MAX_TEXT_CHARS}`, { field: 'value' });
   }
 }
 

@@ -1,6 +1,7 @@
 import { EPISODE_KEY_PREFIX, episodeMemory, episodeFromMemory, type EpisodeDraft, type EpisodeQuery, type EpisodeSink, type EpisodeSource, type PersistedEpisode, type RetrievedEpisode } from '../../cognition/episode.ts';
 import type { BlockedRecord } from '../../cognition/safety.ts';
 import { MnemosError } from '../../domain/errors.ts';
+import { charCount, exceedsChars } from '../../domain/unicode.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { normalizeIso } from '../../domain/time.ts';
@@ -70,6 +71,7 @@ export class StoreEpisodes implements EpisodeSink, EpisodeSource {
  * consolidator blocks (and audits) the refused event and keeps the rest.
  */
 function assertEpisodeFits(key: string, text: string): void {
-  if (text.length <= MAX_TEXT_CHARS) return;
-  throw new MnemosError('limit_exceeded', `the episode of blackboard key "${key}" would be ${text.length} characters; a memory holds at most ${MAX_TEXT_CHARS}`, { field: 'value', blackboardKey: key, chars: text.length, max: MAX_TEXT_CHARS });
+  if (!exceedsChars(text, MAX_TEXT_CHARS)) return;
+  const chars = charCount(text);
+  throw new MnemosError('limit_exceeded', `the episode of blackboard key "${key}" would be ${chars} characters; a memory holds at most ${MAX_TEXT_CHARS}`, { field: 'value', blackboardKey: key, chars, max: MAX_TEXT_CHARS });
 }

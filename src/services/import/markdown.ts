@@ -1,4 +1,5 @@
 import { MnemosError } from '../../domain/errors.ts';
+import { charCount, exceedsChars } from '../../domain/unicode.ts';
 import type { RememberInput } from '../inputs.ts';
 import { MAX_TEXT_CHARS } from '../inputs.ts';
 import { fileKeyPrefix } from '../../domain/source-keys.ts';
@@ -277,11 +278,13 @@ export function markdownInputs(absPath: string, source: string, path = absPath):
   // Blocks between <!-- owner --> markers are the owner's words: labelled so every automated rewrite or merge leaves them verbatim.
   const owned = ownerMarkedRanges(source);
   return chunkMarkdown(source).map((c) => {
-    if (c.text.length > MAX_TEXT_CHARS) {
+    // Chunks are cut by UTF-16 length (never longer in characters), but a chunk is refused only past the limit in
+    // characters, as add and JSONL import count them.
+    if (exceedsChars(c.text, MAX_TEXT_CHARS)) {
       // Only a single line gets here: longer chunks are cut at line breaks, and a line has none.
       throw new MnemosError(
         'validation_failed',
-        `${path}:${c.lineStart}: line ${c.lineStart} has ${c.text.length} characters, and a memory's text is limited to ${MAX_TEXT_CHARS}; Markdown is cut into chunks at line breaks only, so break this line (nothing of ${path} was written)`,
+        `${path}:${c.lineStart}: line ${c.lineStart} has ${charCount(c.text)} characters, and a memory's text is limited to ${MAX_TEXT_CHARS}; Markdown is cut into chunks at line breaks only, so break this line (nothing of ${path} was written)`,
         { line: c.lineStart, path, field: 'text' },
       );
     }
