@@ -76,9 +76,11 @@ export type MemoryPatch = z.input<typeof patchSchema>;
  * An empty session, agent, tag or label is never stored (each is min(1) on
  * write), so a filter on one can only be a mistake (`--session ''`). It was
  * accepted, shown as applied in explain and then dropped as falsy: the
- * search went unfiltered. Refused instead, naming the field.
+ * search went unfiltered. Refused instead, naming the field. A value no
+ * store can hold (a NUL, half a surrogate pair) is refused the same way: it
+ * matched nothing on SQLite and was a PostgreSQL error naming no field.
  */
-const filterValue = (what: string) => z.string().min(1, `an empty ${what} matches no memory: give one, or leave the filter out`);
+const filterValue = (what: string) => storable(z.string().min(1, `an empty ${what} matches no memory: give one, or leave the filter out`));
 
 export const filterSchema = z
   .object({

@@ -76,3 +76,27 @@ test(named('the cycle holds an episode and a blackboard value to the same charac
     await t.cleanup();
   }
 });
+
+test(named('a filter value no store can hold (NUL, half a surrogate pair) is the same validation_failed naming the filter on both backends'), async () => {
+  const t = testStores();
+  const m = await openMemory({ db: t.db });
+  try {
+    await m.remember({ text: 'alpha filter probe', tags: ['t'], sessionId: 's' });
+    const filters: [string, Record<string, unknown>][] = [
+      ['sessionId', { sessionId: 's\u0000' }],
+      ['agentId', { agentId: '\u0000' }],
+      ['tags', { tags: ['t\u0000'] }],
+      ['labels', { labels: ['\uD800'] }],
+      ['sessionId', { sessionId: '\uDFFFs' }],
+    ];
+    for (const [field, filter] of filters) {
+      const named = (err: unknown) => MnemosError.is(err, 'validation_failed') && String(err.details?.field).startsWith(`filter.${field}`);
+      await assert.rejects(m.list({ filter }), named, JSON.stringify(filter));
+      await assert.rejects(m.search({ query: 'alpha', filter }), named, JSON.stringify(filter));
+    }
+    assert.equal((await m.list({ filter: { sessionId: 's', tags: ['t'] } })).total, 1);
+  } finally {
+    await m.close();
+    await t.cleanup();
+  }
+});
