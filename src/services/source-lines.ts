@@ -4,7 +4,7 @@ import { MnemosError } from '../domain/errors.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
-import { parseInput } from './validate.ts';
+import { parseInput, storable } from './validate.ts';
 import { eachFileMemory } from './file-memories.ts';
 import { fileKeyPrefix } from '../domain/source-keys.ts';
 import { fileLines } from './import/file-lines.ts';
@@ -15,7 +15,9 @@ const MAX_SOURCE_CHARS = 60_000;
 
 export const sourceLinesSchema = z
   .object({
-    path: z.string().min(1).max(4096).describe('a file path as cited by a search result (source.path)'),
+    // storable: a path no store can hold cites no memory; it answered not_found on SQLite and a PostgreSQL error
+    // naming no field.
+    path: storable(z.string().min(1).max(4096)).describe('a file path as cited by a search result (source.path)'),
     from: z.number().int().min(1).default(1).describe('first line, 1-based'),
     lines: z.number().int().min(1).max(MAX_SOURCE_LINES).default(200).describe(`how many lines (at most ${MAX_SOURCE_LINES})`),
   })

@@ -7,6 +7,8 @@ import { named, testStores } from '../helpers/backend.ts';
 import { MAX_TEXT_CHARS } from '../../src/services/inputs.ts';
 import { StoreEpisodes } from '../../src/services/cycle/store-episodes.ts';
 import { charCount } from '../../src/domain/unicode.ts';
+import { TOOLS } from '../../src/surfaces/tools/index.ts';
+import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
 
 /**
  * A memory's text limit is one number of characters (code points: an emoji
@@ -95,6 +97,23 @@ test(named('a filter value no store can hold (NUL, half a surrogate pair) is the
       await assert.rejects(m.search({ query: 'alpha', filter }), named, JSON.stringify(filter));
     }
     assert.equal((await m.list({ filter: { sessionId: 's', tags: ['t'] } })).total, 1);
+  } finally {
+    await m.close();
+    await t.cleanup();
+  }
+});
+
+test(named('memory_get {path} with a path no store can hold is validation_failed naming path on both backends'), async () => {
+  const t = testStores();
+  const m = await openMemory({ db: t.db });
+  try {
+    for (const path of [join(t.dir, 'notes\u0000.md'), join(t.dir, '\uD800.md')]) {
+      await assert.rejects(
+        runTool(findTool(TOOLS, 'memory_get'), { path }, { memory: m, surfaceParts: [] }),
+        (err: unknown) => MnemosError.is(err, 'validation_failed') && err.details?.field === 'path',
+        JSON.stringify(path),
+      );
+    }
   } finally {
     await m.close();
     await t.cleanup();
