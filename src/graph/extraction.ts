@@ -30,3 +30,23 @@ export function isFunctional(predicate: string): boolean {
 }
 
 export type Extractor = (text: string, known: ReadonlySet<string>) => Promise<Extraction>;
+
+/**
+ * Longest name (and predicate) the graph keeps, in characters. A capitalised
+ * "word" thousands of letters long (a pasted key, a sequence) matched the
+ * name rule, and PostgreSQL cannot index a value of more than 2,704 bytes:
+ * graph indexing, and with it every consolidation run, failed on that one
+ * memory forever there (SQLite took it). No name is this long; at 4 bytes a
+ * character it stays far under the limit.
+ */
+export const MAX_NAME_CHARS = 200;
+
+const fits = (s: string) => s.length <= MAX_NAME_CHARS;
+
+/** `ex` without the mentions and relations whose names or predicate are too long to be names (MAX_NAME_CHARS). */
+export function withinNameLimits(ex: Extraction): Extraction {
+  return {
+    mentions: ex.mentions.filter((m) => fits(m.name)),
+    relations: ex.relations.filter((r) => fits(r.subject) && fits(r.object) && fits(r.predicate)),
+  };
+}

@@ -6,7 +6,7 @@ import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../po
 import type { ServiceContext } from '../services/context.ts';
 import { scopeKey } from '../lifecycle/merge-plan.ts';
 import { extractRules } from './extract-rules.ts';
-import { isFunctional, type Extraction, type Extractor } from './extraction.ts';
+import { isFunctional, withinNameLimits, type Extraction, type Extractor } from './extraction.ts';
 import { normalizeName } from './names.ts';
 import { resolveMention } from './resolve.ts';
 
@@ -80,7 +80,7 @@ export async function indexGraph(
     for (const m of memories) {
       const k = scopeKey(m);
       const known = state.known.get(k) ?? new Set<string>();
-      const ex: Extraction = opts.extractor ? mergeExtractions(extractRules(m.text, known), await opts.extractor(m.text, known)) : extractRules(m.text, known);
+      const ex: Extraction = withinNameLimits(opts.extractor ? mergeExtractions(extractRules(m.text, known), await opts.extractor(m.text, known)) : extractRules(m.text, known));
       const resolved = new Map<string, EntityRecord>();
       for (const mention of ex.mentions) {
         // One memory is one mention of an entity, however many rules found it.

@@ -119,3 +119,25 @@ test(named('memory_get {path} with a path no store can hold is validation_failed
     await t.cleanup();
   }
 });
+
+test(named('a capitalised word thousands of letters long is no name: graph indexing and consolidation go on past it on both backends'), async () => {
+  const t = testStores();
+  const m = await openMemory({ db: t.db });
+  try {
+    // Letters of the supplementary ideograph plane, varied so that PostgreSQL cannot compress the value under its index limit.
+    let seed = 7;
+    const letters = Array.from({ length: 2000 }, () => String.fromCodePoint(0x20000 + ((seed = (seed * 48271) % 2147483647) % 40000))).join('');
+    await m.remember({ text: `Yesterday A${letters} met Dana Smith in Lisbon.` });
+    await m.remember({ text: 'Dana Smith likes tea.' });
+    const indexed = await m.lifecycle.indexGraph({ limit: 100 });
+    assert.equal(indexed.memories, 2);
+    const dana = await m.lifecycle.entity('Dana Smith');
+    assert.equal(dana.entities.length, 1);
+    assert.equal((await m.lifecycle.entity(`A${letters}`)).entities.length, 0, 'the long word was not made an entity');
+    const run = await m.lifecycle.consolidate({ force: true });
+    assert.equal(run.status, 'done');
+  } finally {
+    await m.close();
+    await t.cleanup();
+  }
+});
