@@ -98,8 +98,18 @@ export const filterSchema = z
     agentId: filterValue('agent id').optional(),
     minSalience: unit.optional(),
   })
-  .strict();
+  .strict()
+  // Bounds given the wrong way round select nothing, and the answer "nothing matched" read as "no such memory".
+  .refine((f) => boundsInOrder(f.since, f.until), { message: 'until must not be before since (since is inclusive, until exclusive)', path: ['until'] })
+  .refine((f) => boundsInOrder(f.recordedSince, f.recordedUntil), { message: 'recordedUntil must not be before recordedSince', path: ['recordedUntil'] });
 export type FilterInput = z.input<typeof filterSchema>;
+
+/** False only when both bounds are valid times and `to` is before `from` (a malformed one is reported by its own check). */
+export function boundsInOrder(from: string | undefined, to: string | undefined): boolean {
+  if (from === undefined || to === undefined) return true;
+  const [a, b] = [parseIso(from), parseIso(to)];
+  return Number.isNaN(a) || Number.isNaN(b) || b >= a;
+}
 
 export const MAX_RESULTS = 200;
 

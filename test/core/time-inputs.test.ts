@@ -71,8 +71,8 @@ test(named('a zone of hours alone and a date with a zone, both in the published 
     const hit = await m.remember({ text: 'zone probe walnut', validFrom: '2026-05-01T07:00:00Z' });
     const bounded = await m.search({ query: 'walnut', filter: { since: '2026-05-01T12:00+05', until: '2026-05-01T12:00:00.001+05' } });
     assert.deepEqual(bounded.hits.map((h) => h.memory.id), [hit.id]);
-    const tool = (await runTool(findTool(TOOLS, 'memory_search'), { query: 'walnut', since: '2026-05-01T12:00+05', until: '2026-05-01+05:00' }, { memory: m, surfaceParts: [] })) as { results: unknown[] };
-    assert.equal(tool.results.length, 0, 'until midnight +05:00 of May 1st is before the memory');
+    const tool = (await runTool(findTool(TOOLS, 'memory_search'), { query: 'walnut', since: '2026-05-01+05:00', until: '2026-05-01T13:00+05' }, { memory: m, surfaceParts: [] })) as { results: { id: string }[] };
+    assert.ok(tool.results.some((r) => r.id === hit.id), 'from midnight +05:00 of May 1st to 08:00Z holds the memory at 07:00Z');
   }),
 );
 
@@ -85,5 +85,20 @@ test(named('0000-02-29 is a leap day (proleptic Gregorian, as ISO-8601 and toISO
     }
     const r4 = await m.remember({ text: 'year four leap day', validFrom: '0004-02-29T12:00:00Z' });
     assert.equal((await m.get(r4.id)).validFrom, '0004-02-29T12:00:00.000Z');
+  }),
+);
+
+test(named('bounds given the wrong way round are refused naming until, on list, search and memory_search; equal bounds select nothing'), () =>
+  withMemory(async (m) => {
+    await m.remember({ text: 'bounded pecan', validFrom: '2026-05-01T12:00:00Z' });
+    const swapped = { since: '2026-05-02', until: '2026-05-01T12:00+00:00' };
+    const namesUntil = (field: string) => (err: unknown) => MnemosError.is(err, 'validation_failed') && err.details?.field === field;
+    await assert.rejects(m.list({ filter: swapped }), namesUntil('filter.until'));
+    await assert.rejects(m.search({ query: 'pecan', filter: swapped }), namesUntil('filter.until'));
+    await assert.rejects(m.list({ filter: { recordedSince: '2026-05-02', recordedUntil: '2026-05-01' } }), namesUntil('filter.recordedUntil'));
+    await assert.rejects(runTool(findTool(TOOLS, 'memory_search'), { query: 'pecan', ...swapped }, { memory: m, surfaceParts: [] }), namesUntil('until'));
+    // An empty range is a range: nothing in it, no error. One millisecond more holds the memory (until is exclusive).
+    assert.equal((await m.list({ filter: { since: '2026-05-01T12:00:00Z', until: '2026-05-01T12:00:00Z' } })).total, 0);
+    assert.equal((await m.list({ filter: { since: '2026-05-01T12:00:00Z', until: '2026-05-01T12:00:00.001Z' } })).total, 1);
   }),
 );

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { MEMORY_TYPES } from '../../domain/memory.ts';
 import { isoTime } from '../../services/validate.ts';
+import { boundsInOrder } from '../../services/inputs.ts';
 import { TextBudget } from '../../domain/text-budget.ts';
 import { citation } from './citation.ts';
 import { defineTool } from './tool.ts';
@@ -33,7 +34,8 @@ export const memorySearch = defineTool({
         .default(20_000)
         .describe(`at most this many characters of memory text in the answer, best results first (default 20000, at most ${MAX_SEARCH_CHARS}); a cut text is marked truncated: memory_get {id} gives it whole`),
     })
-    .strict(),
+    .strict()
+    .refine((q) => boundsInOrder(q.since, q.until), { message: 'until must not be before since (since is inclusive, until exclusive)', path: ['until'] }),
   async run(q, { memory }) {
     const r = await memory.search({
       query: q.query,
