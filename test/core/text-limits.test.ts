@@ -141,3 +141,24 @@ test(named('a capitalised word thousands of letters long is no name: graph index
     await t.cleanup();
   }
 });
+
+test(named('a key and principal id within their limits but past what PostgreSQL can index are refused as limit_exceeded there, not a raw driver error'), async () => {
+  const t = testStores();
+  const m = await openMemory({ db: t.db });
+  try {
+    let seed = 11;
+    const rnd = (n: number) => Array.from({ length: n }, () => String.fromCodePoint(0x20000 + ((seed = (seed * 48271) % 2147483647) % 40000))).join('');
+    const guest = m.as({ role: 'guest', namespace: 'default', id: rnd(256) });
+    const write = guest.remember({ text: 'guest note under a long key', key: rnd(512) });
+    if (m.store.backend === 'postgres') {
+      // The unique index of current source keys holds namespace, owner id and key: about 3,100 bytes here.
+      await assert.rejects(write, (err: unknown) => MnemosError.is(err, 'limit_exceeded') && /index/.test(err.message));
+      assert.equal((await m.list({})).total, 0, 'nothing was written');
+    } else {
+      assert.equal((await write).status, 'created', 'SQLite has no index row limit');
+    }
+  } finally {
+    await m.close();
+    await t.cleanup();
+  }
+});

@@ -201,6 +201,12 @@ export function mapPgError(err: unknown, location: string): unknown {
   }
   // Text PostgreSQL cannot hold (U+0000), in a value the engine does not validate itself (a search filter, a principal's id).
   if (e.code === '22021' || e.code === '22P05') return new MnemosError('validation_failed', 'a value contains the NUL character (U+0000), which PostgreSQL cannot store or compare; remove it', { code: e.code }, { cause: err });
+  // program_limit_exceeded: a value past what PostgreSQL can index (2,704 bytes a btree row: a long key under a long
+  // principal id, both 4-byte characters). It was returned raw, code "54000" naming no Mnemos code; the write is
+  // rolled back, so it is refused like any input too large.
+  if (e.code === '54000') {
+    return new MnemosError('limit_exceeded', `a value is too large for PostgreSQL to index (${e.message ?? e.code}); shorten it (keys, ids and names in 4-byte characters take the most room)`, { code: e.code }, { cause: err });
+  }
   // pg's words when the server asks for a password and none was given (it has no code).
   if (e.message?.includes('client password must be a string')) {
     return unreachable(location, 'the server asks for a password and none was given; put it in the URL (postgres://user:password@host/db) or set PGPASSWORD', err);
