@@ -1,5 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
-import { hasNoNul, isWellFormed, LONE_SURROGATE, NUL_CHAR } from '../domain/unicode.ts';
+import { exceedsChars, hasNoNul, isWellFormed, LONE_SURROGATE, NUL_CHAR } from '../domain/unicode.ts';
 import { PRIORITIES, type EntryStatus, type Priority, type StatusFilter, type WriteOptions } from './blackboard-types.ts';
 
 /** Dotted key: non-empty segments without whitespace or control characters. */
@@ -11,7 +11,7 @@ const MAX_TAG = 128;
 
 /** Validates a write before anything changes; returns the options with defaults applied. */
 export function checkWrite(key: string, options: WriteOptions): { priority: Priority; ttl: number | null; confidence: number } {
-  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_KEY || !KEY_RE.test(key)) {
+  if (typeof key !== 'string' || key.length === 0 || exceedsChars(key, MAX_KEY) || !KEY_RE.test(key)) {
     throw invalid('key', `invalid blackboard key ${JSON.stringify(key)}: use dotted segments (e.g. "goal.achieved"), no spaces or empty segments, at most ${MAX_KEY} characters`);
   }
   // The key and tags become an episode's text and tags, which the store refuses when they hold a broken
@@ -39,7 +39,8 @@ function checkTags(tags: unknown): void {
   if (tags === undefined) return;
   if (!Array.isArray(tags) || tags.length > MAX_TAGS) throw invalid('tags', `tags must be a list of at most ${MAX_TAGS} strings`);
   for (const t of tags) {
-    if (typeof t !== 'string' || t.length === 0 || t.length > MAX_TAG) throw invalid('tags', `each tag must be a string of 1 to ${MAX_TAG} characters, got ${JSON.stringify(t)}`);
+    // Characters as memory text counts them (code points): a tag of 128 emoji is 128 characters, not 256.
+    if (typeof t !== 'string' || t.length === 0 || exceedsChars(t, MAX_TAG)) throw invalid('tags', `each tag must be a string of 1 to ${MAX_TAG} characters, got ${JSON.stringify(t)}`);
     if (!isWellFormed(t)) throw invalid('tags', `tag ${LONE_SURROGATE}`);
     if (!hasNoNul(t)) throw invalid('tags', `tag ${NUL_CHAR}`);
   }

@@ -1,5 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
-import { assertStorableText } from '../domain/unicode.ts';
+import { assertStorableText, exceedsChars } from '../domain/unicode.ts';
 
 /**
  * The canonical ledger's rules (formulas.md): settled facts as key, value and
@@ -50,8 +50,9 @@ export function validateFactInput(f: { key: string; value: string; statement?: s
   }
   for (const field of ['value', 'statement', 'category'] as const) if (f[field] !== undefined) assertStorableText(f[field], field);
   if (!LEDGER_KEY_RE.test(f.key)) throw new MnemosError('validation_failed', `ledger key "${f.key}" must match ${LEDGER_KEY_RE.source} (lower-case, 2-64 chars)`, { field: 'key' });
-  if (f.value.length === 0 || f.value.length > MAX_VALUE) throw new MnemosError('validation_failed', `ledger value must be 1-${MAX_VALUE} characters`, { field: 'value' });
-  if (f.statement !== undefined && f.statement.length > MAX_STATEMENT)
+  // Characters as memory text counts them (code points), not UTF-16 units: 300 emoji are 300 characters.
+  if (f.value.length === 0 || exceedsChars(f.value, MAX_VALUE)) throw new MnemosError('validation_failed', `ledger value must be 1-${MAX_VALUE} characters`, { field: 'value' });
+  if (f.statement !== undefined && exceedsChars(f.statement, MAX_STATEMENT))
     throw new MnemosError('validation_failed', `ledger statement must be at most ${MAX_STATEMENT} characters`, { field: 'statement' });
 }
 

@@ -1,5 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
-import { assertStorableText } from '../domain/unicode.ts';
+import { assertStorableText, exceedsChars } from '../domain/unicode.ts';
 import type { Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import { canWrite, withArticle } from '../domain/principal.ts';
@@ -54,7 +54,8 @@ async function writtenByGuestOrAgent(ctx: ServiceContext, p: Principal, m: Memor
 export const MAX_FORGET_REASON = 500;
 
 export async function previewForget(ctx: ServiceContext, p: Principal, id: string, reason = 'requested'): Promise<ForgetPreview> {
-  if (typeof reason !== 'string' || reason.trim() === '' || reason.length > MAX_FORGET_REASON) {
+  // Characters as memory text and the MCP tool's zod bound count them (code points), not UTF-16 units.
+  if (typeof reason !== 'string' || reason.trim() === '' || exceedsChars(reason, MAX_FORGET_REASON)) {
     throw new MnemosError('validation_failed', `the reason must be text of 1-${MAX_FORGET_REASON} characters (it is kept in the tombstone)`, { field: 'reason' });
   }
   assertStorableText(reason, 'reason');
