@@ -54,3 +54,14 @@ export function assertStorableText(value: string | null, field: string): void {
   if (!isWellFormed(value)) throw new MnemosError('validation_failed', `${field} ${LONE_SURROGATE}`, { field });
   if (!hasNoNul(value)) throw new MnemosError('validation_failed', `${field} ${NUL_CHAR}`, { field });
 }
+
+/**
+ * Characters that show nothing and take no space: zero-width space and
+ * joiners, direction marks and embeddings, word joiner and invisible
+ * operators, soft hyphen, Mongolian vowel separator, byte-order mark.
+ * Text of only these and whitespace looks blank and matches no search.
+ */
+const INVISIBLE_OR_SPACE = /[\s\u00AD\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF]/gu;
+
+/** Whether `s` shows nothing: only whitespace and invisible format characters (or nothing at all). */
+export const isBlankText = (s: string): boolean => s.replace(INVISIBLE_OR_SPACE, '') === '';

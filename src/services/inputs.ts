@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseIso } from '../domain/time.ts';
+import { isBlankText } from '../domain/unicode.ts';
 import { LIFECYCLES, MEMORY_TYPES, ORIGINS, VISIBILITIES } from '../domain/memory.ts';
 import { isoTime, jsonRecord, storable } from './validate.ts';
 
@@ -24,9 +25,12 @@ export const sourceRefSchema = z
 
 const unit = z.number().min(0).max(1);
 
-/** Text of only spaces and line breaks says nothing and matches no search; "" was refused, "   " was stored. */
-export const notBlank = (s: string) => s.trim().length > 0;
-export const BLANK = { message: 'text must not be blank (only spaces or line breaks)' };
+/**
+ * Text of only spaces and line breaks says nothing and matches no search; "" was refused, "   " was stored.
+ * Zero-width and other invisible format characters (U+200B, U+FEFF...) count as blank too: "\u200b" was stored.
+ */
+export const notBlank = (s: string) => !isBlankText(s);
+export const BLANK = { message: 'text must not be blank (only spaces, line breaks or invisible characters such as U+200B)' };
 
 export const rememberSchema = z
   .object({

@@ -1,5 +1,5 @@
 import { MnemosError } from '../../domain/errors.ts';
-import { charCount, exceedsChars } from '../../domain/unicode.ts';
+import { charCount, exceedsChars, isBlankText } from '../../domain/unicode.ts';
 import type { RememberInput } from '../inputs.ts';
 import { MAX_TEXT_CHARS } from '../inputs.ts';
 import { fileKeyPrefix } from '../../domain/source-keys.ts';
@@ -77,7 +77,8 @@ export function chunkMarkdown(source: string, maxChars = 1500, limit = MAX_TEXT_
       headingStack.length = heading.level - 1;
       headingStack[heading.level - 1] = heading.text;
     }
-    const blank = line.trim() === '';
+    // A line of only zero-width characters is blank too: a file of nothing else imports nothing, as one of spaces does (the memory would be refused as blank).
+    const blank = isBlankText(line);
     if (blank && !inFence) {
       // A paragraph ends here; split only if the chunk is already big.
       if (size >= maxChars) flush();
