@@ -1,4 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { MnemosError } from '../domain/errors.ts';
 import { clusterText, declaredIds, type MemoryCluster } from './cluster.ts';
 import { withLock, type LockOptions } from './file-lock.ts';
@@ -68,7 +69,7 @@ export class Journal {
   /** Reads the journal (creating nothing) and repairs a torn tail under the lock unless read-only. */
   static async open(path: string, options: JournalOptions = {}): Promise<Journal> {
     // Before the lock, which would otherwise leave `<folder>.lock` beside it.
-    if (isFolder(path)) throw folderError(path);
+    assertJournalPath(path);
     const journal = new Journal(path, options);
     await guardIo(path, async () => {
       if (options.readOnly) journal.load(false);
@@ -292,8 +293,47 @@ function folderError(path: string, cause?: unknown): MnemosError {
   return new MnemosError('validation_failed', `${path} cannot be a journal: it is a folder (a journal is a file in it, such as ${example})`, { field: 'journal', path }, cause === undefined ? undefined : { cause });
 }
 
+/**
+ * A journal path under a regular file (`notes.txt/journal.metta`) can never
+ * be created: reads said "no journal yet" (the file only looked missing) and
+ * an append was `unavailable` with Node's ENOTDIR. Names the file in the way.
+ */
+function underFileError(path: string, cause?: unknown): MnemosError {
+  let up = dirname(path);
+  // The nearest ancestor that exists is the file in the way (walking stops at the root).
+  while (dirname(up) !== up && !exists(up)) up = dirname(up);
+  return new MnemosError('validation_failed', `${path} cannot be a journal: a part of its folder path is a file (${up}; ENOTDIR)`, { field: 'journal', path }, cause === undefined ? undefined : { cause });
+}
+
+/** Whether `path` exists; a path under a file does not (stat throws ENOTDIR even with throwIfNoEntry off). */
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `path` lies under something that is not a folder: the path cannot exist, and it is not merely missing. */
+function isUnderFile(path: string): boolean {
+  try {
+    statSync(path);
+    return false;
+  } catch (err) {
+    return (err as { code?: string } | null)?.code === 'ENOTDIR';
+  }
+}
+
+/** Refuses a path that can never hold a journal (a folder, or under a file) before any read or lock. */
+export function assertJournalPath(path: string): void {
+  if (isFolder(path)) throw folderError(path);
+  if (isUnderFile(path)) throw underFileError(path);
+}
+
 function asJournalError(path: string, err: unknown): MnemosError {
   if (MnemosError.is(err)) return err;
   if ((err as { code?: string } | null)?.code === 'EISDIR') return folderError(path, err);
+  if ((err as { code?: string } | null)?.code === 'ENOTDIR') return underFileError(path, err);
   return new MnemosError('unavailable', `journal ${path}: ${(err as Error)?.message ?? String(err)}`, { path }, { cause: err });
 }

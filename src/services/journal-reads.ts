@@ -5,7 +5,7 @@ import { adoptLegacyStateFile } from './state-files.ts';
 import { MnemosError } from '../domain/errors.ts';
 import { AgentMemoryBridge } from '../journal/bridge.ts';
 import { clusterText } from '../journal/cluster.ts';
-import { Journal } from '../journal/journal.ts';
+import { assertJournalPath, Journal } from '../journal/journal.ts';
 import { QUERY_KINDS, queryClusters, type JournalQueryKind } from '../journal/query.ts';
 import { DEFAULT_QUERY_LIMIT } from '../journal/schema.ts';
 import { JournalSnapshot } from '../journal/snapshot.ts';
@@ -100,6 +100,8 @@ const JOURNAL_COMPANIONS = ['.batch'];
 
 /** Opens read-only; null when the file does not exist. */
 export async function openJournalForRead(path: string): Promise<Journal | null> {
+  // A path under a file does not exist either, but it is a mistake, not a journal yet to come.
+  assertJournalPath(path);
   if (!existsSync(path)) return null;
   return Journal.open(path, { readOnly: true });
 }

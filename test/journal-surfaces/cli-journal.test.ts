@@ -93,6 +93,32 @@ test('journal append to a path under a file or to a folder is the caller\'s mist
   }
 });
 
+// A journal path under a regular file read as "no journal yet" (the path only looked missing).
+test('journal reads given a path under a file say so: validation_failed naming the path and the file in the way', async () => {
+  const { dir, cleanup } = tempDir();
+  try {
+    writeFileSync(join(dir, 'a.txt'), 'x');
+    for (const j of ['a.txt/j.metta', join('a.txt', 'sub', 'j.metta')]) {
+      const reads = [
+        ['view', j, '--kind', 'audit'],
+        ['query', j, '--by', 'id', '--value', 'x'],
+        ['derive', j, '--query', '(T a)'],
+        ['export', j, '--format', 'packets'],
+      ];
+      for (const args of reads) {
+        const r = await cliJson(dir, 'journal', ...args);
+        assert.equal(r.code, 2, `${args[0]} ${j}: ${r.stdout}`);
+        assert.equal(r.body.error.code, 'validation_failed', args[0]);
+        assert.equal(r.body.error.details.path, j, args[0]);
+        assert.match(r.body.error.message, /cannot be a journal: a part of its folder path is a file \(a\.txt; ENOTDIR\)/, args[0]);
+      }
+    }
+    assert.equal(readFileSync(join(dir, 'a.txt'), 'utf8'), 'x', 'the file in the way is untouched');
+  } finally {
+    cleanup();
+  }
+});
+
 // A journal path that is a folder answered `unavailable` (exit 7) with Node's "EISDIR: illegal operation on a directory".
 test('journal commands given a folder for a journal (or a cluster file) say so: validation_failed naming the path', async () => {
   const { dir, cleanup } = tempDir();
