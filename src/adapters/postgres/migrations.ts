@@ -402,6 +402,16 @@ CREATE TABLE tombstone_sources (
 CREATE INDEX tombstones_namespace ON tombstones(namespace);
 `,
   },
+  {
+    version: 14,
+    name: 'the salience order with its id tie-break in the episodes index',
+    sql: `
+-- As SQLite migration 13: the salience order ends in id, so offset pages over a tie (an imported
+-- file) neither repeat nor skip memories; ending in id, the index still orders an episode read whole.
+CREATE INDEX IF NOT EXISTS memories_episodes_id ON memories(namespace, type, salience, valid_from, id);
+DROP INDEX IF EXISTS memories_episodes;
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

@@ -71,7 +71,7 @@ const ORDER_SQL: Record<ListOrder, string> = {
   recorded_asc: 'm.recorded_at ASC, m.id ASC',
   valid_desc: 'm.valid_from DESC, m.id DESC',
   valid_asc: 'm.valid_from ASC, m.id ASC',
-  salience_desc: 'm.salience DESC, m.valid_from DESC',
+  salience_desc: 'm.salience DESC, m.valid_from DESC, m.id DESC',
   source_key_asc: 'm.source_key ASC, m.id ASC',
 };
 

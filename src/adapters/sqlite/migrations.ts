@@ -251,6 +251,18 @@ CREATE TABLE tombstone_sources (
 CREATE INDEX tombstones_namespace ON tombstones(namespace);
 `,
   },
+  {
+    version: 13,
+    name: 'the salience order with its id tie-break in the episodes index',
+    sql: `
+-- The salience order ends in id (adapters: ORDER_SQL): an import gives a whole file one salience and
+-- one valid_from, and a tie nothing orders let offset pages repeat some memories and skip others.
+-- Ending in id, the index still orders an episode read (a type, by salience) whole; without it SQLite
+-- sorted the tail of the order for each page.
+CREATE INDEX IF NOT EXISTS memories_episodes_id ON memories(namespace, type, salience, valid_from, id);
+DROP INDEX IF EXISTS memories_episodes;
+`,
+  },
 ];
 
 export function migrate(db: Database.Database): number {

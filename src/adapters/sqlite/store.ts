@@ -90,7 +90,7 @@ const ORDER_SQL: Record<ListOrder, string> = {
   recorded_asc: 'm.recorded_at ASC, m.id ASC',
   valid_desc: 'm.valid_from DESC, m.id DESC',
   valid_asc: 'm.valid_from ASC, m.id ASC',
-  salience_desc: 'm.salience DESC, m.valid_from DESC',
+  salience_desc: 'm.salience DESC, m.valid_from DESC, m.id DESC',
   source_key_asc: 'm.source_key ASC, m.id ASC',
 };
 
@@ -101,8 +101,8 @@ export function memoryWhere(p: Principal, filter: MemoryFilter | null): SqlPart 
 }
 
 /**
- * A page of memories in a list order. The time orders end in id, and so do
- * their indexes (migration 10): an import gives a whole file one timestamp,
+ * A page of memories in a list order. Every order ends in id, and so do
+ * the indexes serving them (migrations 10, 13): an import gives a whole file one timestamp,
  * and a tie that the index does not order is sorted whole.
  */
 export function listSql(where: string, order: ListOrder): string {
