@@ -79,3 +79,27 @@ test('the CLI answers a bad sslmode with validation_failed (exit 2) naming it, a
     await dropSchema(schema);
   }
 });
+
+// pg 8's Client reads `binary` from its config object, not from the URL: ?binary=true leaves results as
+// text, which the adapter reads. Should a pg upgrade honour it, every bigint, float and JSON column would
+// come back as raw bytes; this says so before anyone's reads do (then refuse the parameter in url-params.ts).
+test('?binary=true in the URL leaves reads as they are: add, search, get and list give the values written', { ...postgresOnly('a store behind the URL'), timeout: 60_000 }, async () => {
+  const { schema, url } = freshSchema('binary');
+  try {
+    const m = await openMemory({ db: `${url}&binary=true` });
+    try {
+      const a = await m.remember({ text: 'binary results are read as text', salience: 0.25, importance: 0.75, tags: ['t1'], metadata: { n: 1 }, validFrom: '2026-01-02T03:04:05.000Z' });
+      const hit = (await m.search('binary results')).hits[0]?.memory;
+      const got = await m.get(a.id);
+      const listed = (await m.list({ limit: 5 })).items[0];
+      for (const x of [hit, got, listed]) {
+        assert.ok(x);
+        assert.deepEqual([x.id, x.text, x.salience, x.importance, x.tags, x.metadata, x.validFrom, x.version], [a.id, 'binary results are read as text', 0.25, 0.75, ['t1'], { n: 1 }, '2026-01-02T03:04:05.000Z', 1]);
+      }
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await dropSchema(schema);
+  }
+});
