@@ -86,7 +86,11 @@ export type MemoryPatch = z.input<typeof patchSchema>;
  */
 const filterValue = (what: string) => storable(z.string().min(1, `an empty ${what} matches no memory: give one, or leave the filter out`));
 
-export const filterSchema = z
+/**
+ * The filter fields without the checks across them: zod 4 refuses `.pick()` on a refined object,
+ * so a surface that offers some of the filters picks them here (the library checks the whole filter).
+ */
+export const filterFields = z
   .object({
     types: z.array(z.enum(MEMORY_TYPES)).optional(),
     tags: z.array(filterValue('tag')).optional(),
@@ -102,7 +106,9 @@ export const filterSchema = z
     agentId: filterValue('agent id').optional(),
     minSalience: unit.optional(),
   })
-  .strict()
+  .strict();
+
+export const filterSchema = filterFields
   // Bounds given the wrong way round select nothing, and the answer "nothing matched" read as "no such memory".
   .refine((f) => boundsInOrder(f.since, f.until), { message: 'until must not be before since (since is inclusive, until exclusive)', path: ['until'] })
   .refine((f) => boundsInOrder(f.recordedSince, f.recordedUntil), { message: 'recordedUntil must not be before recordedSince', path: ['recordedUntil'] });

@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { filterSchema, LIST_ORDERS } from '../../services/inputs.ts';
+import { filterFields, LIST_ORDERS } from '../../services/inputs.ts';
 import { defineTool } from './tool.ts';
 
 /** A page is at most this many memories: each may hold up to 200,000 characters. */
 export const MAX_LIST_PAGE = 100;
 
-/** The filters of `mnemos list`, validated as the library validates them (services/inputs.ts). */
-const listFilters = filterSchema.pick({ types: true, tags: true, lifecycles: true, since: true, until: true, asOf: true, knownAt: true, sessionId: true }).shape;
+/**
+ * The filters of `mnemos list`, validated as the library validates them (services/inputs.ts); picked from the
+ * fields before their cross checks, which zod 4 will not pick from (it threw at import: no MCP, no HTTP server).
+ */
+const listFilters = filterFields.pick({ types: true, tags: true, lifecycles: true, since: true, until: true, asOf: true, knownAt: true, sessionId: true }).shape;
 
 export const memoryList = defineTool({
   name: 'memory_list',
