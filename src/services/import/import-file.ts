@@ -20,7 +20,7 @@ import { parseInput, storable } from '../validate.ts';
 import { withVectors } from '../embeddings.ts';
 import { markdownInputs } from './markdown.ts';
 import { mettaOps } from './metta-import.ts';
-import { isMemoryRecord, memoryRecordSchema } from './memory-records.ts';
+import { assertRecordHolds, isMemoryRecord, LineageVersions, memoryRecordSchema } from './memory-records.ts';
 import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transcript.ts';
 import { speakerChangesAsVersions } from './turn-speakers.ts';
 import { decodeUtf8, fileHead, fileLines, InvalidUtf8Error, looksUtf16, textLines, type Line } from './file-lines.ts';
@@ -275,6 +275,7 @@ async function closeRestoredVersions(ctx: ServiceContext, p: Principal, ops: Wri
 function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string, now: number, budget: MemoryBudget): WriteOp[] {
   const ops: (WriteOp & { kind: 'insert' })[] = [];
   const lineOf: number[] = [];
+  const versions = new LineageVersions();
   for (const { text, line } of lines) {
     if (text.trim() === '') continue;
     lineOf.push(line);
@@ -289,6 +290,8 @@ function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string
     if (isMemoryRecord(value)) {
       const record = parseInput(memoryRecordSchema, value, `memory record at ${where}`);
       if (contentHash(record.text) !== record.contentHash) throw new MnemosError('validation_failed', `${where}: contentHash does not match text`, { line, field: 'contentHash' });
+      assertRecordHolds(record, where, line);
+      versions.check(record, where, line);
       const memory = { ...record, namespace: p.namespace };
       assertMayClaim(p, memory);
       for (const k of ['validFrom', 'recordedAt'] as const) memory[k] = normalizeIso(memory[k]);

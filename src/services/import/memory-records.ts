@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { LIFECYCLES, MEMORY_TYPES, ORIGINS, VISIBILITIES, type Memory } from '../../domain/memory.ts';
+import { MnemosError } from '../../domain/errors.ts';
+import { parseIso } from '../../domain/time.ts';
+import { exceedsChars } from '../../domain/unicode.ts';
 import { isoTime, jsonRecord, storable } from '../validate.ts';
-import { sourceRefSchema } from '../inputs.ts';
+import { MAX_TEXT_CHARS, notBlank, sourceRefSchema } from '../inputs.ts';
 
 /** A complete memory as `export --format jsonl` writes it; importing it restores it exactly. */
 export const memoryRecordSchema = z
@@ -45,4 +48,47 @@ export function isMemoryRecord(value: unknown): boolean {
 }
 
 export type MemoryRecord = z.infer<typeof memoryRecordSchema>;
+
+/**
+ * What a record may not hold even though its fields each have the right
+ * shape: a restore skipped the checks new text gets, so a hand-made line
+ * stored a 300,000-character text, a blank one, or a validity that ends
+ * before it begins. No current version of Mnemos writes such a memory; a
+ * store made before those checks existed (blank text before 2026-11-30,
+ * corrections before 2026-12-01) may hold one, and its export is refused at
+ * that line, to be fixed there. Throws validation_failed naming the field
+ * and `where` (file and line, or cluster).
+ */
+export function assertRecordHolds(r: MemoryRecord, where: string, line?: number): void {
+  const refuse = (field: string, why: string): never => {
+    throw new MnemosError('validation_failed', `${where}: ${field} ${why}; nothing of the file was written`, { field, ...(line !== undefined ? { line } : {}) });
+  };
+  if (exceedsChars(r.text, MAX_TEXT_CHARS)) refuse('text', `is limited to ${MAX_TEXT_CHARS} characters`);
+  if (!notBlank(r.text)) refuse('text', 'must not be blank (only spaces or line breaks)');
+  if (r.validTo !== null && parseIso(r.validTo) < parseIso(r.validFrom)) refuse('validTo', 'must not be before validFrom');
+  // A version is closed by a successor (supersededBy and supersededAt) or retired (supersededAt alone); never named a successor while current.
+  if (r.supersededBy !== null && r.supersededAt === null) refuse('supersededBy', 'names a successor of a version that is not closed (supersededAt is null)');
+  if (r.supersededBy === r.id) refuse('supersededBy', 'names the version itself');
+}
+
+/**
+ * Two versions of one lineage under one version number (different ids): the
+ * history of that memory cannot say which came first. Checked across one
+ * file's records, before anything is written.
+ */
+export class LineageVersions {
+  private readonly seen = new Map<string, string>();
+  check(r: Pick<MemoryRecord, 'id' | 'lineageId' | 'version'>, where: string, line?: number): void {
+    const k = `${r.lineageId}\0${r.version}`;
+    const other = this.seen.get(k);
+    if (other !== undefined && other !== r.id) {
+      throw new MnemosError(
+        'validation_failed',
+        `${where}: version ${r.version} of lineage ${r.lineageId} is already memory ${other} in this file; a lineage numbers each version once; nothing of the file was written`,
+        { field: 'version', ...(line !== undefined ? { line } : {}) },
+      );
+    }
+    this.seen.set(k, r.id);
+  }
+}
 export const asMemory = (r: MemoryRecord): Memory => r as Memory;

@@ -13,7 +13,7 @@ import { buildMemory } from '../build-memory.ts';
 import { EXTRA_PREDICATES } from '../export-metta.ts';
 import { rememberSchema } from '../inputs.ts';
 import { parseInput } from '../validate.ts';
-import { memoryRecordSchema } from './memory-records.ts';
+import { assertRecordHolds, LineageVersions, memoryRecordSchema } from './memory-records.ts';
 
 /**
  * `mnemos import --format metta`: MemoryCluster records to write operations.
@@ -50,11 +50,14 @@ export function mettaOps(p: Principal, text: string, path: string, now: number):
     for (const id of declaredIds(c, UNARY_PREDICATES)) declared.add(id);
   }
   const ops: WriteOp[] = [];
+  const versions = new LineageVersions();
   for (const c of clusters) {
     for (const input of clustersToMemoryInputs([c])) {
       const where = `${path}, cluster ${c.id}, ${input.journal.subjectId}`;
       if (isMnemosRecord(input)) {
-        ops.push({ kind: 'insert', memory: restoredMemory(p, c, input, where), onExistingSource: 'conflict' });
+        const memory = restoredMemory(p, c, input, where);
+        versions.check(memory, where);
+        ops.push({ kind: 'insert', memory, onExistingSource: 'conflict' });
       } else {
         const parsed = parseInput(rememberSchema, foreignInput(input), where);
         ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
@@ -104,6 +107,7 @@ function restoredMemory(p: Principal, cluster: MemoryCluster, input: JournalMemo
     expiresAt: extra.expiresAt ?? null,
   };
   const memory = parseInput(memoryRecordSchema, record, `memory record at ${where}`) as Memory;
+  assertRecordHolds(memory, where);
   assertMayClaim(p, memory);
   for (const k of ['validFrom', 'recordedAt'] as const) memory[k] = normalizeIso(memory[k]);
   return memory;

@@ -1,0 +1,95 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openMemory } from '../../src/index.ts';
+import { contentHash } from '../../src/domain/hash.ts';
+import { named, testStores } from '../helpers/backend.ts';
+
+/** An export's lines, one of them changed by `edit`; the other lines are good records. */
+async function exportWith(db: string, edit: (r: Record<string, unknown>) => void): Promise<string> {
+  const a = await openMemory({ db });
+  try {
+    const x = await a.remember({ text: 'Dana moved to Porto', validFrom: '2024-02-01T00:00:00Z' });
+    await a.update(x.id, { text: 'Dana moved to Lisbon' });
+    await a.remember({ text: 'prefers tea' });
+    const lines: string[] = [];
+    await a.export((l) => void lines.push(l));
+    const last = JSON.parse(lines[lines.length - 1]!) as Record<string, unknown>;
+    edit(last);
+    last.contentHash = contentHash(last.text as string);
+    lines[lines.length - 1] = `${JSON.stringify(last)}\n`;
+    return lines.join('');
+  } finally {
+    await a.close();
+  }
+}
+
+const BAD: { name: string; field: string; edit: (r: Record<string, unknown>) => void }[] = [
+  { name: 'a text over 200,000 characters (code points)', field: 'text', edit: (r) => void (r.text = '🚀'.repeat(200_001)) },
+  { name: 'a blank text', field: 'text', edit: (r) => void (r.text = '   \n ') },
+  { name: 'validTo before validFrom', field: 'validTo', edit: (r) => void (r.validTo = '2000-01-01T00:00:00.000Z') },
+  { name: 'a successor named while current', field: 'supersededBy', edit: (r) => void (r.supersededBy = 'm-nowhere') },
+  { name: 'a version number its lineage already has', field: 'version', edit: (r) => void ((r.lineageId = 'PLACEHOLDER'), (r.version = 1)) },
+];
+
+for (const bad of BAD) {
+  test(named(`restoring an export refuses a memory record with ${bad.name}, naming field and line, writing nothing`), async () => {
+    const { dir, store, cleanup } = testStores();
+    try {
+      let text = await exportWith(store('a.db'), bad.edit);
+      // The lineage of the file's first record, so two records of it claim version 1.
+      if (text.includes('PLACEHOLDER')) text = text.replace('PLACEHOLDER', (JSON.parse(text.split('\n')[0]!) as { lineageId: string }).lineageId);
+      const file = join(dir, 'export.jsonl');
+      writeFileSync(file, text);
+      const b = await openMemory({ db: store('b.db') });
+      try {
+        const line = text.trimEnd().split('\n').length;
+        await assert.rejects(b.import(file), (err: Error & { code?: string; details?: { field?: string; line?: number } }) => {
+          assert.equal(err.code, 'validation_failed');
+          assert.equal(err.details?.field, bad.field);
+          assert.equal(err.details?.line, line);
+          assert.ok(err.message.includes(`${file}:${line}`) && err.message.includes(bad.field), err.message);
+          return true;
+        });
+        assert.equal((await b.status()).memories.total, 0, 'nothing of the file was written');
+      } finally {
+        await b.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+}
+
+test(named('restoring a MeTTa export refuses a record whose validity ends before it begins, or whose text is blank'), async () => {
+  const { dir, store, cleanup } = testStores();
+  try {
+    const a = await openMemory({ db: store('a.db') });
+    await a.remember({ text: 'valid thing', validFrom: '2020-01-01T00:00:00Z', validTo: '2021-01-01T00:00:00Z' });
+    let text = '';
+    await a.exportMetta((t) => void (text += t));
+    await a.close();
+    const b = await openMemory({ db: store('b.db') });
+    try {
+      for (const [edited, field] of [
+        [text.replace('"2021-01-01T00:00:00.000Z"', '"2019-01-01T00:00:00.000Z"'), 'validTo'],
+        [text.replace('"valid thing"', '"   "'), 'text'],
+      ] as const) {
+        assert.notEqual(edited, text);
+        const file = join(dir, 'x.metta');
+        writeFileSync(file, edited);
+        await assert.rejects(b.import(file), (err: Error & { code?: string; details?: { field?: string } }) => {
+          assert.equal(err.code, 'validation_failed');
+          assert.equal(err.details?.field, field, err.message);
+          return true;
+        });
+      }
+      assert.equal((await b.status()).memories.total, 0);
+    } finally {
+      await b.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
