@@ -28,11 +28,20 @@ export function eachFileMemory(ctx: ServiceContext, p: Principal, abs: string, l
  * acts only on the keys for which `isFileKey` holds.
  */
 export function eachFileKey(ctx: ServiceContext, p: Principal, abs: string, lifecycles: Lifecycle[] | undefined, visit: (m: MemoryKey) => void): Promise<void> {
-  return byKeyPages((f) => ctx.store.listKeys(p, f, { limit: PAGE }, 'source_key_asc'), fileFilter(abs, lifecycles), visit);
+  return eachKeyUnder(ctx, p, fileKeyPrefix(abs), lifecycles, visit);
+}
+
+/** The same walk under any key prefix (a deep path's keys as earlier versions wrote them: legacyFileKeyPrefix). */
+export function eachKeyUnder(ctx: ServiceContext, p: Principal, prefix: string, lifecycles: Lifecycle[] | undefined, visit: (m: MemoryKey) => void): Promise<void> {
+  return byKeyPages((f) => ctx.store.listKeys(p, f, { limit: PAGE }, 'source_key_asc'), prefixFilter(prefix, lifecycles), visit);
 }
 
 function fileFilter(abs: string, lifecycles: Lifecycle[] | undefined): MemoryFilter {
-  return { sourceKeyPrefix: fileKeyPrefix(abs), ...(lifecycles ? { lifecycles } : {}) };
+  return prefixFilter(fileKeyPrefix(abs), lifecycles);
+}
+
+function prefixFilter(prefix: string, lifecycles: Lifecycle[] | undefined): MemoryFilter {
+  return { sourceKeyPrefix: prefix, ...(lifecycles ? { lifecycles } : {}) };
 }
 
 async function byKeyPages<T extends MemoryKey>(read: (filter: MemoryFilter) => Promise<T[]>, filter: MemoryFilter, visit: (m: T) => void): Promise<void> {

@@ -11,8 +11,8 @@ import { normalizeIso, toIso } from '../../domain/time.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
 import { assertDistinctKeys } from '../batch-keys.ts';
 import { buildMemory } from '../build-memory.ts';
-import { eachFileKey } from '../file-memories.ts';
-import { fileKeyPrefix, isFileKey } from '../../domain/source-keys.ts';
+import { eachFileKey, eachKeyUnder } from '../file-memories.ts';
+import { fileKeyPrefix, isFileKey, isOwnKeyUnder, legacyFileKeyPrefix } from '../../domain/source-keys.ts';
 import { StoredContent } from '../stored-content.ts';
 import type { ServiceContext } from '../context.ts';
 import { rememberSchema, type RememberInput } from '../inputs.ts';
@@ -384,6 +384,13 @@ async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops
     // Under the prefix are also the keys of a file named `<abs>#...`: never this file's to retire.
     if (!fresh.has(m.sourceKey) && isFileKey(abs, m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'no longer in the source file', at: toIso(ctx.now()) });
   });
+  // A deep file an earlier version keyed by its path: those keys give way to the digest form, once.
+  const legacy = legacyFileKeyPrefix(abs);
+  if (legacy !== null) {
+    await eachKeyUnder(ctx, p, legacy, ['generated', 'activated', 'consolidated', 'archived', 'frozen'], (m) => {
+      if (m.ownerId === p.id && isOwnKeyUnder(legacy, m.sourceKey)) out.push({ kind: 'retire', id: m.id, reason: 'keyed again by a digest of its long path', at: toIso(ctx.now()) });
+    });
+  }
   return out;
 }
 
