@@ -63,16 +63,59 @@ async function holdsFile(ctx: ServiceContext, p: Principal, path: string): Promi
  * filed through a link in this process are added as they are filed.
  */
 const LINKED_PATHS_IDLE_MS = 30_000;
-const linked = new WeakMap<ServiceContext, Map<string, { map: Promise<Map<string, string>>; used: number }>>();
+type LinkCache = WeakMap<ServiceContext, Map<string, { map: Promise<Map<string, string>>; used: number }>>;
+const linked: LinkCache = new WeakMap();
+const linkedSessions: LinkCache = new WeakMap();
 
-async function linkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, string>> {
-  let perPrincipal = linked.get(ctx);
-  if (!perPrincipal) linked.set(ctx, (perPrincipal = new Map()));
+function linkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, string>> {
+  return cachedWalk(linked, ctx, p, walkLinkedPaths);
+}
+
+/**
+ * The caller's transcript sessions named by a path that is not their real
+ * path (a file imported through a link), by real path: how an import through
+ * the real path, or another link, finds the session the file's turns are
+ * already under. Walked and kept as linkedPaths is, one look-up per session.
+ */
+export async function linkedSessionOf(ctx: ServiceContext, p: Principal, real: string): Promise<string | null> {
+  return (await cachedWalk(linkedSessions, ctx, p, walkLinkedSessions)).get(real) ?? null;
+}
+
+/** Files the caller's transcripts were filed under in this process through a link: the next import through the target finds them. */
+export async function noteLinkedSession(ctx: ServiceContext, p: Principal, real: string, session: string): Promise<void> {
+  const map = await cachedWalk(linkedSessions, ctx, p, walkLinkedSessions);
+  if (!map.has(real)) map.set(real, session);
+}
+
+async function walkLinkedSessions(ctx: ServiceContext, p: Principal): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const start = 'transcript:';
+  for (let after: { sourceKey: string; id: string } | undefined; ; ) {
+    const [k] = await ctx.store.listKeys(p, { sourceKeyPrefix: start, lifecycles: [...LIFECYCLES], ...(after ? { sourceKeyAfter: after } : {}) }, { limit: 1 }, 'source_key_asc');
+    if (!k) return out;
+    const key = k.sourceKey!;
+    const at = key.lastIndexOf('#');
+    const session = key.slice(start.length, at);
+    // Only the caller's own turns, of a session named by an absolute path; anything else is passed key by key.
+    if (k.ownerId !== p.id || at < start.length || !/^\d+$/.test(key.slice(at + 1)) || !session.startsWith('/')) {
+      after = { sourceKey: key, id: k.id };
+      continue;
+    }
+    const real = realPath(session);
+    if (real !== null && real !== session && !out.has(real)) out.set(real, session);
+    // Past the session's own keys (`#` and digits): ":" sorts after every digit.
+    after = { sourceKey: `${start}${session}#:`, id: '' };
+  }
+}
+
+async function cachedWalk(cache: LinkCache, ctx: ServiceContext, p: Principal, walk: (ctx: ServiceContext, p: Principal) => Promise<Map<string, string>>): Promise<Map<string, string>> {
+  let perPrincipal = cache.get(ctx);
+  if (!perPrincipal) cache.set(ctx, (perPrincipal = new Map()));
   const id = `${p.namespace}\0${p.id}`;
   const now = Date.now();
   let held = perPrincipal.get(id);
   if (!held || now - held.used > LINKED_PATHS_IDLE_MS) {
-    const map = walkLinkedPaths(ctx, p);
+    const map = walk(ctx, p);
     held = { map, used: now };
     perPrincipal.set(id, held);
     // A failed walk (a store error) is not kept: the next import tries again.

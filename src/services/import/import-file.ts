@@ -25,7 +25,7 @@ import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transc
 import { speakerChangesAsVersions } from './turn-speakers.ts';
 import { decodeUtf8, fileHead, fileLines, InvalidUtf8Error, looksUtf16, textLines, type Line } from './file-lines.ts';
 import { MemoryBudget } from './memory-budget.ts';
-import { fileIdentity } from './file-identity.ts';
+import { fileIdentity, linkedSessionOf, noteLinkedSession, realPath } from './file-identity.ts';
 
 export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -106,13 +106,54 @@ export function detectFormat(path: string, lines: string | Iterable<Line>): Impo
  * became new versions of the first's. A file imported before this rule keeps
  * the base-name session its turns already have, so importing it again still
  * adds nothing.
+ *
+ * A file reached by a symbolic link and by its real path is one
+ * conversation, as it is one note for Markdown and JSONL (file-identity.ts):
+ * its session is named by the first of those paths the store holds its turns
+ * by (the path given, then the real path), and by the path given when it
+ * holds neither. Named by the path as given, each import through the other
+ * path stored every turn again. Returns the session and the path its turns
+ * cite (source.path).
  */
-async function fileSession(ctx: ServiceContext, p: Principal, abs: string): Promise<string> {
-  const legacy = basename(abs).replace(/\.[^.]+$/, '');
+async function fileSession(ctx: ServiceContext, p: Principal, given: string): Promise<{ session: string; path: string }> {
+  const real = realPath(given);
+  for (const path of real !== null && real !== given ? [given, real] : [given]) {
+    const held = await heldSession(ctx, p, path, real);
+    if (held !== null) return held;
+  }
+  // Held through another link (imported by it, now given its target or a second link).
+  const linked = real === null ? null : await linkedSessionOf(ctx, p, real);
+  if (linked !== null) return { session: linked, path: linked };
+  const session = pathSession(given);
+  // Filed under a link's path from now on: the next file met through the target, in this walk of a folder too, finds it.
+  if (real !== null && real !== given && session === given) await noteLinkedSession(ctx, p, real, session);
+  return { session, path: given };
+}
+
+/** A session id is at most 256 characters; a longer path is named by its base name and a hash of the path. */
+function pathSession(abs: string): string {
+  return abs.length <= 256 ? abs : `${baseSession(abs).slice(0, 180)}@${sha256Hex(abs).slice(0, 16)}`;
+}
+
+function baseSession(abs: string): string {
+  return basename(abs).replace(/\.[^.]+$/, '');
+}
+
+/**
+ * The session the caller's store holds this path's turns under, and the path
+ * they cite: its base name, as earlier versions named it (the file they cite
+ * being this one, through this path or another link to it), or the path; null when none.
+ */
+async function heldSession(ctx: ServiceContext, p: Principal, abs: string, real: string | null): Promise<{ session: string; path: string } | null> {
+  const legacy = baseSession(abs);
   const earlier = await ctx.store.list(p, { sourceKeys: { ownerId: p.id, keys: [`transcript:${legacy}#1`] }, lifecycles: [...LIFECYCLES] }, { limit: 1 });
-  if (earlier.some((m) => m.source.path === abs)) return legacy;
-  // A session id is at most 256 characters; a longer path is named by its base name and a hash of the path.
-  return abs.length <= 256 ? abs : `${legacy.slice(0, 180)}@${sha256Hex(abs).slice(0, 16)}`;
+  const cited = earlier.find((m) => m.source.path === abs || (real !== null && m.source.path !== undefined && realPath(m.source.path) === real))?.source.path;
+  if (cited !== undefined) return { session: legacy, path: cited };
+  const session = pathSession(abs);
+  const prefix = `transcript:${session}#`;
+  const keys = await ctx.store.listKeys(p, { sourceKeyPrefix: prefix, lifecycles: [...LIFECYCLES] }, { limit: 20 }, 'source_key_asc');
+  // A session named `<path>#...` shares the prefix; its keys have a second "#".
+  return keys.some((k) => k.ownerId === p.id && /^\d+$/.test(k.sourceKey!.slice(prefix.length))) ? { session, path: abs } : null;
 }
 
 /**
@@ -175,12 +216,14 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   assertNotUtf16(given, path);
   const format = opts.format ?? detectFormat(given, readLines(given, path));
   // Chunks and lines are keyed by the file: one file reached through a link and through its target is one file.
-  // Transcripts keep the path given: their turns are keyed by session, and the file's session is that path.
-  const abs = format === 'markdown' || format === 'jsonl' ? await fileIdentity(ctx, p, given) : given;
+  // A transcript's turns are keyed by session: one named by the file is named by the path the store first held it by.
+  const transcript = format === 'transcript' || format === 'transcript-jsonl';
+  const named = transcript && opts.sessionId === undefined ? await fileSession(ctx, p, given) : null;
+  const abs = format === 'markdown' || format === 'jsonl' ? await fileIdentity(ctx, p, given) : (named?.path ?? given);
   const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
   progress('parsing', 0, 1);
   const now = ctx.now();
-  const session = opts.sessionId ?? (format === 'transcript' || format === 'transcript-jsonl' ? await fileSession(ctx, p, abs) : '');
+  const session = opts.sessionId ?? named?.session ?? '';
   // Lists are concatenated, never spread into push(): a spread passes every element as an
   // argument, and a file of 400,000 lines overflowed the call stack.
   let ops: WriteOp[] = [];

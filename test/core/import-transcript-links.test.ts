@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openMemory } from '../../src/index.ts';
+import { named, testStores } from '../helpers/backend.ts';
+
+const CHAT = '{"role":"user","content":"hello there"}\n{"role":"assistant","content":"hi back"}\n';
+
+/** A folder `real` with chat.jsonl, and two links to it: `a` and `b`. */
+function linkedChat(dir: string): { real: string; a: string; b: string } {
+  mkdirSync(join(dir, 'real'));
+  writeFileSync(join(dir, 'real', 'chat.jsonl'), CHAT);
+  symlinkSync(join(dir, 'real'), join(dir, 'a'));
+  symlinkSync(join(dir, 'real'), join(dir, 'b'));
+  return { real: join(dir, 'real', 'chat.jsonl'), a: join(dir, 'a', 'chat.jsonl'), b: join(dir, 'b', 'chat.jsonl') };
+}
+
+for (const order of [
+  ['a', 'real', 'b', 'a'],
+  ['real', 'a', 'b', 'real'],
+] as const) {
+  test(named(`a transcript imported through ${order.join(', then ')} is one conversation: its turns stay under the first path`), async () => {
+    const { dir, db, cleanup } = testStores();
+    try {
+      const paths = linkedChat(dir);
+      const m = await openMemory({ db });
+      try {
+        const first = await m.import(paths[order[0]]);
+        assert.equal(first.created, 2);
+        for (const via of order.slice(1)) {
+          const r = await m.import(paths[via]);
+          assert.deepEqual([r.created, r.unchanged, r.path], [0, 2, paths[order[0]]], `through ${via}`);
+        }
+        const items = (await m.list({ limit: 10 })).items;
+        assert.deepEqual([...new Set(items.map((x) => x.sessionId))], [paths[order[0]]]);
+      } finally {
+        await m.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+}
+
+test(named('turns an earlier version filed under the base name through a link stay idempotent through the real path'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const paths = linkedChat(dir);
+    const m = await openMemory({ db });
+    try {
+      for (const [turn, role, text] of [[1, 'user', 'hello there'], [2, 'assistant', 'hi back']] as const) {
+        await m.remember({ text, type: 'episode', origin: 'transcript', sessionId: 'chat', key: `transcript:chat#${turn}`, source: { sessionId: 'chat', turnStart: turn, turnEnd: turn, path: paths.a }, metadata: { role } });
+      }
+      for (const via of [paths.real, paths.a, paths.b]) assert.deepEqual([(await m.import(via)).created, (await m.import(via)).unchanged], [0, 2], via);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
