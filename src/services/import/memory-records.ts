@@ -1,10 +1,8 @@
 import { z } from 'zod';
 import { LIFECYCLES, MEMORY_TYPES, ORIGINS, VISIBILITIES, type Memory } from '../../domain/memory.ts';
 import { MnemosError } from '../../domain/errors.ts';
-import { parseIso } from '../../domain/time.ts';
-import { exceedsChars } from '../../domain/unicode.ts';
 import { isoTime, jsonRecord, storable } from '../validate.ts';
-import { MAX_TEXT_CHARS, notBlank, sourceRefSchema } from '../inputs.ts';
+import { sourceRefSchema } from '../inputs.ts';
 
 /** A complete memory as `export --format jsonl` writes it; importing it restores it exactly. */
 export const memoryRecordSchema = z
@@ -51,21 +49,18 @@ export type MemoryRecord = z.infer<typeof memoryRecordSchema>;
 
 /**
  * What a record may not hold even though its fields each have the right
- * shape: a restore skipped the checks new text gets, so a hand-made line
- * stored a 300,000-character text, a blank one, or a validity that ends
- * before it begins. No current version of Mnemos writes such a memory; a
- * store made before those checks existed (blank text before 2026-11-30,
- * corrections before 2026-12-01) may hold one, and its export is refused at
- * that line, to be fixed there. Throws validation_failed naming the field
- * and `where` (file and line, or cluster).
+ * shape: states no version of Mnemos ever wrote, so the line was made or
+ * damaged by hand and restoring it would leave a history that cannot be
+ * read. States earlier versions did write are restored as they are, for an
+ * export of any store must restore: a blank text (before 2026-11-30), a
+ * correction over 200,000 characters, or a validity closed before it began
+ * (before 2026-12-01). Throws validation_failed naming the field and `where`
+ * (file and line, or cluster).
  */
 export function assertRecordHolds(r: MemoryRecord, where: string, line?: number): void {
   const refuse = (field: string, why: string): never => {
     throw new MnemosError('validation_failed', `${where}: ${field} ${why}; nothing of the file was written`, { field, ...(line !== undefined ? { line } : {}) });
   };
-  if (exceedsChars(r.text, MAX_TEXT_CHARS)) refuse('text', `is limited to ${MAX_TEXT_CHARS} characters`);
-  if (!notBlank(r.text)) refuse('text', 'must not be blank (only spaces or line breaks)');
-  if (r.validTo !== null && parseIso(r.validTo) < parseIso(r.validFrom)) refuse('validTo', 'must not be before validFrom');
   // A version is closed by a successor (supersededBy and supersededAt) or retired (supersededAt alone); never named a successor while current.
   if (r.supersededBy !== null && r.supersededAt === null) refuse('supersededBy', 'names a successor of a version that is not closed (supersededAt is null)');
   if (r.supersededBy === r.id) refuse('supersededBy', 'names the version itself');
