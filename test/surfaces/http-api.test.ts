@@ -131,7 +131,7 @@ describe('HTTP API (mnemos serve)', () => {
         assert.match(got, re);
       };
       const big = JSON.stringify({ text: 'x'.repeat(5 * 1024 * 1024) });
-      socket.write(`POST /v1/memories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${owner}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`);
+      socket.write(`POST /v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`);
       socket.write(big);
       await until(/limit_exceeded"[^]*\}\}\}$/);
       assert.match(got, /^HTTP\/1\.1 413/);
@@ -144,7 +144,8 @@ describe('HTTP API (mnemos serve)', () => {
       got = '';
       chunked.on('data', (d) => (got += d.toString()));
       chunked.on('error', () => {}); // the server may close while the rest is still being sent
-      chunked.write(`POST /v1/memories HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${owner}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      // A real host name: a loopback server refuses others (DNS rebinding, docs/SERVER.md Browsers).
+      chunked.write(`POST /v1/memories HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${owner}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
       const piece = 'x'.repeat(256 * 1024);
       for (let i = 0; i < 20 && !/limit_exceeded/.test(got); i++) {
         chunked.write(`${piece.length.toString(16)}\r\n${piece}\r\n`);

@@ -10,6 +10,7 @@ import { buildMcpServer } from '../mcp/mcp-server.ts';
 import { errorForCaller, storeLocationOf } from '../tools/redact-location.ts';
 import { findTool, runTool } from '../tools/run-tool.ts';
 import type { Tool } from '../tools/tool.ts';
+import { browserGuard, type BrowserPolicy } from './browser-guard.ts';
 import { HTTP_STATUS } from './error-status.ts';
 import { batchEnvelope } from './ingest.ts';
 import { DEFAULT_LIMITS, type HttpLimits } from './limits.ts';
@@ -26,6 +27,8 @@ export interface AppOptions {
   /** What self_state should report about this server (transports, address). */
   surfaceParts?: PartReport[];
   log: (line: string) => void;
+  /** Which web pages and Host names may reach the server (browser-guard.ts); without one, none is checked. */
+  browsers?: BrowserPolicy;
 }
 
 type Env = { Variables: { memory: Mnemos } };
@@ -71,6 +74,15 @@ export function createApp(opts: AppOptions): Hono<Env> {
     const hint = bare && allowedMethods(app.routes, bare).length > 0 ? `; did you mean ${bare} (without the trailing slash)?` : '';
     return c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${path}${hint}; see /openapi.json` } }, 404);
   });
+
+  // Every answer, errors included: a browser must not guess a JSON body into HTML or script.
+  // Set after the handler: the MCP transport's own Response does not carry headers set on the context before it.
+  app.use('*', async (c, next) => {
+    await next();
+    c.header('X-Content-Type-Options', 'nosniff');
+  });
+  // Before the body is read and before any token is looked at: a refused page learns nothing.
+  if (opts.browsers) app.use('*', browserGuard(opts.browsers));
 
   app.use(
     '*',

@@ -24,7 +24,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Socket
   }
   const [status, reason, code, message] = describe(err);
   const body = JSON.stringify({ error: new MnemosError(code, message).toJSON() });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nX-Content-Type-Options: nosniff\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   // The client may never close its side; the answer has been sent by then.
   setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

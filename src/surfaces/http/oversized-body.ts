@@ -21,7 +21,7 @@ export function refuseOversizedBody(req: IncomingMessage, res: ServerResponse, m
   });
   const answer = (close: boolean) => {
     if (res.headersSent) return;
-    res.writeHead(413, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(close ? { connection: 'close' } : {}) });
+    res.writeHead(413, { 'content-type': 'application/json', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(body), ...(close ? { connection: 'close' } : {}) });
     res.end(body);
   };
   if (declared > maxBodyBytes * DRAIN_CAP_FACTOR) {

@@ -8,6 +8,7 @@ import { DEFAULT_LIMITS, type HttpLimits } from './limits.ts';
 import { refuseOversizedBody } from './oversized-body.ts';
 import { answerClientError } from './client-error.ts';
 import type { PartReport } from '../../services/self-state.ts';
+import type { BrowserPolicy } from './browser-guard.ts';
 
 export interface ServeOptions {
   memory: Mnemos;
@@ -17,6 +18,8 @@ export interface ServeOptions {
   log: (line: string) => void;
   /** Extra lines for self_state (e.g. how searches run). */
   parts?: PartReport[];
+  /** Which web pages and Host names may reach the server; see browser-guard.ts. */
+  browsers?: BrowserPolicy;
 }
 
 export interface RunningServer {
@@ -33,7 +36,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     { part: 'auth', state: 'on' as const, why: 'every /v1 and /mcp request needs a bearer token', setting: 'mnemos token create' },
     ...(opts.parts ?? []),
   ];
-  const app = createApp({ memory: opts.memory, tools: TOOLS, log: opts.log, surfaceParts: parts, ...(opts.limits ? { limits: opts.limits } : {}) });
+  const app = createApp({ memory: opts.memory, tools: TOOLS, log: opts.log, surfaceParts: parts, ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.browsers ? { browsers: opts.browsers } : {}) });
   const listener = getRequestListener(app.fetch);
   const maxBodyBytes = opts.limits?.maxBodyBytes ?? DEFAULT_LIMITS.maxBodyBytes;
   // Once shutdown begins, every answer says `Connection: close`. Node kept answering `keep-alive` to the

@@ -3,7 +3,8 @@ import { withArticle } from '../../../domain/principal.ts';
 import type { Command, CommandContext } from '../command.ts';
 import type { Mnemos } from '../../library/open-memory.ts';
 import type { PartReport } from '../../../services/self-state.ts';
-import { num, str } from './options.ts';
+import { list, num, str } from './options.ts';
+import { browserPolicy } from '../../http/browser-guard.ts';
 import { cycleRegistry } from '../../../services/cycle/cycle-api.ts';
 import { startScheduler } from '../../../lifecycle/scheduler.ts';
 import { defaultSearchThreads } from '../../library/search-threads.ts';
@@ -59,19 +60,27 @@ function consolidationInterval(ctx: CommandContext): number {
   return every;
 }
 
+/** A comma-separated list from the environment; empty when unset. Bad items are refused by the policy, naming the setting. */
+function envList(name: string): string[] {
+  const v = process.env[name];
+  return v === undefined || v.trim() === '' ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
 function everyText(ms: number): string {
   return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${ms} ms`;
 }
 
 export const serveCmd: Command = {
   name: 'serve',
-  usage: 'serve [--port 7420] [--host 127.0.0.1] [--owner-token-file path] [--search-threads n] [--cycle-tick-ms n] [--consolidate-every-ms n]',
+  usage: 'serve [--port 7420] [--host 127.0.0.1] [--allow-origin url,...] [--allow-host name,...] [--owner-token-file path] [--search-threads n] [--cycle-tick-ms n] [--consolidate-every-ms n]',
   summary: 'HTTP JSON API (/v1), MCP over HTTP (/mcp), /healthz, /readyz, /openapi.json',
-  options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' }, 'cycle-tick-ms': { type: 'string' }, 'consolidate-every-ms': { type: 'string' }, 'search-threads': { type: 'string' } },
+  options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' }, 'cycle-tick-ms': { type: 'string' }, 'consolidate-every-ms': { type: 'string' }, 'search-threads': { type: 'string' }, 'allow-origin': { type: 'string', multiple: true }, 'allow-host': { type: 'string', multiple: true } },
   async run(ctx) {
     const port = num(ctx, 'port') ?? 7420;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new MnemosError('validation_failed', '--port must be an integer 0-65535', { field: 'port' });
     const host = str(ctx, 'host') ?? '127.0.0.1';
+    // Web pages may not call the server unless their origin is listed; Host names beyond the loopback ones must be too.
+    const browsers = browserPolicy(host, list(ctx, 'allow-origin') ?? envList('MNEMOS_ALLOWED_ORIGINS'), list(ctx, 'allow-host') ?? envList('MNEMOS_ALLOWED_HOSTS'));
     // Every setting is checked before the store opens: a refused start created the store and an owner token it never showed.
     const threadsWanted = num(ctx, 'search-threads') ?? (process.env.MNEMOS_SEARCH_THREADS ? Number(process.env.MNEMOS_SEARCH_THREADS) : defaultSearchThreads());
     if (!Number.isInteger(threadsWanted) || threadsWanted < 0 || threadsWanted > 64) throw new MnemosError('validation_failed', '--search-threads (or MNEMOS_SEARCH_THREADS) must be a whole number from 0 to 64', { field: 'search-threads' });
@@ -105,7 +114,7 @@ export const serveCmd: Command = {
     // Loaded here, not at the top: the HTTP and MCP libraries would add about 0.2 s to the 0.45 s start of every other command.
     const { startServer } = await import('../../http/server.ts');
     const consolidation = scheduleConsolidation(every, memory, 'serve');
-    const server = await startServer({ memory, host, port, log: say, parts: [searchPart, cachesPart, consolidation.part] });
+    const server = await startServer({ memory, host, port, log: say, browsers, parts: [searchPart, cachesPart, consolidation.part] });
     // Once the server listens: a start that fails (a port in use) makes no token it would never show.
     const boot = tokenFile ? await memory.ensureOwnerToken(tokenFile) : null;
     // Each agent that has used its blackboard gets a cycle tick on this timer (off unless asked for).
@@ -116,6 +125,7 @@ export const serveCmd: Command = {
     // The store's location, not --db as typed: a PostgreSQL URL's password is masked there.
     say(`mnemos serve: ${server.url} (store ${memory.store.location}, namespace ${ctx.namespace})`);
     say(`  HTTP API ${server.url}/v1   MCP ${server.url}/mcp   OpenAPI ${server.url}/openapi.json`);
+    say(`  web pages: ${browsers.allowedOrigins.length > 0 ? `allowed from ${browsers.allowedOrigins.join(', ')}` : 'none may call it'} (--allow-origin); Host names: ${browsers.allowedHosts ? browsers.allowedHosts.join(', ') : 'any'} (--allow-host)`);
     say(`  searches: ${threads > 0 ? `${threads} search thread${threads === 1 ? '' : 's'}` : 'on the event loop'} (--search-threads)`);
     if (boot?.created) {
       say('');
@@ -139,6 +149,8 @@ export const serveCmd: Command = {
           store: memory.store.location,
           namespace: ctx.namespace,
           searchThreads: threads,
+          allowedOrigins: browsers.allowedOrigins,
+          allowedHosts: browsers.allowedHosts,
           ownerTokenFile: boot?.path ?? null,
           ownerTokenCreated: boot?.created ?? false,
         })}\n`,
