@@ -85,6 +85,10 @@ describe('HTTP list: GET /v1/memories', () => {
     assert.equal(twoTypes.total, 11, 'an array parameter is repeated');
     const range = (await get('/v1/memories?since=2026-02-01&until=2026-04-01&order=valid_asc')).body.items.map((m: { text: string }) => m.text);
     assert.deepEqual(range, ['fact 2', 'fact 3']);
+    // Swapped bounds are refused naming until (the list filters are taken from filterSchema's shape, whose refinement the library applies).
+    const swapped = await get('/v1/memories?since=2026-04-01&until=2026-02-01');
+    assert.equal(swapped.status, 400);
+    assert.equal(swapped.body.error.details.field, 'until');
     assert.deepEqual(
       (await get('/v1/memories?sessionId=owner-s')).body.items.map((m: { text: string }) => m.text),
       [SECRET],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { filterFields, LIST_ORDERS } from '../../services/inputs.ts';
+import { boundsInOrder, filterFields, LIST_ORDERS } from '../../services/inputs.ts';
 import { defineTool } from './tool.ts';
 
 /** A page is at most this many memories: each may hold up to 200,000 characters. */
@@ -28,7 +28,9 @@ export const memoryList = defineTool({
       lifecycles: listFilters.lifecycles.describe('only these lifecycles (default: the live ones, not archived or expired)'),
       sessionId: listFilters.sessionId.describe('only memories of this session'),
     })
-    .strict(),
+    .strict()
+    // Named as the caller sent it (`until`), not as the library's nested `filter.until`.
+    .refine((q) => boundsInOrder(q.since, q.until), { message: 'until must not be before since (since is inclusive, until exclusive)', path: ['until'] }),
   async run(q, { memory }) {
     const { limit, offset, cursor, order, ...filter } = q;
     return memory.list({ limit, offset, order, filter, ...(cursor !== undefined ? { cursor } : {}) });
