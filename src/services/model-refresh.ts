@@ -5,6 +5,7 @@ import { EmbeddingService } from '../embedding/embedding-service.ts';
 import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
+import { ANALYZER_VERSION } from '../retrieval/text/analyze.ts';
 import { REPLACED_BUILTIN, STAGED_BUILTIN, embedMissing, forgetLoadedModel, readableModel, trainingSequences } from './embeddings.ts';
 
 /** What one refresh did with the built-in embedder's learned model (a consolidation report carries it). */
@@ -72,6 +73,9 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   const currentModel = current?.state ? current.model : null;
   // A stored model this build cannot read counts as none: searches already run untrained (embeddings.ts).
   const unreadable = current?.state ? readableModel(current.state).problem : undefined;
+  // A model of an older, compatible text analyzer works, but has not learned the terms this build makes: retrain it now.
+  const loaded = current?.state && !unreadable ? readableModel(current.state).model : undefined;
+  const outdated = loaded && loaded.analyzer !== ANALYZER_VERSION ? loaded.analyzer : undefined;
   let staged: { model: string; state: unknown; texts: number } | null = await vectors.loadModel(sys, STAGED_BUILTIN);
   let droppedVectors = 0;
   if (!staged?.state && currentModel && (await vectors.modelId(sys, REPLACED_BUILTIN))) {
@@ -83,7 +87,7 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   let learnedFrom: number | undefined;
   let trainMs: number | undefined;
   if (!staged?.state) {
-    const due = await trainingSequencesIfDue(ctx, sys, currentModel && !unreadable ? current!.texts : null, o, unreadable);
+    const due = await trainingSequencesIfDue(ctx, sys, currentModel && !unreadable && !outdated ? current!.texts : null, o, unreadable, outdated);
     if (!due.sequences) return { status: 'current', reason: due.reason, model: currentModel, embedded: 0, droppedVectors };
     const sequences = due.sequences;
     const started = performance.now();
@@ -135,10 +139,15 @@ async function trainingSequencesIfDue(
   trainedAtSize: number | null,
   o: ModelRefreshOptions,
   unreadable?: string,
+  outdatedAnalyzer?: string,
 ): Promise<{ sequences: string[][] | null; texts: number; reason: string }> {
   const texts = await ctx.store.count(sys, {});
   const rule = modelRefreshDue({ texts, trainedAtSize, minTexts: o.minTexts, growth: o.growth });
-  const reason = unreadable ? `the stored model cannot be used by this build (${unreadable}), so ${rule.reason}` : rule.reason;
+  const reason = unreadable
+    ? `the stored model cannot be used by this build (${unreadable}), so ${rule.reason}`
+    : outdatedAnalyzer
+      ? `the stored model was trained with text analyzer ${outdatedAnalyzer}, this build uses ${ANALYZER_VERSION}, so ${rule.reason}`
+      : rule.reason;
   if (!rule.due) return { sequences: null, texts, reason };
   const { sequences, total } = await trainingSequences(ctx, sys);
   return { sequences, texts: total, reason };

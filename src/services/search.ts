@@ -16,6 +16,7 @@ import { BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
 import { searchSchema, type SearchInput } from './inputs.ts';
 import { parseInput } from './validate.ts';
 import { parseIso } from '../domain/time.ts';
+import { analyze } from '../retrieval/text/analyze.ts';
 
 export const SEARCH_MODES = ['keyword', 'vector', 'hybrid'] as const;
 export type SearchMode = (typeof SEARCH_MODES)[number];
@@ -201,7 +202,8 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   const termSet = new Set(terms);
   const hits: SearchHit[] = ranking.slice(q.offset, q.offset + q.limit).map((f) => {
     const memory = records.get(f.id)!;
-    const own = new Set(ctx.analyzeQuery(memory.text));
+    // The memory's document terms: a one-character Chinese or Japanese query term is among them, not among the pairs a query analysis of the same text gives.
+    const own = new Set(analyze(memory.text));
     return { memory, score: f.score, why: { matchedTerms: [...termSet].filter((t) => own.has(t)), ranks: f.ranks } };
   });
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { BuiltinEmbedder } from '../../src/embedding/builtin/builtin-embedder.ts';
-import type { LearnedModelState } from '../../src/embedding/builtin/model.ts';
+import { fingerprintOf, type LearnedModelState } from '../../src/embedding/builtin/model.ts';
 import type { VectorIndex } from '../../src/ports/vectors.ts';
 import { modelRefreshDue } from '../../src/embedding/builtin/refresh-policy.ts';
 import { trainOffThread } from '../../src/embedding/builtin/train-off-thread.ts';
@@ -234,5 +234,22 @@ test(named('a stored model this build cannot read never stops writes; consolidat
     assert.equal(bad.counts.modelFailed, 1);
     assert.ok('vectorLogPruned' in bad.counts, 'the rest of the vectors phase ran');
     assert.equal(await v.modelId(m.principal, STAGED_BUILTIN), null);
+  });
+});
+
+test(named('a model trained with the previous text analyzer keeps working, and the next consolidation retrains it'), async () => {
+  await withModelStore(10, async (m) => {
+    // Analyzer @1 differs only on scripts without spaces and Turkish İ: its model still reads English words the same way.
+    const old = await saveTrained(m, 'builtin', 10, (state) => {
+      const st = { ...state, analyzer: 'en-lucene33-porter@1' };
+      return { ...st, fingerprint: fingerprintOf({ analyzer: st.analyzer, o: st.options, terms: st.terms, idf: st.idf, vectors: st.vectors }) };
+    });
+    await m.rememberMany(sessions(12));
+    assert.equal((await m.status()).embeddings.learned, true, 'the old model is in use, not dropped');
+    const r = await m.consolidate();
+    assert.equal(r.model?.status, 'trained');
+    assert.match(r.model!.reason, /trained with text analyzer en-lucene33-porter@1, this build uses \S+, so /);
+    assert.equal(r.model?.previous, old);
+    assert.equal((await m.status()).embeddings.learned, true);
   });
 });

@@ -42,3 +42,24 @@ test('analyzeQuery also drops question-frame words, and only those', () => {
   assert.deepEqual(analyzeQuery('Vitamin D deficiency increases risk'), analyze('Vitamin D deficiency increases risk'));
   for (const w of QUERY_FRAME_WORDS) assert.deepEqual(analyzeQuery(w), [], w);
 });
+
+test('scripts without spaces: a document gives each character and each pair, a query only its pairs', () => {
+  assert.deepEqual(tokenize('東京タワー'), ['東', '東京', '京', '京タ', 'タ', 'タワ', 'ワ', 'ワー', 'ー']);
+  assert.deepEqual(tokenize('東京タワー', true), ['東京', '京タ', 'タワ', 'ワー']);
+  assert.deepEqual(tokenize('猫', true), ['猫'], 'a one-character query is that character');
+  // Latin letters and digits inside the run stay words of their own; spaces and punctuation end a run.
+  assert.deepEqual(tokenize('iPhone買った、2024年', true), ['iphone', '買っ', 'った', '2024', '年']);
+  assert.deepEqual(tokenize('서울에 갔어요', true), ['서울', '울에', '갔어', '어요']);
+  // A Thai vowel or tone mark stays with the letter before it.
+  assert.deepEqual(tokenize('ที่นี่'), ['ที่', 'ที่นี่', 'นี่']);
+  // Half-width katakana meet full-width (NFKC), at index and query time alike.
+  assert.deepEqual(tokenize('ﾀﾜｰ', true), tokenize('タワー', true));
+  assert.deepEqual(analyzeQuery('東京に行きました'), ['東京', '京に', 'に行', '行き', 'きま', 'まし', 'した']);
+  for (const q of analyzeQuery('東京タワー')) assert.ok(analyze('昨日東京タワーに行った').includes(q), q);
+});
+
+test('Turkish İ folds to plain i, and other marks stay', () => {
+  assert.deepEqual(tokenize('Flight to İSTANBUL'), ['flight', 'to', 'istanbul']);
+  assert.deepEqual(tokenize('I\u0307STANBUL'), ['istanbul'], 'İ written as I plus a combining dot');
+  assert.deepEqual(tokenize('İzmir ıspanak café'), ['izmir', 'ıspanak', 'café']);
+});

@@ -1,6 +1,8 @@
 import { refuseNewerSchema } from '../newer-schema.ts';
 import { quoteSchema } from './connection.ts';
 import type pg from 'pg';
+import { reanalyzeTextsPg } from './reanalyze-texts.ts';
+import { analyzedDifferentlyThanV1 } from '../../retrieval/text/analyze.ts';
 
 /**
  * Numbered migrations for PostgreSQL, mirroring the SQLite ones. They run
@@ -13,6 +15,8 @@ export interface PgMigration {
   version: number;
   name: string;
   sql: string;
+  /** Work SQL cannot do (analysing text), after `sql`, in the same transaction. */
+  run?: (c: pg.PoolClient, analyze: (text: string) => string[]) => Promise<unknown>;
 }
 
 /** Any fixed 64-bit key; it only has to differ from other advisory-lock users of the database. */
@@ -412,12 +416,18 @@ CREATE INDEX IF NOT EXISTS memories_episodes_id ON memories(namespace, type, sal
 DROP INDEX IF EXISTS memories_episodes;
 `,
   },
+  {
+    version: 15,
+    name: 'full-text terms again for texts in scripts without spaces (now character pairs) and with Turkish İ',
+    sql: '',
+    run: (c, analyze) => reanalyzeTextsPg(c, analyze, analyzedDifferentlyThanV1),
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
 
 /** Applies pending migrations in one transaction; returns the schema version. */
-export async function migratePg(client: pg.PoolClient, schema: string | null): Promise<number> {
+export async function migratePg(client: pg.PoolClient, schema: string | null, analyze: (text: string) => string[]): Promise<number> {
   // A migration waits as long as it must (another process's migration can take minutes on a large
   // table): the session's lock wait, meant for ordinary statements, is lifted for this transaction.
   await client.query('BEGIN; SET LOCAL lock_timeout = 0');
@@ -430,7 +440,8 @@ export async function migratePg(client: pg.PoolClient, schema: string | null): P
     refuseNewerSchema(current, PG_LATEST_SCHEMA_VERSION, 'PostgreSQL');
     for (const m of PG_MIGRATIONS) {
       if (m.version <= current) continue;
-      await client.query(m.sql);
+      if (m.sql) await client.query(m.sql);
+      if (m.run) await m.run(client, analyze);
       await client.query('INSERT INTO mnemos_schema (version, name) VALUES ($1, $2)', [m.version, m.name]);
       current = m.version;
     }

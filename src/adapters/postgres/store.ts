@@ -180,7 +180,7 @@ export class PgStore implements MemoryStore {
         throw connectFailed(err, conn.location);
       });
       try {
-        const version = await migratePg(client, conn.schema);
+        const version = await migratePg(client, conn.schema, opts.analyze);
         const pgvector = await detectPgvector(client);
         // reltuples is -1 until PostgreSQL has analyzed or vacuumed the table.
         const analyzed = await client.query<{ n: string }>("SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = 'memories'::regclass");

@@ -1,6 +1,11 @@
 import { refuseNewerSchema } from '../newer-schema.ts';
 import type Database from 'better-sqlite3';
 import { LIFECYCLE_SCHEMA_SQL } from './lifecycle-schema.ts';
+import { reanalyzeTexts } from './reanalyze-texts.ts';
+import { analyzedDifferentlyThanV1 } from '../../retrieval/text/analyze.ts';
+
+/** The text analysis the store's writer uses, which a migration that rewrites full-text terms must use too. */
+export type Analyze = (text: string) => string[];
 
 /**
  * Numbered migrations. Each runs once, in order, inside one IMMEDIATE
@@ -12,6 +17,8 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work SQL cannot do (analysing text), after `sql`, in the same transaction. */
+  run?: (db: Database.Database, analyze: Analyze) => void;
 }
 
 export const MIGRATIONS: Migration[] = [
@@ -263,9 +270,15 @@ CREATE INDEX IF NOT EXISTS memories_episodes_id ON memories(namespace, type, sal
 DROP INDEX IF EXISTS memories_episodes;
 `,
   },
+  {
+    version: 14,
+    name: 'full-text terms again for texts in scripts without spaces (now character pairs) and with Turkish İ',
+    sql: '',
+    run: (db, analyze) => void reanalyzeTexts(db, analyze, analyzedDifferentlyThanV1),
+  },
 ];
 
-export function migrate(db: Database.Database): number {
+export function migrate(db: Database.Database, analyze: Analyze): number {
   // Up to date: a plain read, no write lock. Taking it on every open made any command (an export, a search)
   // wait behind another process's long import before it read anything.
   const found = db.pragma('user_version', { simple: true }) as number;
@@ -275,7 +288,8 @@ export function migrate(db: Database.Database): number {
     let current = db.pragma('user_version', { simple: true }) as number;
     for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
       if (m.version <= current) continue;
-      db.exec(m.sql);
+      if (m.sql) db.exec(m.sql);
+      m.run?.(db, analyze);
       db.pragma(`user_version = ${m.version}`);
       current = m.version;
     }

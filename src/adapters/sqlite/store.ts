@@ -141,7 +141,7 @@ export class SqliteStore implements MemoryStore {
   ) {
     this.statements = new StatementCache(db);
     this.checkpointer = backgroundCheckpoint && location !== ':memory:' ? new BackgroundCheckpointer(db, location) : null;
-    this.version = withBusyRetry(() => migrate(db));
+    this.version = withBusyRetry(() => migrate(db, analyze));
     // Fresh statistics let the planner choose between the id, namespace and time indexes;
     // the analysis limit keeps this to milliseconds even on a large file.
     db.pragma('analysis_limit = 1000');

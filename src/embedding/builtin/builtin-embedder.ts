@@ -121,7 +121,7 @@ export class BuiltinEmbedder implements Embedder {
     // A document's words are its full-text terms too (analyze.ts's chain: stop words out, stems in order): noted, the
     // writer that indexes this text next need not analyze it again.
     const terms: string[] | null = kind === 'document' ? [] : null;
-    for (const token of tokenize(text)) {
+    for (const token of tokenize(text, kind === 'query')) {
       if (kind === 'query' && QUERY_FRAME_WORDS.has(token)) continue;
       const w = this.word(token);
       if (w === null) continue;

@@ -9,7 +9,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { canonicalJson } from '../../domain/hash.ts';
 import { MnemosError } from '../../domain/errors.ts';
-import { ANALYZER_VERSION } from '../../retrieval/text/analyze.ts';
+import { ANALYZER_VERSION, OLDER_COMPATIBLE_ANALYZERS } from '../../retrieval/text/analyze.ts';
 import { buildVocabulary, countCooccurrences, ppmiMatrix } from './cooccurrence.ts';
 import { randomizedSvd } from './linear-algebra.ts';
 import { fromBase64, toBase64 } from '../vectors.ts';
@@ -145,7 +145,7 @@ export function deserializeModel(state: LearnedModelState): LearnedModel {
   if (state?.format !== 'mnemos.builtin-embedder' || state.version !== 1) {
     throw new MnemosError('validation_failed', 'not a built-in embedder model (expected format mnemos.builtin-embedder, version 1)');
   }
-  if (state.analyzer !== ANALYZER_VERSION) {
+  if (state.analyzer !== ANALYZER_VERSION && !OLDER_COMPATIBLE_ANALYZERS.has(state.analyzer)) {
     throw new MnemosError('conflict', `built-in embedder model was trained with analyzer ${state.analyzer}, this build uses ${ANALYZER_VERSION}: retrain it`, { analyzer: state.analyzer });
   }
   const idf = fromBase64(state.idf);

@@ -6,9 +6,20 @@
  */
 import { porterStem } from './porter-stemmer.ts';
 import { ENGLISH_STOP_WORDS, QUERY_FRAME_WORDS } from './stop-words.ts';
+import { NO_SPACE_SCRIPT } from './no-space-scripts.ts';
 import { tokenize } from './tokenize.ts';
 
-export const ANALYZER_VERSION = 'en-lucene33-porter@1';
+export const ANALYZER_VERSION = 'en-lucene33-porter+cjk-bigrams@2';
+
+/**
+ * Earlier chains whose terms differ from this one's only outside English:
+ * @1 kept a run of Chinese, Japanese, Korean or Thai as one term and left
+ * Turkish İ as "i" plus a dot. A built-in model trained under one still
+ * loads (its rows for those old terms are simply never met, and the new
+ * terms count as words it has not learned), and the next consolidation
+ * retrains it (model-refresh.ts).
+ */
+export const OLDER_COMPATIBLE_ANALYZERS: ReadonlySet<string> = new Set(['en-lucene33-porter@1']);
 
 /**
  * Stems of recently seen words. Words follow Zipf's law, so a few thousand
@@ -84,9 +95,22 @@ export function analyzeText(text: string): string[] {
  */
 export function analyzeQuery(text: string): string[] {
   const out: string[] = [];
-  for (const token of tokenize(text)) {
+  for (const token of tokenize(text, true)) {
     if (ENGLISH_STOP_WORDS.has(token) || QUERY_FRAME_WORDS.has(token)) continue;
     out.push(stem(token));
   }
   return out;
 }
+
+/**
+ * Whether `analyze` may give this text other terms than analyzer @1 did: it
+ * holds a character of a script written without spaces, or a dot above
+ * (Turkish İ). Stores re-index only such texts when they upgrade; a yes for
+ * a text whose terms did not change costs one needless re-index, never a
+ * wrong term.
+ */
+export function analyzedDifferentlyThanV1(text: string): boolean {
+  return DOT_ABOVE.test(text) || NO_SPACE_SCRIPT.test(text.normalize('NFKC'));
+}
+
+const DOT_ABOVE = /[\u0130\u0307]/u;

@@ -9,7 +9,19 @@
  * - "." and "," between digits join them, so "3.5" stays one token and
  *   "1,000" becomes "1000" (the comma is a thousands separator, not a term);
  * - everything else (hyphens, slashes, punctuation, symbols) separates tokens.
+ *
+ * Scripts written without spaces between words (Chinese, Japanese, Korean
+ * hangul, Thai, Lao, Khmer, Myanmar) have no word boundaries a regular
+ * expression can find, so a run of them is cut into characters and
+ * overlapping pairs of characters (no-space-scripts.ts). A character here is
+ * a base with the marks that follow it: a Thai vowel or tone mark never
+ * travels alone.
+ *
+ * Turkish İ lower-cases to "i" plus a combining dot above (the only letter
+ * whose lower case adds a mark); the dot is dropped, so İSTANBUL and
+ * istanbul meet. Other marks stay: the chain does not fold accents.
  */
+import { splitNoSpaceRuns, NO_SPACE_SCRIPT } from './no-space-scripts.ts';
 
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['’ʼ][\p{L}\p{M}\p{N}]+|(?<=\p{N})[.,]\p{N}+)*/gu;
 const POSSESSIVE = /['’ʼ]s$/u;
@@ -17,14 +29,24 @@ const APOSTROPHES = /['’ʼ]/gu;
 const DIGIT_GROUPING = /(?<=\p{N}),(?=\p{N})/gu;
 
 const NEEDS_CLEANING = /['’ʼ,]/u;
+const DOTTED_I = /i\u0307/gu;
 
-export function tokenize(text: string): string[] {
-  const normalized = text.normalize('NFKC').toLowerCase();
+/**
+ * Tokens of `text`, in order. `forQuery` changes only runs of no-space
+ * scripts: a document gives each character and each pair, so a one-character
+ * query finds it; a query of two characters or more gives only its pairs,
+ * which are what say the characters stand together.
+ */
+export function tokenize(text: string, forQuery = false): string[] {
+  let normalized = text.normalize('NFKC').toLowerCase();
+  if (normalized.includes('\u0307')) normalized = normalized.replace(DOTTED_I, 'i');
   // match() with a global pattern gives just the strings: matchAll made a match
   // object per token, the largest allocation of a write (every memory is
   // tokenized for the index and again for the embedder).
   const words = normalized.match(WORD);
   if (words === null) return [];
+  // One test per text: English text never pays for the per-token check below.
+  const spaceless = NO_SPACE_SCRIPT.test(normalized);
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     let token = words[i]!;
@@ -32,7 +54,9 @@ export function tokenize(text: string): string[] {
       if (POSSESSIVE.test(token)) token = token.slice(0, -2);
       token = token.replace(APOSTROPHES, '').replace(DIGIT_GROUPING, '');
     }
-    if (token.length > 0) out.push(token);
+    if (token.length === 0) continue;
+    if (spaceless && NO_SPACE_SCRIPT.test(token)) splitNoSpaceRuns(token, forQuery, out);
+    else out.push(token);
   }
   return out;
 }
