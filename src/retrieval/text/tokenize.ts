@@ -30,6 +30,8 @@ const DIGIT_GROUPING = /(?<=\p{N}),(?=\p{N})/gu;
 
 const NEEDS_CLEANING = /['’ʼ,]/u;
 const DOTTED_I = /i\u0307/gu;
+/** Every script without spaces lies at or above U+0E00 (Thai): a plain range test spares most texts the script test. */
+const AT_OR_ABOVE_THAI = /[\u0E00-\uFFFF]/;
 
 /**
  * Tokens of `text`, in order. `forQuery` changes only runs of no-space
@@ -46,7 +48,7 @@ export function tokenize(text: string, forQuery = false): string[] {
   const words = normalized.match(WORD);
   if (words === null) return [];
   // One test per text: English text never pays for the per-token check below.
-  const spaceless = NO_SPACE_SCRIPT.test(normalized);
+  const spaceless = AT_OR_ABOVE_THAI.test(normalized) && NO_SPACE_SCRIPT.test(normalized);
   const out: string[] = [];
   for (let i = 0; i < words.length; i++) {
     let token = words[i]!;
