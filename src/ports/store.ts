@@ -322,7 +322,11 @@ export interface AuditLog {
 }
 
 export interface PendingChanges {
-  put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>): Promise<void>;
+  /**
+   * Stores a change and, first, deletes every change that expired before `now` (the caller's clock, default the wall clock):
+   * a preview never confirmed was otherwise kept forever, payload (the proposed text) included.
+   */
+  put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>, now?: number): Promise<void>;
   /** Removes and returns the change if the principal may use it and it has not expired. */
   /** `now`: the caller's clock (the engine's, injectable), which also set the change's expiresAt; default the wall clock. */
   take(p: Principal, token: string, kind: string, now?: number): Promise<PendingChange | null>;

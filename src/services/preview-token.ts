@@ -13,7 +13,7 @@ import type { ServiceContext } from './context.ts';
 export async function issuePreview(ctx: ServiceContext, p: Principal, kind: string, payload: Record<string, unknown>): Promise<{ token: string; expiresAt: string }> {
   const token = `${kind}_${randomBytes(24).toString('base64url')}`;
   const expiresAt = toIso(ctx.now() + ctx.config.previewTtlMs);
-  await ctx.store.pending.put(p, { token, kind, expiresAt, payload });
+  await ctx.store.pending.put(p, { token, kind, expiresAt, payload }, ctx.now());
   return { token, expiresAt };
 }
 

@@ -8,13 +8,16 @@ import { rows, withRetry, type PgConnection } from './connection.ts';
 export class PgPending implements PendingChanges {
   constructor(private readonly conn: PgConnection) {}
 
-  async put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>): Promise<void> {
+  async put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>, now = Date.now()): Promise<void> {
     readScope(p);
     const subject = typeof change.payload.lineageId === 'string' ? change.payload.lineageId : null;
+    // Expired changes can never be confirmed (take refuses them); without this sweep every unconfirmed preview stayed, a row per preview for good.
+    // One statement, so the sweep and the insert need no transaction of their own.
     await withRetry(this.conn.location, () =>
       this.conn.pool.query(
-        'INSERT INTO pending_changes (token_hash, kind, namespace, actor, subject_id, created_at, expires_at, payload) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-        [sha256Hex(change.token), change.kind, p.namespace, `${p.role}:${p.id}`, subject, toIso(Date.now()), change.expiresAt, JSON.stringify(change.payload)],
+        `WITH swept AS (DELETE FROM pending_changes WHERE expires_at COLLATE "C" < $9)
+         INSERT INTO pending_changes (token_hash, kind, namespace, actor, subject_id, created_at, expires_at, payload) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [sha256Hex(change.token), change.kind, p.namespace, `${p.role}:${p.id}`, subject, toIso(Date.now()), change.expiresAt, JSON.stringify(change.payload), toIso(now)],
       ),
     );
   }

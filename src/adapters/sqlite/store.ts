@@ -474,14 +474,17 @@ class SqliteAuditLog implements AuditLog {
 class SqlitePending implements PendingChanges {
   constructor(private readonly db: Database.Database) {}
 
-  async put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>): Promise<void> {
+  async put(p: Principal, change: Omit<PendingChange, 'namespace' | 'actor' | 'createdAt'>, now = Date.now()): Promise<void> {
     readScope(p);
     const subject = typeof change.payload.lineageId === 'string' ? change.payload.lineageId : null;
-    await writeWithRetry(this.db, () =>
+    const put = this.db.transaction(() => {
+      // Expired changes can never be confirmed (take refuses them); without this sweep every unconfirmed preview stayed, a row per preview for good.
+      this.db.prepare('DELETE FROM pending_changes WHERE expires_at < ?').run(toIso(now));
       this.db
         .prepare('INSERT INTO pending_changes (token_hash, kind, namespace, actor, subject_id, created_at, expires_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-        .run(sha256Hex(change.token), change.kind, p.namespace, `${p.role}:${p.id}`, subject, toIso(Date.now()), change.expiresAt, JSON.stringify(change.payload)),
-    );
+        .run(sha256Hex(change.token), change.kind, p.namespace, `${p.role}:${p.id}`, subject, toIso(Date.now()), change.expiresAt, JSON.stringify(change.payload));
+    });
+    await writeWithRetry(this.db, () => put.immediate());
   }
 
   async take(p: Principal, token: string, kind: string, now = Date.now()): Promise<PendingChange | null> {
