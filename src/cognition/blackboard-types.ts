@@ -90,6 +90,12 @@ export interface BlackboardOptions {
   clock?: Clock;
   /** Entries retained (all statuses) before eviction starts. Default 10,000. */
   capacity?: number;
+  /**
+   * JSON characters of values (with their keys) retained, all statuses, before eviction starts. Default 20,000,000.
+   * Entries alone did not bound memory: a value may hold 200,000 characters, so 10,000 of them were 2 GB per board,
+   * reached by rewriting one key (superseded entries stay until evicted).
+   */
+  capacityChars?: number;
   /** Called when a subscriber throws or rejects; the write itself never fails for it. */
   onSubscriberError?: (failure: SubscriberFailure) => void;
 }
@@ -100,6 +106,9 @@ export interface BlackboardStats {
   /** Superseded, consumed, expired or retracted entries still retained. */
   inactive: number;
   capacity: number;
+  /** JSON characters of the retained entries' keys and values, and the most kept before eviction. */
+  retainedChars: number;
+  capacityChars: number;
   evicted: number;
   subscriberErrors: number;
 }

@@ -29,13 +29,18 @@ const EVICTABLE: readonly Priority[] = ['low', 'normal', 'high'];
  * Layer 1 of the memory stack: ephemeral shared state for one agent's cycle.
  *
  * Expired entries are marked `expired` (and announced) at the first call after
- * their deadline, and stay queryable until `sweep()`. At capacity the oldest
+ * their deadline, and stay queryable until `sweep()`. At capacity (entries, or
+ * characters of keys and values) the oldest
  * inactive entry goes first, then active ones by priority (low, normal, high),
  * oldest first; critical entries are never evicted.
  */
 export class Blackboard {
   private readonly clock: Clock;
   private readonly capacity: number;
+  private readonly capacityChars: number;
+  /** JSON characters of each retained entry (key and value), by id, and their sum. */
+  private readonly chars = new Map<string, number>();
+  private retainedChars = 0;
   private readonly events: BlackboardEvents;
   /** Every retained entry; Map order is write order (seq order). */
   private readonly byId = new Map<string, Entry>();
@@ -54,6 +59,10 @@ export class Blackboard {
     this.capacity = options.capacity ?? 10_000;
     if (!Number.isInteger(this.capacity) || this.capacity < 1) {
       throw new MnemosError('validation_failed', `blackboard capacity must be a positive integer, got ${this.capacity}`, { field: 'capacity' });
+    }
+    this.capacityChars = options.capacityChars ?? 20_000_000;
+    if (!Number.isSafeInteger(this.capacityChars) || this.capacityChars < 1) {
+      throw new MnemosError('validation_failed', `blackboard capacityChars must be a positive integer, got ${this.capacityChars}`, { field: 'capacityChars' });
     }
     this.events = new BlackboardEvents(options.onSubscriberError);
   }
@@ -79,6 +88,17 @@ export class Blackboard {
     this.expireDue(now);
 
     const previous = this.current.get(key);
+    const size = key.length + JSON.stringify(frozen).length;
+    // Critical entries are never evicted, so they and the new one must fit together (the one superseded here becomes evictable).
+    let pinned = size;
+    for (const e of this.live.critical) if (e !== previous) pinned += this.chars.get(e.id) ?? 0;
+    if (pinned > this.capacityChars) {
+      throw new MnemosError(
+        'limit_exceeded',
+        `blackboard is full (${this.capacityChars} characters of keys and values): this ${size}-character entry does not fit beside the critical ones, which are never evicted; retract or consume some`,
+        { capacityChars: this.capacityChars, key },
+      );
+    }
     if (this.byId.size >= this.capacity && previous === undefined && !this.hasEvictable()) {
       throw new MnemosError(
         'limit_exceeded',
@@ -89,7 +109,7 @@ export class Blackboard {
     if (previous) this.deactivate(previous, 'superseded', now);
     const removed: Entry[] = [];
     const dropped: Entry[] = [];
-    while (this.byId.size >= this.capacity) {
+    while (this.byId.size >= this.capacity || (this.byId.size > 0 && this.retainedChars + size > this.capacityChars)) {
       const gone = this.evictOne();
       dropped.push(gone.entry);
       if (gone.active) removed.push(gone.entry);
@@ -113,6 +133,8 @@ export class Blackboard {
       expiresAt: ttl === null ? null : now + ttl * 1000,
     };
     this.byId.set(entry.id, entry);
+    this.chars.set(entry.id, size);
+    this.retainedChars += size;
     this.current.set(key, entry);
     this.live[priority].add(entry);
     if (entry.expiresAt !== null) this.expiries.push(entry.expiresAt, entry);
@@ -186,7 +208,7 @@ export class Blackboard {
   sweep(): number {
     this.expireDue(this.clock());
     const swept = [...this.inactive];
-    for (const e of swept) this.byId.delete(e.id);
+    for (const e of swept) this.drop(e);
     this.inactive.clear();
     // Rebuild the expiry heap so it stops holding dropped entries.
     this.expiries.clear();
@@ -219,6 +241,8 @@ export class Blackboard {
       active: this.current.size,
       inactive: this.inactive.size,
       capacity: this.capacity,
+      retainedChars: this.retainedChars,
+      capacityChars: this.capacityChars,
       evicted: this.evictions,
       subscriberErrors: this.events.errorCount,
     };
@@ -264,19 +288,26 @@ export class Blackboard {
   private evictOne(): { entry: Entry; active: boolean } {
     for (const e of this.inactive) {
       this.inactive.delete(e);
-      this.byId.delete(e.id);
+      this.drop(e);
       return { entry: e, active: false };
     }
     for (const p of EVICTABLE) {
       for (const e of this.live[p]) {
         this.live[p].delete(e);
         this.current.delete(e.key);
-        this.byId.delete(e.id);
+        this.drop(e);
         this.evictions += 1;
         return { entry: e, active: true };
       }
     }
     throw new MnemosError('internal', 'blackboard eviction found nothing to evict');
+  }
+
+  /** Forgets a retained entry and its size. */
+  private drop(e: Entry): void {
+    this.byId.delete(e.id);
+    this.retainedChars -= this.chars.get(e.id) ?? 0;
+    this.chars.delete(e.id);
   }
 
   private notifyDropped(entries: readonly Entry[]): void {

@@ -118,6 +118,36 @@ test('capacity: retracted and consumed entries are dropped before any active one
   assert.equal(bb.stats().evicted, 0);
 });
 
+test('capacity in characters: rewriting one key with big values keeps a bounded board, not every superseded value', () => {
+  // Before, only the entry count (10,000) bounded a board, and a value may be 200,000 characters: a guest rewriting
+  // one key kept every superseded value, about 190 MB per 1,000 writes in a soak.
+  const bb = new Blackboard({ capacityChars: 10_000 });
+  const value = 'v'.repeat(998); // 1,000 characters as JSON, plus the key's 7
+  for (let i = 0; i < 200; i++) bb.write('big.key', `${value.slice(0, 990)}${String(i).padStart(8, '0')}`);
+  const stats = bb.stats();
+  assert.ok(stats.retainedChars <= 10_000, `${stats.retainedChars} characters retained`);
+  assert.equal(stats.total, 9, 'nine 1,007-character entries fit in 10,000');
+  assert.equal(stats.active, 1);
+  assert.equal(bb.read('big.key')!.value, `${value.slice(0, 990)}${String(199).padStart(8, '0')}`);
+  assert.equal(stats.evicted, 0, 'only superseded entries were dropped');
+
+  // Many keys: the oldest active entries go, as at the entry capacity.
+  for (let i = 0; i < 30; i++) bb.write(`many.k${i}`, value);
+  assert.ok(bb.stats().retainedChars <= 10_000);
+  assert.equal(bb.read('many.k29')?.value, value);
+  assert.equal(bb.read('many.k0'), undefined);
+
+  // Critical entries are never evicted: a write that cannot fit beside them is refused and changes nothing.
+  const crit = new Blackboard({ capacityChars: 3_000 });
+  crit.write('c.one', value, { priority: 'critical' });
+  crit.write('c.two', value, { priority: 'critical' });
+  assert.throws(() => crit.write('c.three', value), (e: unknown) => e instanceof MnemosError && e.code === 'limit_exceeded');
+  assert.deepEqual(crit.query('c.*').map((e) => e.key), ['c.one', 'c.two']);
+  crit.write('c.two', 'small', { priority: 'critical' }); // superseding a critical entry frees its room
+  crit.write('c.three', value);
+  assert.equal(crit.read('c.three')?.value, value);
+});
+
 test('query: glob, limit, status filter and newest first', () => {
   const bb = new Blackboard();
   for (const k of ['goal.a', 'goal.b', 'safety.x_blocked', 'goal.c', 'gold.d']) bb.write(k, k);
