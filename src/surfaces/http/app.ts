@@ -75,11 +75,14 @@ export function createApp(opts: AppOptions): Hono<Env> {
     return c.json({ error: { code: 'not_found', message: `no route ${c.req.method} ${path}${hint}; see /openapi.json` } }, 404);
   });
 
-  // Every answer, errors included: a browser must not guess a JSON body into HTML or script.
-  // Set after the handler: the MCP transport's own Response does not carry headers set on the context before it.
+  // Every answer, errors included: a browser must not guess a JSON body into HTML or script. Set again after
+  // the handler on /mcp: the MCP transport's own Response does not carry headers set on the context before it.
   app.use('*', async (c, next) => {
-    await next();
+    // Prepared before the handler, so the answer is made with it: set on a made answer, the header cost
+    // @hono/node-server its fast path (the whole Response object was built), a quarter of the GET rate.
     c.header('X-Content-Type-Options', 'nosniff');
+    await next();
+    if (c.req.path === '/mcp') c.header('X-Content-Type-Options', 'nosniff');
   });
   // Before the body is read and before any token is looked at: a refused page learns nothing.
   if (opts.browsers) app.use('*', browserGuard(opts.browsers));
