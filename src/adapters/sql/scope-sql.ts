@@ -16,9 +16,15 @@ export interface SqlPart {
 
 export function scopeSql(s: ReadScope, alias = 'm'): SqlPart {
   if (s.all) return { sql: `${alias}.namespace = ?`, params: [s.namespace] };
+  const visible = visibleSql(s, alias);
+  return { sql: `${alias}.namespace = ? AND ${visible.sql}`, params: [s.namespace, ...visible.params] };
+}
+
+/** A non-owner's share of a namespace: what it wrote, public rows, and shared ones of its agent. */
+function visibleSql(s: ReadScope, alias: string): SqlPart {
   return {
-    sql: `${alias}.namespace = ? AND (${alias}.owner_id = ? OR ${alias}.visibility = 'public' OR (${alias}.visibility = 'shared' AND (${alias}.agent_id IS NULL OR ${alias}.agent_id = ?)))`,
-    params: [s.namespace, s.principalId, s.agentId ?? ''],
+    sql: `(${alias}.owner_id = ? OR ${alias}.visibility = 'public' OR (${alias}.visibility = 'shared' AND (${alias}.agent_id IS NULL OR ${alias}.agent_id = ?)))`,
+    params: [s.principalId, s.agentId ?? ''],
   };
 }
 
@@ -34,10 +40,10 @@ export function scopeSql(s: ReadScope, alias = 'm'): SqlPart {
 export function memoryScopeSql(s: ReadScope, alias = 'm'): SqlPart {
   const scope = scopeSql(s, alias);
   if (s.all) return scope;
-  const hidden = `cur.owner_id <> ? AND cur.visibility <> 'public' AND NOT (cur.visibility = 'shared' AND (cur.agent_id IS NULL OR cur.agent_id = ?))`;
+  const current = visibleSql(s, 'cur');
   return {
-    sql: `${scope.sql} AND (${alias}.superseded_at IS NULL OR ${alias}.owner_id = ? OR NOT EXISTS (SELECT 1 FROM memories cur WHERE cur.lineage_id = ${alias}.lineage_id AND cur.superseded_at IS NULL AND ${hidden}))`,
-    params: [...scope.params, s.principalId, s.principalId, s.agentId ?? ''],
+    sql: `${scope.sql} AND (${alias}.superseded_at IS NULL OR ${alias}.owner_id = ? OR NOT EXISTS (SELECT 1 FROM memories cur WHERE cur.lineage_id = ${alias}.lineage_id AND cur.superseded_at IS NULL AND NOT ${current.sql}))`,
+    params: [...scope.params, s.principalId, ...current.params],
   };
 }
 
