@@ -1,7 +1,7 @@
 import { MnemosError } from '../domain/errors.ts';
 import type { MemoryCluster } from './cluster.ts';
 import { DEFAULT_LIMITS, DEFAULT_QUERY_LIMIT } from './schema.ts';
-import { charCount } from './text-size.ts';
+import { charCount } from '../domain/unicode.ts';
 import type { JournalSnapshot } from './snapshot.ts';
 
 /**

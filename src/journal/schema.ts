@@ -105,7 +105,7 @@ export const RECORD_KIND = 'MemoryCluster';
 export const BEGIN_PREFIX = ';;; BEGIN MemoryCluster ';
 export const END_PREFIX = ';;; END MemoryCluster ';
 
-/** Every limit in characters counts Unicode code points (text-size.ts), as petta-memory does. */
+/** Every limit in characters counts Unicode code points (domain/unicode.ts charCount), as petta-memory (Python's len) does: an emoji is one. */
 export interface JournalLimits {
   /** Characters of one canonical atom line (without its newline). */
   maxAtomChars: number;

@@ -13,7 +13,7 @@ import {
   isIdentifier,
   type JournalLimits,
 } from './schema.ts';
-import { charCount } from './text-size.ts';
+import { charCount } from '../domain/unicode.ts';
 
 /**
  * Every rule of a MemoryCluster record (shared/reference/metta-journal.md).

@@ -9,7 +9,7 @@ import { assertJournalPath, Journal } from '../journal/journal.ts';
 import { QUERY_KINDS, queryClusters, type JournalQueryKind } from '../journal/query.ts';
 import { DEFAULT_QUERY_LIMIT } from '../journal/schema.ts';
 import { JournalSnapshot } from '../journal/snapshot.ts';
-import { charCount } from '../journal/text-size.ts';
+import { charCount } from '../domain/unicode.ts';
 import { auditViewBounded } from '../journal/views/audit-view.ts';
 import type { BoundedText } from '../journal/views/bounded.ts';
 import { indexViewBounded } from '../journal/views/index-view.ts';

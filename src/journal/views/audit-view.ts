@@ -1,5 +1,5 @@
 import { clusterText, type MemoryCluster } from '../cluster.ts';
-import { charCount } from '../text-size.ts';
+import { charCount } from '../../domain/unicode.ts';
 import { checkBudget, type BoundedText } from './bounded.ts';
 
 /**

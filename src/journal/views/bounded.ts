@@ -1,9 +1,9 @@
 import { MnemosError } from '../../domain/errors.ts';
-import { charCount } from '../text-size.ts';
+import { charCount } from '../../domain/unicode.ts';
 
 /**
  * Joins whole units (atom lines or whole records) under a character budget
- * (characters as text-size.ts counts them: code points).
+ * (characters as domain/unicode.ts charCount counts them: code points).
  * Each unit is newline-terminated; the join stops before the first unit
  * that would pass the budget, so output never ends in half an atom. No
  * budget means no bound.
