@@ -7,6 +7,7 @@ export type { Principal, Role } from './domain/principal.ts';
 export { localOwner } from './domain/principal.ts';
 export type { RememberInput, MemoryPatch, SearchInput, ListInput } from './services/inputs.ts';
 export type { MemoryStore } from './ports/store.ts';
+export type { MigrationProgress, MigrationProgressListener } from './ports/migration-progress.ts';
 export { startScheduler, type SchedulerOptions } from './lifecycle/scheduler.ts';
 export type { LifecycleConfig } from './lifecycle/config.ts';
 export type { ConsolidationReport } from './lifecycle/consolidate.ts';

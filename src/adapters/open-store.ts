@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import type { MemoryStore } from '../ports/store.ts';
 import type { VectorIndexConfig } from '../ports/vectors.ts';
+import type { MigrationProgressListener } from '../ports/migration-progress.ts';
 import { SqliteStore } from './sqlite/store.ts';
 
 export const DEFAULT_DB_PATH = './.mnemos/memory.db';
@@ -9,6 +10,8 @@ export interface OpenStoreOptions {
   analyze: (text: string) => string[];
   /** Which vector index answers nearest-neighbour queries (ports/vectors.ts); default auto with a 200,000-vector threshold. */
   vectorIndex?: VectorIndexConfig;
+  /** Hears how far a long migration has got while the store opens (ports/migration-progress.ts). */
+  onProgress?: MigrationProgressListener;
 }
 
 /** Whether a store location names PostgreSQL (a postgres:// or postgresql:// URL) rather than a SQLite file. */
@@ -31,8 +34,8 @@ export async function openStore(location: string, opts: OpenStoreOptions): Promi
   if (isPostgresLocation(location)) {
     // Loaded on demand so SQLite-only users never load the pg driver.
     const { PgStore } = await import('./postgres/index.ts');
-    return PgStore.open({ url: location, analyze: opts.analyze, ...(opts.vectorIndex ? { vectorIndex: opts.vectorIndex } : {}) });
+    return PgStore.open({ url: location, analyze: opts.analyze, ...(opts.vectorIndex ? { vectorIndex: opts.vectorIndex } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
   }
   const path = location === ':memory:' ? location : resolve(location);
-  return SqliteStore.open({ path, analyze: opts.analyze, ...(opts.vectorIndex ? { vectorIndex: opts.vectorIndex } : {}) });
+  return SqliteStore.open({ path, analyze: opts.analyze, ...(opts.vectorIndex ? { vectorIndex: opts.vectorIndex } : {}), ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
 }

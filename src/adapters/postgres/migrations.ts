@@ -3,6 +3,7 @@ import { quoteSchema } from './connection.ts';
 import type pg from 'pg';
 import { reanalyzeTextsPg } from './reanalyze-texts.ts';
 import { analyzedDifferentlyThanV1 } from '../../retrieval/text/analyze.ts';
+import type { MigrationProgressListener, TextProgress } from '../../ports/migration-progress.ts';
 
 /**
  * Numbered migrations for PostgreSQL, mirroring the SQLite ones. They run
@@ -15,8 +16,8 @@ export interface PgMigration {
   version: number;
   name: string;
   sql: string;
-  /** Work SQL cannot do (analysing text), after `sql`, in the same transaction. */
-  run?: (c: pg.PoolClient, analyze: (text: string) => string[]) => Promise<unknown>;
+  /** Work SQL cannot do (analysing text), after `sql`, in the same transaction; long work reports through `progress`. */
+  run?: (c: pg.PoolClient, analyze: (text: string) => string[], progress: TextProgress | undefined) => Promise<unknown>;
 }
 
 /** Any fixed 64-bit key; it only has to differ from other advisory-lock users of the database. */
@@ -420,14 +421,14 @@ DROP INDEX IF EXISTS memories_episodes;
     version: 15,
     name: 'full-text terms again for texts in scripts without spaces (now character pairs) and with Turkish İ',
     sql: '',
-    run: (c, analyze) => reanalyzeTextsPg(c, analyze, analyzedDifferentlyThanV1),
+    run: (c, analyze, progress) => reanalyzeTextsPg(c, analyze, analyzedDifferentlyThanV1, progress),
   },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
 
-/** Applies pending migrations in one transaction; returns the schema version. */
-export async function migratePg(client: pg.PoolClient, schema: string | null, analyze: (text: string) => string[]): Promise<number> {
+/** Applies pending migrations in one transaction; `onProgress` hears the long ones (ports/migration-progress.ts). Returns the schema version. */
+export async function migratePg(client: pg.PoolClient, schema: string | null, analyze: (text: string) => string[], onProgress?: MigrationProgressListener): Promise<number> {
   // A migration waits as long as it must (another process's migration can take minutes on a large
   // table): the session's lock wait, meant for ordinary statements, is lifted for this transaction.
   await client.query('BEGIN; SET LOCAL lock_timeout = 0');
@@ -441,7 +442,7 @@ export async function migratePg(client: pg.PoolClient, schema: string | null, an
     for (const m of PG_MIGRATIONS) {
       if (m.version <= current) continue;
       if (m.sql) await client.query(m.sql);
-      if (m.run) await m.run(client, analyze);
+      if (m.run) await m.run(client, analyze, onProgress && ((done, total) => onProgress({ migration: m.version, name: m.name, done, total })));
       await client.query('INSERT INTO mnemos_schema (version, name) VALUES ($1, $2)', [m.version, m.name]);
       current = m.version;
     }

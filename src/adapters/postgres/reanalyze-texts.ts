@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { addToTermStats, removeFromTermStats } from './fts.ts';
+import type { TextProgress } from '../../ports/migration-progress.ts';
 
 /**
  * A regular expression PostgreSQL can run, true for every text analyzer @2
@@ -21,17 +22,39 @@ const PAGE = 1000;
  * BM25 statistics (term_df, fts_docs) moved from the old terms to the new;
  * the rows are logged in memory_log so every process's keyword copy reads
  * them again. Pages of rows keep memory flat on a large store.
+ *
+ * `progress` hears how many of the texts the pattern lets through were gone
+ * through, a page at a time: counting them first costs one more pass over
+ * the table, so it is made only for a listener.
  */
-export async function reanalyzeTextsPg(c: pg.PoolClient, analyze: (text: string) => string[], needsIt: (text: string) => boolean): Promise<number> {
+export async function reanalyzeTextsPg(c: pg.PoolClient, analyze: (text: string) => string[], needsIt: (text: string) => boolean, progress?: TextProgress): Promise<number> {
+  let total = 0;
+  if (progress) {
+    const counted = await c.query<{ n: string }>('SELECT count(*) AS n FROM memories WHERE text ~ $1', [MAY_HAVE_CHANGED]);
+    total = Number(counted.rows[0]!.n);
+    if (total > 0) progress(0, total);
+  }
   let after = 0;
+  let seen = 0;
   let changed = 0;
   for (;;) {
     const page = await c.query<{ row_no: string; id: string; text: string; terms: string }>(
       'SELECT row_no, id, text, terms FROM memories WHERE row_no > $1 AND text ~ $2 ORDER BY row_no LIMIT $3',
       [after, MAY_HAVE_CHANGED, PAGE],
     );
-    if (page.rows.length === 0) return changed;
+    if (page.rows.length === 0) {
+      // Rows another (older) process wrote or deleted since the count: the count follows what was met, so it still ends at done = total.
+      total = Math.max(total, seen);
+      if (progress && total > 0) progress(total, total);
+      return changed;
+    }
     after = Number(page.rows[page.rows.length - 1]!.row_no);
+    seen += page.rows.length;
+    total = Math.max(total, seen);
+    // The last page is reported once, by the end above.
+    const report = (): void => {
+      if (progress && seen < total) progress(seen, total);
+    };
     const redo: { row: string; id: string; terms: string; len: number }[] = [];
     for (const r of page.rows) {
       if (!needsIt(r.text)) continue;
@@ -39,7 +62,10 @@ export async function reanalyzeTextsPg(c: pg.PoolClient, analyze: (text: string)
       const joined = terms.join(' ');
       if (joined !== r.terms) redo.push({ row: r.row_no, id: r.id, terms: joined, len: terms.length });
     }
-    if (redo.length === 0) continue;
+    if (redo.length === 0) {
+      report();
+      continue;
+    }
     const ids = redo.map((r) => r.id);
     await removeFromTermStats(c, ids);
     await c.query('UPDATE memories m SET terms = u.terms, doc_len = u.len FROM unnest($1::text[], $2::text[], $3::int[]) AS u(id, terms, len) WHERE m.id = u.id', [
@@ -52,5 +78,6 @@ export async function reanalyzeTextsPg(c: pg.PoolClient, analyze: (text: string)
     await c.query('SELECT 1 FROM audit_head WHERE one FOR UPDATE');
     await c.query('INSERT INTO memory_log (memory_row) SELECT unnest($1::bigint[])', [redo.map((r) => r.row)]);
     changed += redo.length;
+    report();
   }
 }

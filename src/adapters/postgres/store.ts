@@ -40,6 +40,7 @@ import { PgTokens } from './tokens.ts';
 import { detectPgvector } from './pgvector.ts';
 import { PgVectorIndex, vectorsPgPlace } from './vectors.ts';
 import type { VectorIndexConfig } from '../../ports/vectors.ts';
+import type { MigrationProgressListener } from '../../ports/migration-progress.ts';
 import { checkVectorIndexConfig } from '../vector-scan.ts';
 import { PgWriter, type BulkPlan } from './write.ts';
 import { AnalyzeScheduler } from './analyze.ts';
@@ -58,6 +59,8 @@ export interface PgStoreOptions {
   poolSize?: number;
   /** Which vector index answers nearest-neighbour queries (default: exact scan, approximate above 200,000 vectors per namespace and model). */
   vectorIndex?: VectorIndexConfig;
+  /** Hears how far a long migration has got while the store opens (ports/migration-progress.ts). */
+  onProgress?: MigrationProgressListener;
 }
 
 /** jsonb "contains any of": written without the `?|` operator so `?` stays a placeholder. */
@@ -180,7 +183,7 @@ export class PgStore implements MemoryStore {
         throw connectFailed(err, conn.location);
       });
       try {
-        const version = await migratePg(client, conn.schema, opts.analyze);
+        const version = await migratePg(client, conn.schema, opts.analyze, opts.onProgress);
         const pgvector = await detectPgvector(client);
         // reltuples is -1 until PostgreSQL has analyzed or vacuumed the table.
         const analyzed = await client.query<{ n: string }>("SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = 'memories'::regclass");

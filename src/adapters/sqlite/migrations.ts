@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { LIFECYCLE_SCHEMA_SQL } from './lifecycle-schema.ts';
 import { reanalyzeTexts } from './reanalyze-texts.ts';
 import { analyzedDifferentlyThanV1 } from '../../retrieval/text/analyze.ts';
+import type { MigrationProgressListener, TextProgress } from '../../ports/migration-progress.ts';
 
 /** The text analysis the store's writer uses, which a migration that rewrites full-text terms must use too. */
 export type Analyze = (text: string) => string[];
@@ -17,8 +18,8 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
-  /** Work SQL cannot do (analysing text), after `sql`, in the same transaction. */
-  run?: (db: Database.Database, analyze: Analyze) => void;
+  /** Work SQL cannot do (analysing text), after `sql`, in the same transaction; long work reports through `progress`. */
+  run?: (db: Database.Database, analyze: Analyze, progress: TextProgress) => void;
 }
 
 export const MIGRATIONS: Migration[] = [
@@ -274,11 +275,12 @@ DROP INDEX IF EXISTS memories_episodes;
     version: 14,
     name: 'full-text terms again for texts in scripts without spaces (now character pairs) and with Turkish İ',
     sql: '',
-    run: (db, analyze) => void reanalyzeTexts(db, analyze, analyzedDifferentlyThanV1),
+    run: (db, analyze, progress) => void reanalyzeTexts(db, analyze, analyzedDifferentlyThanV1, progress),
   },
 ];
 
-export function migrate(db: Database.Database, analyze: Analyze): number {
+/** Applies pending migrations; `onProgress` hears the long ones (ports/migration-progress.ts). Returns the schema version. */
+export function migrate(db: Database.Database, analyze: Analyze, onProgress?: MigrationProgressListener): number {
   // Up to date: a plain read, no write lock. Taking it on every open made any command (an export, a search)
   // wait behind another process's long import before it read anything.
   const found = db.pragma('user_version', { simple: true }) as number;
@@ -289,7 +291,7 @@ export function migrate(db: Database.Database, analyze: Analyze): number {
     for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
       if (m.version <= current) continue;
       if (m.sql) db.exec(m.sql);
-      m.run?.(db, analyze);
+      m.run?.(db, analyze, (done, total) => onProgress?.({ migration: m.version, name: m.name, done, total }));
       db.pragma(`user_version = ${m.version}`);
       current = m.version;
     }

@@ -1,4 +1,8 @@
 import type Database from 'better-sqlite3';
+import type { TextProgress } from '../../ports/migration-progress.ts';
+
+/** Texts between two progress reports: often enough for a line on a terminal, rare enough to cost nothing. */
+export const PROGRESS_EVERY = 1000;
 
 /**
  * Migration 14's work: the full-text terms of every memory whose text the
@@ -7,9 +11,10 @@ import type Database from 'better-sqlite3';
  * written again, with the row's length in terms, and the rows are logged in
  * memory_log so every process's keyword copy reads them again. Other texts'
  * terms did not change and are not touched, so a store in English upgrades
- * in one pass over its texts.
+ * in one pass over its texts. `progress` hears how many of the changed
+ * texts are written (0 first, the total last).
  */
-export function reanalyzeTexts(db: Database.Database, analyze: (text: string) => string[], needsIt: (text: string) => boolean): number {
+export function reanalyzeTexts(db: Database.Database, analyze: (text: string) => string[], needsIt: (text: string) => boolean, progress?: TextProgress): number {
   // Collected first: better-sqlite3 allows no write while a read statement is still iterating.
   const changed: { rowid: number; text: string }[] = [];
   for (const r of db.prepare('SELECT rowid, text FROM memories').iterate() as IterableIterator<{ rowid: number; text: string }>) {
@@ -21,6 +26,8 @@ export function reanalyzeTexts(db: Database.Database, analyze: (text: string) =>
   const put = db.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)');
   const length = db.prepare('UPDATE memories SET doc_len = ? WHERE rowid = ?');
   const log = db.prepare('INSERT INTO memory_log (memory_rowid) VALUES (?)');
+  progress?.(0, changed.length);
+  let done = 0;
   for (const r of changed) {
     const terms = analyze(r.text);
     length.run(terms.length, r.rowid);
@@ -30,6 +37,8 @@ export function reanalyzeTexts(db: Database.Database, analyze: (text: string) =>
       put.run(r.rowid, terms.join(' '));
     }
     log.run(r.rowid);
+    if (++done % PROGRESS_EVERY === 0 && done < changed.length) progress?.(done, changed.length);
   }
+  progress?.(changed.length, changed.length);
   return changed.length;
 }

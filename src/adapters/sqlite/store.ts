@@ -43,6 +43,7 @@ import { BackgroundCheckpointer } from './checkpointer.ts';
 import { StatementCache } from './statements.ts';
 import { SqliteVectorIndex } from './vectors.ts';
 import type { VectorIndexConfig } from '../../ports/vectors.ts';
+import type { MigrationProgressListener } from '../../ports/migration-progress.ts';
 import { checkVectorIndexConfig } from '../vector-scan.ts';
 import { assertPruner } from '../vector-maintenance.ts';
 import { SqliteGraph, graphPlace } from './graph.ts';
@@ -61,6 +62,8 @@ export interface SqliteStoreOptions {
   vectorIndex?: VectorIndexConfig;
   /** How long a write waits in all for another process's lock before `busy` (default 10 s, connection.ts). */
   busyTimeoutMs?: number;
+  /** Hears how far a long migration has got while the store opens (ports/migration-progress.ts). */
+  onProgress?: MigrationProgressListener;
 }
 
 const jsonArrayAny: JsonArrayAny = (column, values) => ({
@@ -138,10 +141,11 @@ export class SqliteStore implements MemoryStore {
     analyze: (text: string) => string[],
     backgroundCheckpoint: boolean,
     vectorIndex: VectorIndexConfig | undefined,
+    onProgress: MigrationProgressListener | undefined,
   ) {
     this.statements = new StatementCache(db);
     this.checkpointer = backgroundCheckpoint && location !== ':memory:' ? new BackgroundCheckpointer(db, location) : null;
-    this.version = withBusyRetry(() => migrate(db, analyze));
+    this.version = withBusyRetry(() => migrate(db, analyze, onProgress));
     // Fresh statistics let the planner choose between the id, namespace and time indexes;
     // the analysis limit keeps this to milliseconds even on a large file.
     db.pragma('analysis_limit = 1000');
@@ -175,7 +179,7 @@ export class SqliteStore implements MemoryStore {
     if (opts.vectorIndex) checkVectorIndexConfig(opts.vectorIndex);
     const db = openDatabase(opts.path, { mnemosStore: true });
     if (opts.busyTimeoutMs !== undefined) setBusyBudget(db, opts.busyTimeoutMs);
-    return new SqliteStore(db, opts.path, opts.analyze, opts.backgroundCheckpoint ?? true, opts.vectorIndex);
+    return new SqliteStore(db, opts.path, opts.analyze, opts.backgroundCheckpoint ?? true, opts.vectorIndex, opts.onProgress);
   }
 
   /** Backend facts for self_state: which vector index answers. */

@@ -11,6 +11,7 @@ import { COMMANDS } from './commands/index.ts';
 import { EXIT_CODES } from './exit-codes.ts';
 import { embeddingConfigFromEnv } from './embedding-env.ts';
 import { vectorIndexConfigFromEnv } from './vector-index-env.ts';
+import { upgradeProgress } from './upgrade-progress.ts';
 
 const GLOBAL_OPTIONS = {
   db: { type: 'string' },
@@ -174,7 +175,13 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       stderr: io.stderr,
       isTTY: io.isTTY,
       vectorIndex: () => vectorIndexConfigFromEnv(io.env),
-      open: async () => (mnemos ??= await openMemory({ db, principal: localOwner(namespace), config: { embeddings: embeddingConfigFromEnv(io.env), vectorIndex: vectorIndexConfigFromEnv(io.env) } })),
+      open: async () =>
+        (mnemos ??= await openMemory({
+          db,
+          principal: localOwner(namespace),
+          config: { embeddings: embeddingConfigFromEnv(io.env), vectorIndex: vectorIndexConfigFromEnv(io.env) },
+          onProgress: upgradeProgress({ isTTY: io.isTTY, json: !!values.json, stderr: io.stderr }),
+        })),
     };
     const result = await cmd.run(ctx);
     if (result !== undefined) {

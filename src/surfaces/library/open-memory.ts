@@ -1,6 +1,7 @@
 import { openStore, DEFAULT_DB_PATH } from '../../adapters/open-store.ts';
 import { localOwner, assertPrincipal, withArticle, type Principal } from '../../domain/principal.ts';
 import type { MemoryStore } from '../../ports/store.ts';
+import type { MigrationProgressListener } from '../../ports/migration-progress.ts';
 import { analyze, analyzeQuery } from '../../retrieval/text/analyze.ts';
 import { verifyAudit, type VerifyOptions } from '../../services/audit-verify.ts';
 import { DEFAULT_CONFIG, checkEngineConfig, type EngineConfig, type ServiceContext } from '../../services/context.ts';
@@ -40,6 +41,12 @@ export interface OpenMemoryOptions {
   now?: () => number;
   /** Memory lifecycle settings (consolidation interval, labile window, retention...). */
   lifecycle?: Partial<LifecycleConfig>;
+  /**
+   * Hears how far the store's upgrade has got when the first open after an
+   * upgrade runs a long migration (re-indexing texts): `{ migration, name,
+   * done, total }`, done rising to total. Never called on an up-to-date store.
+   */
+  onProgress?: MigrationProgressListener;
 }
 
 /**
@@ -65,7 +72,7 @@ export class Mnemos {
     assertPrincipal(principal);
     const config: EngineConfig = { ...DEFAULT_CONFIG, ...opts.config };
     checkEngineConfig(config);
-    const store = await openStore(opts.db ?? DEFAULT_DB_PATH, { analyze, vectorIndex: config.vectorIndex });
+    const store = await openStore(opts.db ?? DEFAULT_DB_PATH, { analyze, vectorIndex: config.vectorIndex, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
     const ctx: ServiceContext = { store, now: opts.now ?? Date.now, analyzeQuery, config };
     configureLifecycle(ctx, opts.lifecycle);
     // What a search thread needs to open the same store the same way; none with an injected clock (threads keep real time).

@@ -8,6 +8,7 @@ import { analyze } from '../../../retrieval/text/analyze.ts';
 import { reportedFailure, type Command } from '../command.ts';
 import { assertStoreExists } from '../store-location.ts';
 import { progressLine } from '../progress-line.ts';
+import { upgradeProgress } from '../upgrade-progress.ts';
 import { num, str } from './options.ts';
 
 export interface MigrateResult {
@@ -167,7 +168,7 @@ export const migrate: Command = {
   summary: 'apply pending schema migrations and print the schema version',
   async run(ctx) {
     // Opening a store applies its pending migrations (under a lock on every backend).
-    const store = await openStore(ctx.db, { analyze });
+    const store = await openStore(ctx.db, { analyze, onProgress: upgradeProgress(ctx) });
     try {
       return { backend: store.backend, location: store.location, schemaVersion: await store.schemaVersion() } satisfies MigrateResult;
     } finally {
@@ -188,9 +189,9 @@ export const copy: Command = {
     if (!fromLoc || !toLoc) throw new MnemosError('validation_failed', 'copy needs --from <db> and --to <db>', { field: fromLoc ? 'to' : 'from' });
     if (fromLoc === toLoc) throw new MnemosError('validation_failed', '--from and --to name the same store', { field: 'to' });
     await assertStoreExists(fromLoc, '--from');
-    const from = await openStore(fromLoc, { analyze });
+    const from = await openStore(fromLoc, { analyze, onProgress: upgradeProgress(ctx) });
     try {
-      const to = await openStore(toLoc, { analyze });
+      const to = await openStore(toLoc, { analyze, onProgress: upgradeProgress(ctx) });
       try {
         // Two spellings of one store (./a/../memory.db, a URL with ?lock_timeout=) pass the check above; the opened
         // stores' locations are resolved paths and URLs without our parameters or the password.
