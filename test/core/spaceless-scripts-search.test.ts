@@ -4,6 +4,7 @@ import { openMemory } from '../../src/index.ts';
 import { LATEST_SCHEMA_VERSION } from '../../src/adapters/sqlite/migrations.ts';
 import { PG_LATEST_SCHEMA_VERSION } from '../../src/adapters/postgres/migrations.ts';
 import { BACKEND, named, rawSql, testStores } from '../helpers/backend.ts';
+import { backBeforeReanalysis } from '../helpers/pre-reanalysis.ts';
 
 /**
  * Chinese, Japanese and Thai put no spaces between words, so a whole clause
@@ -82,12 +83,12 @@ test(named('a store written before texts without spaces were cut into pairs find
     }
   }
   if (BACKEND === 'sqlite') {
-    await rawSql(t.db, `PRAGMA user_version = ${LATEST_SCHEMA_VERSION - 1}`);
+    await backBeforeReanalysis(t.db);
   } else {
     await rawSql(t.db, 'DELETE FROM term_df');
     await rawSql(t.db, 'INSERT INTO term_df (term, df) SELECT lexeme, count(*) FROM memories, unnest(tsv) GROUP BY lexeme');
     await rawSql(t.db, 'UPDATE fts_docs SET total_len = (SELECT coalesce(sum(doc_len), 0) FROM memories)');
-    await rawSql(t.db, 'DELETE FROM mnemos_schema WHERE version = ?', PG_LATEST_SCHEMA_VERSION);
+    await backBeforeReanalysis(t.db);
   }
   assert.equal(await indexHolds(t.db, '東京'), 0, 'the old index has no pair');
 

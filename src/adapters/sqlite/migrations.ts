@@ -2,6 +2,7 @@ import { refuseNewerSchema } from '../newer-schema.ts';
 import type Database from 'better-sqlite3';
 import { LIFECYCLE_SCHEMA_SQL } from './lifecycle-schema.ts';
 import { reanalyzeTexts } from './reanalyze-texts.ts';
+import { keepMarksInTerms } from './fts-marks.ts';
 import { analyzedDifferentlyThanV1 } from '../../retrieval/text/analyze.ts';
 import type { MigrationProgressListener, TextProgress } from '../../ports/migration-progress.ts';
 
@@ -276,6 +277,12 @@ DROP INDEX IF EXISTS memories_episodes;
     name: 'full-text terms again for texts in scripts without spaces (now character pairs) and with Turkish İ',
     sql: '',
     run: (db, analyze, progress) => void reanalyzeTexts(db, analyze, analyzedDifferentlyThanV1, progress),
+  },
+  {
+    version: 15,
+    name: 'full-text terms kept whole at combining marks (Thai vowel and tone signs, Devanagari signs)',
+    sql: '',
+    run: (db, analyze, progress) => void keepMarksInTerms(db, analyze, progress),
   },
 ];
 
