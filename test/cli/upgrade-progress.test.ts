@@ -4,6 +4,7 @@ import { runCli } from '../../src/surfaces/cli/main.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { named, testStores } from '../helpers/backend.ts';
 import { backBeforeReanalysis, spacelessTexts } from '../helpers/pre-reanalysis.ts';
+import { spawnServe } from '../surfaces/serve-helpers.ts';
 
 /** The CLI as a terminal sees it (isTTY), or as a script does. */
 async function cli(argv: string[], isTTY: boolean): Promise<{ code: number; out: string; err: string }> {
@@ -47,6 +48,26 @@ test(named('the first command after an upgrade says on stderr that it re-indexes
     assert.match(tty.err, /\r {20,}\rupgrading store: re-indexed 1,200 texts\n$/);
     assert.match(tty.out, /schema version \d+/);
     assert.doesNotMatch(tty.out, /upgrading/);
+  } finally {
+    await stores.cleanup();
+  }
+});
+
+// A server started on an old store spent the upgrade before its address line with no word in its log.
+test(named('mnemos serve logs the upgrade to stderr before it listens'), async () => {
+  const stores = testStores();
+  try {
+    await oldStore(stores.db, 30);
+    const server = await spawnServe(stores.db, ['--consolidate-every-ms', '0']);
+    try {
+      const log = server.stderr();
+      const started = log.indexOf('upgrading store: re-indexing 30 texts');
+      const ended = log.indexOf('upgrading store: re-indexed 30 texts\n');
+      assert.ok(started >= 0 && ended > started, log);
+      assert.ok(ended < log.indexOf('mnemos serve: http://'), 'said before the address line');
+    } finally {
+      await server.stop();
+    }
   } finally {
     await stores.cleanup();
   }
