@@ -32,8 +32,15 @@ export async function reanalyzeTextsPg(c: pg.PoolClient, analyze: (text: string)
   if (progress) {
     const counted = await c.query<{ n: string }>('SELECT count(*) AS n FROM memories WHERE text ~ $1', [MAY_HAVE_CHANGED]);
     total = Number(counted.rows[0]!.n);
-    if (total > 0) progress(0, total);
   }
+  let told = false;
+  const tell = (done: number): void => {
+    if (!progress || total === 0) return;
+    if (!told && done > 0) progress(0, total);
+    told = true;
+    progress(done, total);
+  };
+  tell(0);
   let after = 0;
   let seen = 0;
   let changed = 0;
@@ -43,18 +50,15 @@ export async function reanalyzeTextsPg(c: pg.PoolClient, analyze: (text: string)
       [after, MAY_HAVE_CHANGED, PAGE],
     );
     if (page.rows.length === 0) {
-      // Rows another (older) process wrote or deleted since the count: the count follows what was met, so it still ends at done = total.
+      // Rows an older process wrote or deleted since the count: the total follows what was met, and what was
+      // deleted is done, so the last event still has done = total.
       total = Math.max(total, seen);
-      if (progress && total > 0) progress(total, total);
+      tell(total);
       return changed;
     }
     after = Number(page.rows[page.rows.length - 1]!.row_no);
     seen += page.rows.length;
     total = Math.max(total, seen);
-    // The last page is reported once, by the end above.
-    const report = (): void => {
-      if (progress && seen < total) progress(seen, total);
-    };
     const redo: { row: string; id: string; terms: string; len: number }[] = [];
     for (const r of page.rows) {
       if (!needsIt(r.text)) continue;
@@ -62,8 +66,9 @@ export async function reanalyzeTextsPg(c: pg.PoolClient, analyze: (text: string)
       const joined = terms.join(' ');
       if (joined !== r.terms) redo.push({ row: r.row_no, id: r.id, terms: joined, len: terms.length });
     }
+    // The last page is told once, by the end above.
     if (redo.length === 0) {
-      report();
+      if (seen < total) tell(seen);
       continue;
     }
     const ids = redo.map((r) => r.id);
@@ -78,6 +83,6 @@ export async function reanalyzeTextsPg(c: pg.PoolClient, analyze: (text: string)
     await c.query('SELECT 1 FROM audit_head WHERE one FOR UPDATE');
     await c.query('INSERT INTO memory_log (memory_row) SELECT unnest($1::bigint[])', [redo.map((r) => r.row)]);
     changed += redo.length;
-    report();
+    if (seen < total) tell(seen);
   }
 }
