@@ -12,6 +12,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { openMemory, type MigrationProgress } from '../../src/index.ts';
 import { KEEPS_MARKS, SPLITS_AT_MARKS } from '../../src/adapters/sqlite/fts-marks.ts';
+import type { KeywordIndex } from '../../src/adapters/keyword-index.ts';
 import { LATEST_SCHEMA_VERSION } from '../../src/adapters/sqlite/migrations.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
 import { sqliteOnly, testStores } from '../helpers/backend.ts';
@@ -75,6 +76,12 @@ test('a new SQLite store indexes Thai and Devanagari words whole: exact queries 
     try {
       const { df } = await m.store.termStats(m.principal, ['ที่', 'हिन्दी', 'ह']);
       assert.deepEqual(df, { ที่: 1, हिन्दी: 1, ह: 1 });
+      // Without its in-process copy (as while the copy builds on a large store) the store's keyword search is FTS5's exact query.
+      (m.store as unknown as { keywords: KeywordIndex }).keywords.close();
+      const keyword = async (query: string) => (await m.search({ query, mode: 'keyword' })).hits.map((h) => h.memory.text);
+      assert.deepEqual(await keyword('ดี'), ['ไปทำงานที่กรุงเทพ ดีมาก']);
+      assert.deepEqual(await keyword('हिन्दी'), ['मैं हिन्दी बोलता हूँ']);
+      assert.deepEqual(await keyword('पढ़ना'), ['किताब पढ़ना अच्छा है']);
     } finally {
       await m.close();
     }
