@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { openMemory, type MigrationProgress } from '../../src/index.ts';
+import { MnemosError, openMemory, type MigrationProgress } from '../../src/index.ts';
 import { KEEPS_MARKS, SPLITS_AT_MARKS } from '../../src/adapters/sqlite/fts-marks.ts';
 import type { KeywordIndex } from '../../src/adapters/keyword-index.ts';
 import { LATEST_SCHEMA_VERSION } from '../../src/adapters/sqlite/migrations.ts';
@@ -38,6 +38,22 @@ function analyzerCounts(texts: string[]): Map<string, number> {
 
 function vocabulary(db: Database.Database): Map<string, number> {
   return new Map((db.prepare('SELECT term, doc FROM memories_fts_vocab').all() as { term: string; doc: number }[]).map((r) => [r.term, r.doc]));
+}
+
+/** Rewrites memories_fts's declaration behind the store's back, as migration 15 does. */
+function declare(raw: Database.Database, sql: string): void {
+  raw.unsafeMode(true);
+  try {
+    raw.transaction(() => {
+      const v = raw.pragma('schema_version', { simple: true }) as number;
+      raw.pragma('writable_schema = ON');
+      raw.prepare("UPDATE sqlite_schema SET sql = ? WHERE name = 'memories_fts'").run(sql);
+      raw.pragma(`schema_version = ${v + 1}`);
+      raw.pragma('writable_schema = OFF');
+    })();
+  } finally {
+    raw.unsafeMode(false);
+  }
 }
 
 const sorted = (m: Map<string, number>) => [...m].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
@@ -101,15 +117,7 @@ test('a SQLite store from before migration 15 indexes again only its texts with 
     try {
       const declared = (raw.prepare("SELECT sql FROM sqlite_schema WHERE name = 'memories_fts'").get() as { sql: string }).sql;
       assert.ok(declared.includes(KEEPS_MARKS));
-      raw.unsafeMode(true);
-      raw.transaction(() => {
-        const v = raw.pragma('schema_version', { simple: true }) as number;
-        raw.pragma('writable_schema = ON');
-        raw.prepare("UPDATE sqlite_schema SET sql = ? WHERE name = 'memories_fts'").run(declared.replace(KEEPS_MARKS, SPLITS_AT_MARKS));
-        raw.pragma(`schema_version = ${v + 1}`);
-        raw.pragma('writable_schema = OFF');
-      })();
-      raw.unsafeMode(false);
+      declare(raw, declared.replace(KEEPS_MARKS, SPLITS_AT_MARKS));
       const rows = raw.prepare('SELECT rowid, text FROM memories').all() as { rowid: number; text: string }[];
       for (const r of rows) {
         raw.prepare('DELETE FROM memories_fts WHERE rowid = ?').run(r.rowid);
@@ -147,6 +155,31 @@ test('a SQLite store from before migration 15 indexes again only its texts with 
       assertAgreesWithAnalyzer(db, all);
     } finally {
       db.close();
+    }
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test('a SQLite store whose full-text table is declared otherwise than its migrations left it is refused, unchanged', sqliteOnly('FTS5 is the SQLite full-text index'), async () => {
+  const t = testStores();
+  try {
+    await fill(t.db, WITH_MARKS);
+    const foreign = "CREATE VIRTUAL TABLE memories_fts USING fts5(terms, content='', contentless_delete=1, tokenize='porter unicode61')";
+    const raw = new Database(t.db);
+    try {
+      declare(raw, foreign);
+      raw.pragma('user_version = 14');
+    } finally {
+      raw.close();
+    }
+    await assert.rejects(openMemory({ db: t.db }), (err: MnemosError) => err.code === 'internal' && /memories_fts is not declared as this store's migrations left it/.test(err.message));
+    const after = new Database(t.db, { readonly: true });
+    try {
+      assert.equal(after.pragma('user_version', { simple: true }), 14, 'no migration was recorded');
+      assert.equal((after.prepare("SELECT sql FROM sqlite_schema WHERE name = 'memories_fts'").get() as { sql: string }).sql, foreign);
+    } finally {
+      after.close();
     }
   } finally {
     await t.cleanup();
