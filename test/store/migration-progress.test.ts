@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openMemory, type MigrationProgress } from '../../src/index.ts';
-import { named, testStores } from '../helpers/backend.ts';
+import { existsSync } from 'node:fs';
+import { MnemosError, openMemory, type MigrationProgress } from '../../src/index.ts';
+import { BACKEND, named, testStores } from '../helpers/backend.ts';
 import { REANALYSIS_MIGRATION, backBeforeReanalysis, spacelessTexts } from '../helpers/pre-reanalysis.ts';
 
 /**
@@ -68,6 +69,16 @@ test(named('an English store upgrades without a progress event'), async () => {
     const again = await openMemory({ db: t.db, onProgress: (p) => heard.push(p) });
     await again.close();
     assert.deepEqual(heard, []);
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test(named('an onProgress that is not a function is refused before the store opens'), async () => {
+  const t = testStores();
+  try {
+    await assert.rejects(openMemory({ db: t.db, onProgress: 'verbose' as never }), (err: MnemosError) => err.code === 'validation_failed' && err.details?.field === 'onProgress');
+    if (BACKEND === 'sqlite') assert.equal(existsSync(t.db), false, 'no store file was made');
   } finally {
     await t.cleanup();
   }

@@ -72,6 +72,10 @@ export class Mnemos {
     assertPrincipal(principal);
     const config: EngineConfig = { ...DEFAULT_CONFIG, ...opts.config };
     checkEngineConfig(config);
+    // Checked before the store opens: a bad listener would otherwise fail inside the migration, after it began.
+    if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') {
+      throw new MnemosError('validation_failed', 'onProgress must be a function, called with { migration, name, done, total }', { field: 'onProgress' });
+    }
     const store = await openStore(opts.db ?? DEFAULT_DB_PATH, { analyze, vectorIndex: config.vectorIndex, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
     const ctx: ServiceContext = { store, now: opts.now ?? Date.now, analyzeQuery, config };
     configureLifecycle(ctx, opts.lifecycle);
