@@ -1,6 +1,7 @@
 // `npm run build` (and `npm install`, through "prepare"): compiles src/ to
 // dist/ (tsconfig.build.json), so the CLI, the servers and the library run
-// as plain JavaScript without a TypeScript loader.
+// as plain JavaScript without a TypeScript loader, and copies the web
+// inspector's static files (src/surfaces/inspector/assets) beside it.
 //
 // The compiler writes a fresh directory that then replaces dist/ whole, so
 // no module deleted from src/ lingers and a process starting meanwhile sees
@@ -8,7 +9,7 @@
 // The stamp bin/cli-module.js trusts is written only after the compiler
 // succeeded.
 import { spawnSync } from 'node:child_process';
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -30,6 +31,8 @@ if (run.status !== 0) {
   console.error('build: the TypeScript compiler failed; dist/ is unchanged');
   process.exit(run.status ?? 1);
 }
+// Files the compiler does not copy: the web inspector's page, script and style, served from beside its module.
+cpSync(at('src/surfaces/inspector/assets'), `${next}/surfaces/inspector/assets`, { recursive: true });
 writeFileSync(`${next}/.built`, `${new Date().toISOString()}\n`);
 rmSync(old, { recursive: true, force: true });
 try {

@@ -81,6 +81,8 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, vie
       why: 'importance, forgetting, near-duplicate merges, TTLs, open loops and orphan rescue run as a job in the database when asked: `mnemos consolidate` (a server or an owner\'s MCP session says here whether its timer runs)',
       setting: 'mnemos serve --consolidate-every-ms n (default 30 min, 0 = off) or MNEMOS_CONSOLIDATE_EVERY_MS',
     },
+    // Only a server serves the page; it says so itself (surfaces/http/server.ts), replacing this.
+    { part: 'web_inspector', state: 'off', why: 'the web inspector is a page of the HTTP server: `mnemos serve` serves it at /inspector', setting: 'mnemos serve' },
     { part: 'dreams', state: 'unavailable', why: 'the dream engine is not part of this build yet', setting: null },
     { part: 'curiosity', state: 'unavailable', why: 'the curiosity engine is not part of this build yet', setting: null },
     // Seed 002's other parts, said to be missing rather than left out: an agent asked about them had no signal either way.

@@ -41,6 +41,7 @@ test(named('serve --json prints one object once it listens (url, port, token fil
     assert.equal(started.namespace, 'default');
     assert.deepEqual(started.allowedOrigins, [], 'no web page may call it by default');
     assert.deepEqual(started.allowedHosts, ['localhost', '127.0.0.1', '[::1]']);
+    assert.equal(started.inspector, `${started.url}/inspector`, 'the web inspector page, added beside the others');
     const secret = readFileSync(tokenFile, 'utf8').trim();
     assert.ok(secret.length > 20);
     assert.ok(!out.includes(secret), 'the token itself is not printed on stdout');

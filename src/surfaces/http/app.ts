@@ -10,6 +10,7 @@ import { buildMcpServer } from '../mcp/mcp-server.ts';
 import { errorForCaller, storeLocationOf } from '../tools/redact-location.ts';
 import { findTool, runTool } from '../tools/run-tool.ts';
 import type { Tool } from '../tools/tool.ts';
+import { addInspectorRoutes } from '../inspector/inspector-routes.ts';
 import { browserGuard, type BrowserPolicy } from './browser-guard.ts';
 import { HTTP_STATUS } from './error-status.ts';
 import { batchEnvelope } from './ingest.ts';
@@ -34,9 +35,10 @@ export interface AppOptions {
 type Env = { Variables: { memory: Mnemos } };
 
 /**
- * The HTTP surface: JSON API under /v1, MCP at /mcp, /healthz, /readyz and
- * /openapi.json. Thin by design: authenticate, parse, call the facade or the
- * tool registry, map errors through HTTP_STATUS.
+ * The HTTP surface: JSON API under /v1, MCP at /mcp, /healthz, /readyz,
+ * /openapi.json and the web inspector's files at /inspector. Thin by design:
+ * authenticate, parse, call the facade or the tool registry, map errors
+ * through HTTP_STATUS.
  */
 export function createApp(opts: AppOptions): Hono<Env> {
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -125,6 +127,8 @@ export function createApp(opts: AppOptions): Hono<Env> {
     }
   });
   app.get('/openapi.json', (c) => c.json((openApi ??= buildOpenApi(opts.tools, limits))));
+  // The page needs no token: it holds no data, and asks for one before it calls /v1.
+  addInspectorRoutes(app);
 
   app.use('/v1/*', auth);
   app.use('/mcp', auth);

@@ -90,10 +90,32 @@ export function browserPolicy(bindHost: string, origins: readonly string[], host
 }
 
 /**
+ * Whether `origin` is the server itself as the browser reached it: http or
+ * https (a TLS proxy in front) with the `Host` the request names, port
+ * included. Trusted only once that `Host` was checked against the names the
+ * server answers to: unchecked, a page renamed by DNS rebinding would pass
+ * as the server's own (its Origin and Host both name the attacker's name).
+ */
+export function isOwnOrigin(origin: string, hostHeader: string): boolean {
+  for (const scheme of ['http', 'https']) {
+    let own: string;
+    try {
+      own = new URL(`${scheme}://${hostHeader}`).origin;
+    } catch {
+      return false;
+    }
+    if (origin.toLowerCase() === own) return true;
+  }
+  return false;
+}
+
+/**
  * Refuses (403 `forbidden`) a request whose `Host` is not one the server
  * answers to, or whose `Origin` is present and not allowed; answers the
- * CORS preflight and headers only for allowed origins. Clients that are not
- * browsers send no `Origin` and are unaffected.
+ * CORS preflight and headers only for allowed origins. The server's own
+ * origin (isOwnOrigin) is always allowed where `Host` is checked: a
+ * same-origin request needs no CORS answer. Clients that are not browsers
+ * send no `Origin` and are unaffected.
  */
 export function browserGuard(policy: BrowserPolicy): MiddlewareHandler {
   const anyOrigin = policy.allowedOrigins.includes('*');
@@ -110,6 +132,8 @@ export function browserGuard(policy: BrowserPolicy): MiddlewareHandler {
     }
     const origin = c.req.header('origin');
     if (origin === undefined) return next();
+    // The server's own pages (the web inspector) send their own origin on a POST: same-origin, not a foreign site.
+    if (policy.allowedHosts && hostHeader !== undefined && isOwnOrigin(origin, hostHeader)) return next();
     if (!anyOrigin && !policy.allowedOrigins.includes(origin)) {
       throw new MnemosError('forbidden', `requests from web pages at origin ${JSON.stringify(origin.slice(0, 200))} are refused: a page on another site must not reach your memory through your browser. To let a page of yours call the server, allow its origin with ${SETTING_ORIGIN}`, {
         header: 'Origin',

@@ -34,6 +34,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     { part: 'http_api', state: 'on' as const, why: `serving /v1 on ${opts.host}:${opts.port}`, setting: '--host, --port' },
     { part: 'mcp_http', state: 'on' as const, why: 'MCP streamable HTTP at /mcp', setting: null },
     { part: 'auth', state: 'on' as const, why: 'every /v1 and /mcp request needs a bearer token', setting: 'mnemos token create' },
+    { part: 'web_inspector', state: 'on' as const, why: 'a read-only web page at /inspector: status, search, paged list and a memory\'s history, through /v1 with the token typed into it', setting: null },
     ...(opts.parts ?? []),
   ];
   const app = createApp({ memory: opts.memory, tools: TOOLS, log: opts.log, surfaceParts: parts, ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.browsers ? { browsers: opts.browsers } : {}) });

@@ -73,7 +73,7 @@ function everyText(ms: number): string {
 export const serveCmd: Command = {
   name: 'serve',
   usage: 'serve [--port 7420] [--host 127.0.0.1] [--allow-origin url,...] [--allow-host name,...] [--owner-token-file path] [--search-threads n] [--cycle-tick-ms n] [--consolidate-every-ms n]',
-  summary: 'HTTP JSON API (/v1), MCP over HTTP (/mcp), /healthz, /readyz, /openapi.json',
+  summary: 'HTTP JSON API (/v1), MCP over HTTP (/mcp), /healthz, /readyz, /openapi.json, the web inspector (/inspector)',
   options: { port: { type: 'string' }, host: { type: 'string' }, 'owner-token-file': { type: 'string' }, 'cycle-tick-ms': { type: 'string' }, 'consolidate-every-ms': { type: 'string' }, 'search-threads': { type: 'string' }, 'allow-origin': { type: 'string', multiple: true }, 'allow-host': { type: 'string', multiple: true } },
   async run(ctx) {
     const port = num(ctx, 'port') ?? 7420;
@@ -124,7 +124,7 @@ export const serveCmd: Command = {
     }
     // The store's location, not --db as typed: a PostgreSQL URL's password is masked there.
     say(`mnemos serve: ${server.url} (store ${memory.store.location}, namespace ${ctx.namespace})`);
-    say(`  HTTP API ${server.url}/v1   MCP ${server.url}/mcp   OpenAPI ${server.url}/openapi.json`);
+    say(`  HTTP API ${server.url}/v1   MCP ${server.url}/mcp   OpenAPI ${server.url}/openapi.json   inspector ${server.url}/inspector`);
     say(`  web pages: ${browsers.allowedOrigins.length > 0 ? `allowed from ${browsers.allowedOrigins.join(', ')}` : 'none may call it'} (--allow-origin); Host names: ${browsers.allowedHosts ? browsers.allowedHosts.join(', ') : 'any'} (--allow-host)`);
     say(`  searches: ${threads > 0 ? `${threads} search thread${threads === 1 ? '' : 's'}` : 'on the event loop'} (--search-threads)`);
     if (boot?.created) {
@@ -153,6 +153,7 @@ export const serveCmd: Command = {
           allowedHosts: browsers.allowedHosts,
           ownerTokenFile: boot?.path ?? null,
           ownerTokenCreated: boot?.created ?? false,
+          inspector: `${server.url}/inspector`,
         })}\n`,
       );
     }

@@ -1,0 +1,236 @@
+// The Mnemos web inspector. It only looks: every read goes through the server's /v1 JSON routes with the
+// token the user typed, so it sees exactly what that token may see. Memory text is always put into the page
+// as text (textContent), never as HTML: a memory is data written by whoever stored it.
+'use strict';
+
+(() => {
+  // sessionStorage: the token lives as long as this tab, is never in a URL, and other tabs and sites never see it.
+  const TOKEN_KEY = 'mnemos.inspector.token';
+  const PAGE_SIZE = 20;
+  const $ = (id) => document.getElementById(id);
+
+  /** An element with text (never HTML), attributes and children. */
+  function el(tag, opts = {}, children = []) {
+    const node = document.createElement(tag);
+    if (opts.text !== undefined) node.textContent = String(opts.text);
+    if (opts.className) node.className = opts.className;
+    for (const [k, v] of Object.entries(opts.attrs ?? {})) node.setAttribute(k, v);
+    if (opts.onClick) node.addEventListener('click', opts.onClick);
+    for (const child of children) if (child) node.append(child);
+    return node;
+  }
+
+  /** A value shown as text: strings as they are, anything else as indented JSON. */
+  function shown(value) {
+    if (value === null || value === undefined) return '—';
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+    return JSON.stringify(value, null, 2);
+  }
+
+  function table(headers, rows) {
+    const head = el('tr', {}, headers.map((h) => el('th', { text: h })));
+    const body = rows.map((cells) => el('tr', {}, cells.map((c) => el('td', {}, [c instanceof Node ? c : el('pre', { text: shown(c) })]))));
+    return el('table', {}, [el('thead', {}, [head]), el('tbody', {}, body)]);
+  }
+
+  class ApiError extends Error {
+    constructor(status, error) {
+      super(error?.message ?? `the server answered ${status}`);
+      this.status = status;
+      this.code = error?.code ?? 'http_error';
+      this.details = error?.details;
+    }
+  }
+
+  async function api(method, path, body) {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    const headers = { Accept: 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    let data = null;
+    try {
+      data = await res.json();
+    } catch {
+      data = null;
+    }
+    if (!res.ok) throw new ApiError(res.status, data?.error);
+    return data;
+  }
+
+  function clearError() {
+    $('error').hidden = true;
+    $('error').textContent = '';
+  }
+
+  /** Errors said plainly: the status, the server's code and its message (and the field it names, if any). */
+  function showError(err) {
+    const box = $('error');
+    box.textContent = '';
+    if (err instanceof ApiError) {
+      const hint = {
+        401: 'The token was not accepted: check it, or create one with mnemos token create.',
+        403: 'This token may not do that.',
+        400: 'The server refused the input.',
+        404: 'Not found, or not visible to this token.',
+      }[err.status];
+      box.append(el('strong', { text: `${err.status} ${err.code}` }), document.createTextNode(`: ${err.message}`));
+      if (err.details?.field) box.append(document.createTextNode(` (field: ${err.details.field})`));
+      if (hint) box.append(el('div', { text: hint }));
+      if (err.status === 401) showTokenForm();
+    } else {
+      box.append(el('strong', { text: 'error' }), document.createTextNode(`: ${err?.message ?? String(err)}`));
+    }
+    box.hidden = false;
+  }
+
+  const VIEWS = ['token', 'status', 'search', 'list', 'detail'];
+  function showView(name) {
+    for (const v of VIEWS) $(`view-${v}`).hidden = v !== name;
+    for (const b of document.querySelectorAll('#nav button[data-view]')) {
+      if (b.dataset.view === name) b.setAttribute('aria-current', 'page');
+      else b.removeAttribute('aria-current');
+    }
+  }
+
+  function showTokenForm() {
+    $('nav').hidden = true;
+    showView('token');
+    $('token-input').focus();
+  }
+
+  async function guarded(work) {
+    clearError();
+    try {
+      await work();
+    } catch (err) {
+      showError(err);
+    }
+  }
+
+  // Status: memory_status and self_state.
+  async function loadStatus() {
+    showView('status');
+    const [status, self] = await Promise.all([api('GET', '/v1/status'), api('GET', '/v1/self')]);
+    $('status-out').replaceChildren(table(['', ''], Object.entries(status).map(([k, v]) => [k, v])));
+    const parts = (self.parts ?? []).map((p) => [p.part, el('span', { text: p.state, className: `state-${p.state}` }), p.why, p.setting ?? '—']);
+    const notes = (self.notes ?? []).map((n) => el('li', { text: n }));
+    $('self-out').replaceChildren(el('p', { text: `backend: ${self.backend}` }), table(['part', 'state', 'why', 'setting'], parts), notes.length ? el('ul', {}, notes) : null);
+  }
+
+  function memoryLink(id, label) {
+    return el('button', { text: label ?? id, className: 'link', attrs: { type: 'button', 'data-memory-id': id }, onClick: () => void guarded(() => openMemory(id)) });
+  }
+
+  // Search: ranked results with their scores and why each matched.
+  async function runSearch(query) {
+    const r = await api('POST', '/v1/search', { query, maxResults: PAGE_SIZE });
+    const lists = (r.lists ?? []).join(', ') || 'none';
+    $('search-summary').textContent = `${r.results.length} result${r.results.length === 1 ? '' : 's'} for "${r.query}" (lists: ${lists})${r.fallback ? `; ${r.fallback}` : ''}`;
+    const canonical = (r.canonical ?? []).map((c) => el('li', { className: 'canonical' }, [el('div', { className: 'meta', text: `settled fact ${c.key} (confidence ${c.confidence})` }), el('div', { className: 'text', text: c.statement ?? c.value })]));
+    const hits = r.results.map((h) => {
+      const ranks = Object.entries(h.why?.ranks ?? {}).map(([list, rank]) => `${list} #${rank}`).join(', ');
+      const terms = (h.why?.matchedTerms ?? []).join(', ');
+      return el('li', { className: 'hit' }, [
+        el('div', { className: 'meta' }, [el('span', { className: 'score', text: `score ${Number(h.score).toFixed(4)}` }), document.createTextNode(` · ${h.type} · valid from ${h.validFrom} · `), memoryLink(h.id, 'open')]),
+        el('div', { className: 'text', text: h.text + (h.truncated ? ' […]' : '') }),
+        el('div', { className: 'why', text: `why: ${terms ? `terms ${terms}` : 'no query terms'}; ${ranks ? `ranked ${ranks}` : 'no list ranks'}` }),
+      ]);
+    });
+    $('search-out').replaceChildren(...canonical, ...hits);
+  }
+
+  // List: newest first, paged by the server's nextCursor; earlier cursors are kept for "previous".
+  const paging = { cursors: [null], at: 0, next: null };
+  async function loadList(at) {
+    showView('list');
+    const cursor = paging.cursors[at];
+    const q = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    if (cursor) q.set('cursor', cursor);
+    const page = await api('GET', `/v1/memories?${q}`);
+    paging.at = at;
+    paging.next = page.nextCursor;
+    paging.cursors.length = at + 1;
+    if (page.nextCursor) paging.cursors.push(page.nextCursor);
+    const first = at * PAGE_SIZE + 1;
+    $('list-summary').textContent = page.items.length ? `memories ${first}–${first + page.items.length - 1} of ${page.total} (page ${at + 1})` : `no memories visible to this token (${page.total})`;
+    $('list-out').replaceChildren(...page.items.map((m) => el('li', { className: 'item' }, [
+      el('div', { className: 'meta' }, [document.createTextNode(`${m.type} · ${m.lifecycle} · ${m.visibility} · recorded ${m.recordedAt}${m.tags.length ? ` · tags ${m.tags.join(', ')}` : ''} · `), memoryLink(m.id, 'open')]),
+      el('div', { className: 'text', text: m.text }),
+    ])));
+    $('list-next').disabled = !page.nextCursor;
+    $('list-prev').disabled = at === 0;
+    $('list-first').disabled = at === 0;
+  }
+
+  // Detail: the history route (versions and audit), which, unlike GET /v1/memories/:id, recalls nothing.
+  let back = 'list';
+  async function openMemory(id) {
+    const from = VIEWS.find((v) => !$(`view-${v}`).hidden);
+    if (from && from !== 'detail') back = from;
+    const h = await api('GET', `/v1/memories/${encodeURIComponent(id)}/history`);
+    showView('detail');
+    $('detail-id').textContent = h.lineageId;
+    const out = [];
+    if (h.tombstone) out.push(el('p', { className: 'tombstone', text: `forgotten at ${h.tombstone.forgottenAt}${h.tombstone.reason ? `: ${h.tombstone.reason}` : ''}` }));
+    out.push(el('h3', { text: `Versions (${h.versions.length})` }));
+    for (const v of h.versions) {
+      out.push(el('div', { className: 'version' }, [
+        el('div', { className: 'meta', text: `version ${v.version} · ${v.id} · ${v.type} · ${v.lifecycle} · ${v.visibility} · recorded ${v.recordedAt}${v.supersededAt ? ` · superseded ${v.supersededAt}` : ' · current'}` }),
+        el('div', { className: 'text', text: v.text }),
+        table(['importance', 'salience', 'accessCount', 'tags', 'source'], [[v.importance, v.salience, v.accessCount, v.tags.join(', ') || '—', v.source]]),
+      ]));
+    }
+    out.push(el('h3', { text: `Audit (${h.audit.length})` }));
+    out.push(table(['at', 'action', 'actor', 'memory', 'details'], h.audit.map((e) => [e.at, e.action, e.actor ?? '—', e.memoryId, e.details])));
+    $('detail-out').replaceChildren(...out);
+  }
+
+  function start() {
+    $('token-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const token = $('token-input').value.trim();
+      if (!token) return;
+      sessionStorage.setItem(TOKEN_KEY, token);
+      $('token-input').value = '';
+      $('nav').hidden = false;
+      void guarded(loadStatus);
+    });
+    $('sign-out').addEventListener('click', () => {
+      sessionStorage.removeItem(TOKEN_KEY);
+      clearError();
+      showTokenForm();
+    });
+    for (const b of document.querySelectorAll('#nav button[data-view]')) {
+      b.addEventListener('click', () => {
+        const view = b.dataset.view;
+        if (view === 'status') void guarded(loadStatus);
+        else if (view === 'list') void guarded(() => loadList(0));
+        else {
+          clearError();
+          showView(view);
+          $('search-input').focus();
+        }
+      });
+    }
+    $('search-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const query = $('search-input').value.trim();
+      if (query) void guarded(() => runSearch(query));
+    });
+    $('list-next').addEventListener('click', () => void guarded(() => loadList(paging.at + 1)));
+    $('list-prev').addEventListener('click', () => void guarded(() => loadList(Math.max(0, paging.at - 1))));
+    $('list-first').addEventListener('click', () => void guarded(() => loadList(0)));
+    $('detail-back').addEventListener('click', () => {
+      clearError();
+      if (back === 'list') void guarded(() => loadList(paging.at));
+      else showView(back);
+    });
+    if (sessionStorage.getItem(TOKEN_KEY)) {
+      $('nav').hidden = false;
+      void guarded(loadStatus);
+    } else showTokenForm();
+  }
+
+  start();
+})();
