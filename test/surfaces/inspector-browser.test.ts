@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { named, testStores, type TestStores } from '../helpers/backend.ts';
+import { createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
+
+/**
+ * The web inspector in a real browser: Debian's chromium (/usr/bin/chromium,
+ * the apt package; never a downloaded browser) driven by playwright-core.
+ * Without chromium the file skips and says so, unless
+ * MNEMOS_TEST_REQUIRE_BROWSER=1 (.ci/run sets it), where that is a failure.
+ */
+
+const CHROMIUM = process.env.MNEMOS_TEST_CHROMIUM || '/usr/bin/chromium';
+const REQUIRED = process.env.MNEMOS_TEST_REQUIRE_BROWSER === '1';
+const MISSING = existsSync(CHROMIUM) ? null : `${CHROMIUM} is missing: install Debian's chromium package (apt-get install chromium) to run the web inspector's browser test`;
+if (MISSING && !REQUIRED) process.stderr.write(`inspector-browser: SKIPPED: ${MISSING}\n`);
+
+const XSS = '<img src=x onerror="window.__mnemosXss = 1"> glimmerwick trap <script>window.__mnemosXss = 2</script>';
+const PAGE_SIZE = 20;
+
+describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MISSING : false }, () => {
+  let t: TestStores;
+  let server: SpawnedServer;
+  let owner: string;
+  let guest: string;
+  let browser: Browser;
+  let page: Page;
+  /** What the page must never do: run injected code, break its CSP, log errors. */
+  const problems: string[] = [];
+  const ids: string[] = [];
+
+  before(async () => {
+    assert.ok(!MISSING, `${MISSING} (MNEMOS_TEST_REQUIRE_BROWSER=1)`);
+    t = testStores('mnemos-inspector-browser-');
+    owner = (await createToken(t.db, 'owner')).token;
+    guest = (await createToken(t.db, 'guest')).token;
+    server = await spawnServe(t.db, ['--consolidate-every-ms', '0', '--search-threads', '0']);
+    // Enough memories for two list pages; stored one by one, so each has its own recorded time order.
+    const batch = Array.from({ length: PAGE_SIZE + 5 }, (_, i) => ({ text: `Lantern note ${i + 1}: the harbour lamp number ${i + 1} was relit`, type: 'fact', key: `note-${i + 1}` }));
+    const stored = await request(server.url, 'POST', '/v1/memories', owner, { memories: batch });
+    assert.equal(stored.status, 201, JSON.stringify(stored.body));
+    ids.push(...stored.body.results.map((r: { id: string }) => r.id));
+    assert.equal((await request(server.url, 'POST', '/v1/memories', owner, { text: XSS, type: 'fact', visibility: 'public' })).status, 201);
+    assert.equal((await request(server.url, 'POST', '/v1/memories', owner, { text: 'The owner-only glimmerwick vault code is 5521', type: 'fact' })).status, 201);
+    const { chromium } = await import('playwright-core');
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], timeout: 30_000 });
+    page = await browser.newPage();
+    page.setDefaultTimeout(10_000);
+    // A failed load is told by its response (the browser's console line names no URL): the 401 of a wrong
+    // token is expected, and so is the browser's own guess at /favicon.ico.
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
+    });
+    page.on('response', (r) => {
+      if (r.status() >= 400 && r.status() !== 401 && new URL(r.url()).pathname !== '/favicon.ico') problems.push(`${r.status()} ${r.url()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('dialog', (d) => {
+      problems.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await t?.cleanup();
+  });
+
+  const signIn = async (token: string) => {
+    await page.goto(`${server.url}/inspector`);
+    if (await page.locator('#nav').isVisible()) await page.click('#sign-out');
+    await page.fill('#token-input', token);
+    await page.click('#token-form button[type=submit]');
+  };
+
+  it(named('a token typed in opens the status view; it is kept in sessionStorage only, never in the URL'), async () => {
+    await signIn(owner);
+    await page.locator('#self-out table').waitFor();
+    assert.match(await page.locator('#status-out').innerText(), /total/);
+    assert.match(await page.locator('#self-out').innerText(), /web_inspector\s+on/);
+    // Strings, not functions: the tests compile without the DOM's types.
+    assert.equal(await page.evaluate("sessionStorage.getItem('mnemos.inspector.token')"), owner);
+    assert.equal(await page.evaluate('localStorage.length'), 0);
+    assert.ok(!page.url().includes(owner), page.url());
+    assert.equal(await page.locator('#error').isVisible(), false);
+  });
+
+  it(named('search shows ranked results with scores and why each matched, and opens a memory by its history'), async () => {
+    await page.click('#nav button[data-view=search]');
+    await page.fill('#search-input', 'harbour lamp 7');
+    await page.click('#search-form button[type=submit]');
+    await page.locator('#search-out li.hit').first().waitFor();
+    assert.match(await page.locator('#search-summary').innerText(), /results? for "harbour lamp 7"/);
+    const first = page.locator('#search-out li.hit').first();
+    assert.match(await first.locator('.score').innerText(), /^score \d\.\d{4}$/);
+    assert.match(await first.locator('.text').innerText(), /harbour lamp number 7 /);
+    assert.match(await first.locator('.why').innerText(), /terms .*harbour.*ranked .*#1/);
+    const id = await first.locator('button[data-memory-id]').getAttribute('data-memory-id');
+    await first.locator('button[data-memory-id]').click();
+    await page.locator('#view-detail .version').first().waitFor();
+    assert.equal(await page.locator('#detail-id').innerText(), id);
+    assert.match(await page.locator('#detail-out .version .text').first().innerText(), /harbour lamp number 7 /);
+    assert.match(await page.locator('#detail-out table').last().innerText(), /create/);
+    // Looking was not a recall: the memory's access count is what it was.
+    const history = await request(server.url, 'GET', `/v1/memories/${id}/history`, owner);
+    assert.equal(history.body.versions[0].accessCount, 0);
+  });
+
+  it(named('the list pages with nextCursor: two pages, no memory twice, back to the first'), async () => {
+    await page.click('#nav button[data-view=list]');
+    await page.locator('#list-out li').first().waitFor();
+    const total = PAGE_SIZE + 7;
+    assert.equal(await page.locator('#list-summary').innerText(), `memories 1–${PAGE_SIZE} of ${total} (page 1)`);
+    assert.equal(await page.locator('#list-out li').count(), PAGE_SIZE);
+    const pageOne = await page.locator('#list-out button[data-memory-id]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-memory-id')));
+    assert.equal(await page.locator('#list-prev').isDisabled(), true);
+    await page.click('#list-next');
+    await page.locator('#list-summary', { hasText: 'page 2' }).waitFor();
+    assert.equal(await page.locator('#list-summary').innerText(), `memories ${PAGE_SIZE + 1}–${total} of ${total} (page 2)`);
+    const pageTwo = await page.locator('#list-out button[data-memory-id]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-memory-id')));
+    assert.equal(pageTwo.length, total - PAGE_SIZE);
+    assert.equal(new Set([...pageOne, ...pageTwo]).size, total, 'no memory on both pages');
+    for (const id of ids) assert.ok(pageOne.includes(id) || pageTwo.includes(id), id);
+    assert.equal(await page.locator('#list-next').isDisabled(), true);
+    await page.click('#list-prev');
+    await page.locator('#list-summary', { hasText: 'page 1' }).waitFor();
+    assert.deepEqual(await page.locator('#list-out button[data-memory-id]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-memory-id'))), pageOne);
+  });
+
+  it(named('a memory holding HTML is shown as text: no element made from it, no script run'), async () => {
+    await page.click('#nav button[data-view=search]');
+    await page.fill('#search-input', 'glimmerwick trap');
+    await page.click('#search-form button[type=submit]');
+    const hit = page.locator('#search-out li.hit', { hasText: 'glimmerwick trap' });
+    await hit.waitFor();
+    assert.equal(await hit.locator('.text').textContent(), XSS);
+    await hit.locator('button[data-memory-id]').click();
+    await page.locator('#view-detail .version').first().waitFor();
+    assert.equal(await page.locator('#detail-out .version .text').first().textContent(), XSS);
+    await page.click('#nav button[data-view=list]');
+    await page.locator('#list-out li', { hasText: 'glimmerwick trap' }).waitFor();
+    assert.equal(await page.locator('main img, main script').count(), 0, 'no element was made from the text');
+    assert.equal(await page.evaluate('typeof window.__mnemosXss'), 'undefined');
+    assert.deepEqual(problems, []);
+  });
+
+  it(named('errors are shown plainly: a wrong token is 401 and asks again; a guest sees only what a guest may'), async () => {
+    await signIn('not-a-real-token');
+    await page.locator('#error').waitFor();
+    assert.match(await page.locator('#error').innerText(), /^401 unauthorized: /);
+    assert.equal(await page.locator('#view-token').isVisible(), true);
+    await signIn(guest);
+    await page.locator('#self-out table').waitFor();
+    await page.click('#nav button[data-view=list]');
+    await page.locator('#list-out li').first().waitFor();
+    assert.equal(await page.locator('#list-summary').innerText(), 'memories 1–1 of 1 (page 1)');
+    assert.equal(await page.locator('#list-out li .text').textContent(), XSS);
+    await page.click('#nav button[data-view=search]');
+    await page.fill('#search-input', 'glimmerwick vault code');
+    await page.click('#search-form button[type=submit]');
+    await page.locator('#search-summary', { hasText: 'for "glimmerwick vault code"' }).waitFor();
+    assert.ok(!(await page.locator('#search-out').innerText()).includes('5521'), 'the owner-only memory is not shown to a guest');
+  });
+});
