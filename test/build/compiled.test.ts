@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it, before } from 'node:test';
 import { tempDir } from '../helpers/temp.ts';
@@ -80,6 +80,26 @@ console.log(JSON.stringify([Journal, queryClusters, createMemoryCycle, runScenar
 `);
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout.trim()), [...Array(7).fill('function'), 'object']);
+  });
+
+  it("serves the web inspector's files, which the compiler does not copy: the build puts them beside the compiled module", () => {
+    const run = node(
+      ['--input-type=module', '-e', `import { Hono } from 'hono';
+const { addInspectorRoutes } = await import(${JSON.stringify(join(ROOT, 'dist/surfaces/inspector/inspector-routes.js'))});
+const app = new Hono();
+addInspectorRoutes(app);
+const out = {};
+for (const path of ['/inspector', '/inspector/assets/inspector.js', '/inspector/assets/inspector.css']) out[path] = await (await app.request(path)).text();
+console.log(JSON.stringify(out));
+`],
+      ROOT,
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const out = JSON.parse(run.stdout) as Record<string, string>;
+    const assets = join(ROOT, 'src/surfaces/inspector/assets');
+    assert.equal(out['/inspector'], readFileSync(join(assets, 'index.html'), 'utf8'));
+    assert.equal(out['/inspector/assets/inspector.js'], readFileSync(join(assets, 'inspector.js'), 'utf8'));
+    assert.equal(out['/inspector/assets/inspector.css'], readFileSync(join(assets, 'inspector.css'), 'utf8'));
   });
 
   it('is used only when complete and at least as new as src/ (buildProblem)', () => {
