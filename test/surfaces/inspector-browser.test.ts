@@ -48,13 +48,14 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'], timeout: 30_000 });
     page = await browser.newPage();
     page.setDefaultTimeout(10_000);
-    // A failed load is told by its response (the browser's console line names no URL): the 401 of a wrong
-    // token is expected, and so is the browser's own guess at /favicon.ico.
+    // A failed load is told by its response (the browser's console line names no URL): the 401 and 400 the
+    // error tests ask for are expected, and so is the browser's own guess at /favicon.ico; a missing file or a
+    // server error is not.
     page.on('console', (m) => {
       if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(`console: ${m.text()}`);
     });
     page.on('response', (r) => {
-      if (r.status() >= 400 && r.status() !== 401 && new URL(r.url()).pathname !== '/favicon.ico') problems.push(`${r.status()} ${r.url()}`);
+      if ((r.status() === 404 || r.status() >= 500) && new URL(r.url()).pathname !== '/favicon.ico') problems.push(`${r.status()} ${r.url()}`);
     });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     page.on('dialog', (d) => {
@@ -147,6 +148,19 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     assert.deepEqual(problems, []);
   });
 
+  it(named("a refused input is shown as the server said it, naming the field (the page does not cut or check it itself)"), async () => {
+    await page.click('#nav button[data-view=search]');
+    await page.fill('#search-input', 'lamp '.repeat(801));
+    await page.click('#search-form button[type=submit]');
+    await page.locator('#error').waitFor();
+    assert.match(await page.locator('#error').innerText(), /^400 validation_failed: .*\(field: query\)/s);
+    // The next good search clears it.
+    await page.fill('#search-input', 'harbour lamp');
+    await page.click('#search-form button[type=submit]');
+    await page.locator('#search-summary', { hasText: 'for "harbour lamp"' }).waitFor();
+    assert.equal(await page.locator('#error').isVisible(), false);
+  });
+
   it(named('errors are shown plainly: a wrong token is 401 and asks again; a guest sees only what a guest may'), async () => {
     await signIn('not-a-real-token');
     await page.locator('#error').waitFor();
@@ -163,5 +177,6 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     await page.click('#search-form button[type=submit]');
     await page.locator('#search-summary', { hasText: 'for "glimmerwick vault code"' }).waitFor();
     assert.ok(!(await page.locator('#search-out').innerText()).includes('5521'), 'the owner-only memory is not shown to a guest');
+    assert.deepEqual(problems, []);
   });
 });
