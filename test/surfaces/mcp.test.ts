@@ -92,6 +92,9 @@ describe('MCP over stdio (mnemos mcp)', () => {
       // Seed 002's parts that are not built are said to be unavailable, not left out.
       const state = (name: string) => self.parts.find((p: { part: string }) => p.part === name)?.state;
       assert.deepEqual(['dreams', 'curiosity', 'hormones', 'skill_learning', 'reconsolidation'].map(state), ['unavailable', 'unavailable', 'unavailable', 'unavailable', 'on']);
+      // The web inspector is a page of `mnemos serve`, which says `on` itself; here it is off and says where it is.
+      assert.equal(state('web_inspector'), 'off');
+      assert.match(self.parts.find((p: { part: string }) => p.part === 'web_inspector').setting, /mnemos serve/);
     } finally {
       await client.close();
     }
