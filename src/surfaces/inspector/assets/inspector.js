@@ -112,7 +112,7 @@
   async function loadStatus() {
     showView('status');
     const [status, self] = await Promise.all([api('GET', '/v1/status'), api('GET', '/v1/self')]);
-    $('status-out').replaceChildren(table(['', ''], Object.entries(status).map(([k, v]) => [k, v])));
+    $('status-out').replaceChildren(table(['field', 'value'], Object.entries(status).map(([k, v]) => [k, v])));
     const parts = (self.parts ?? []).map((p) => [p.part, el('span', { text: p.state, className: `state-${p.state}` }), p.why, p.setting ?? '—']);
     const notes = (self.notes ?? []).map((n) => el('li', { text: n }));
     $('self-out').replaceChildren(el('p', { text: `backend: ${self.backend}` }), table(['part', 'state', 'why', 'setting'], parts), notes.length ? el('ul', {}, notes) : null);
