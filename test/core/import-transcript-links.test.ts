@@ -60,3 +60,47 @@ test(named('turns an earlier version filed under the base name through a link st
     await cleanup();
   }
 });
+
+/** A folder under `dir` whose absolute path is at least `length` characters (folders of 200 characters each). */
+function deepDir(dir: string, length: number): string {
+  let out = dir;
+  while (out.length < length) out = join(out, 'd'.repeat(200));
+  mkdirSync(out, { recursive: true });
+  return out;
+}
+
+for (const order of [
+  ['a', 'real', 'b', 'a'],
+  ['real', 'a', 'b', 'real'],
+] as const) {
+  for (const reopen of [false, true]) {
+    test(named(`a transcript deeper than a session id holds, imported through ${order.join(', then ')}${reopen ? ' (each by a new process)' : ''}, is one conversation`), async () => {
+      const { dir, db, cleanup } = testStores();
+      try {
+        // Each path is past 256 characters, so its session is named by its base name and a hash of the path.
+        const paths = linkedChat(deepDir(dir, 300));
+        let m = await openMemory({ db });
+        try {
+          assert.equal((await m.import(paths[order[0]])).created, 2);
+          for (const via of order.slice(1)) {
+            // A new store handle knows nothing of the links met before: it finds the session in the store.
+            if (reopen) {
+              await m.close();
+              m = await openMemory({ db });
+            }
+            const r = await m.import(paths[via]);
+            assert.deepEqual([r.created, r.unchanged, r.path], [0, 2, paths[order[0]]], `through ${via}`);
+          }
+          const items = (await m.list({ limit: 10 })).items;
+          assert.equal(items.length, 2);
+          assert.equal(new Set(items.map((x) => x.sessionId)).size, 1);
+          assert.deepEqual([...new Set(items.map((x) => x.source.path))], [paths[order[0]]]);
+        } finally {
+          await m.close();
+        }
+      } finally {
+        await cleanup();
+      }
+    });
+  }
+}

@@ -1,4 +1,6 @@
 import { realpathSync } from 'node:fs';
+import { basename } from 'node:path';
+import { sha256Hex } from '../../domain/hash.ts';
 import { LIFECYCLES } from '../../domain/memory.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { fileKeyPrefix, fileOfKey, isFileKey } from '../../domain/source-keys.ts';
@@ -63,12 +65,28 @@ async function holdsFile(ctx: ServiceContext, p: Principal, path: string): Promi
  * filed through a link in this process are added as they are filed.
  */
 const LINKED_PATHS_IDLE_MS = 30_000;
-type LinkCache = WeakMap<ServiceContext, Map<string, { map: Promise<Map<string, string>>; used: number }>>;
-const linked: LinkCache = new WeakMap();
-const linkedSessions: LinkCache = new WeakMap();
+type LinkCache<V> = WeakMap<ServiceContext, Map<string, { map: Promise<Map<string, V>>; used: number }>>;
+const linked: LinkCache<string> = new WeakMap();
+const linkedSessions: LinkCache<FileSession> = new WeakMap();
 
 function linkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, string>> {
   return cachedWalk(linked, ctx, p, walkLinkedPaths);
+}
+
+/** A transcript session named by its file: the absolute path, or past 256 characters (a session id's limit) its base name and a hash of the path. */
+export function pathSession(abs: string): string {
+  return abs.length <= 256 ? abs : `${baseSession(abs).slice(0, 180)}@${sha256Hex(abs).slice(0, 16)}`;
+}
+
+/** A file's base name without its extension: the session earlier versions named a transcript's turns by. */
+export function baseSession(abs: string): string {
+  return basename(abs).replace(/\.[^.]+$/, '');
+}
+
+/** A session named by a file, and the path its turns cite (source.path). */
+export interface FileSession {
+  session: string;
+  path: string;
 }
 
 /**
@@ -77,18 +95,21 @@ function linkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, str
  * the real path, or another link, finds the session the file's turns are
  * already under. Walked and kept as linkedPaths is, one look-up per session.
  */
-export async function linkedSessionOf(ctx: ServiceContext, p: Principal, real: string): Promise<string | null> {
+export async function linkedSessionOf(ctx: ServiceContext, p: Principal, real: string): Promise<FileSession | null> {
   return (await cachedWalk(linkedSessions, ctx, p, walkLinkedSessions)).get(real) ?? null;
 }
 
 /** Files the caller's transcripts were filed under in this process through a link: the next import through the target finds them. */
-export async function noteLinkedSession(ctx: ServiceContext, p: Principal, real: string, session: string): Promise<void> {
+export async function noteLinkedSession(ctx: ServiceContext, p: Principal, real: string, named: FileSession): Promise<void> {
   const map = await cachedWalk(linkedSessions, ctx, p, walkLinkedSessions);
-  if (!map.has(real)) map.set(real, session);
+  if (!map.has(real)) map.set(real, named);
 }
 
-async function walkLinkedSessions(ctx: ServiceContext, p: Principal): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+/** How a hashed session (pathSession of a deep path) ends: its key does not hold the path, its turns' source.path does. */
+const HASHED_SESSION = /@[0-9a-f]{16}$/;
+
+async function walkLinkedSessions(ctx: ServiceContext, p: Principal): Promise<Map<string, FileSession>> {
+  const out = new Map<string, FileSession>();
   const start = 'transcript:';
   for (let after: { sourceKey: string; id: string } | undefined; ; ) {
     const [k] = await ctx.store.listKeys(p, { sourceKeyPrefix: start, lifecycles: [...LIFECYCLES], ...(after ? { sourceKeyAfter: after } : {}) }, { limit: 1 }, 'source_key_asc');
@@ -96,19 +117,29 @@ async function walkLinkedSessions(ctx: ServiceContext, p: Principal): Promise<Ma
     const key = k.sourceKey!;
     const at = key.lastIndexOf('#');
     const session = key.slice(start.length, at);
-    // Only the caller's own turns, of a session named by an absolute path; anything else is passed key by key.
-    if (k.ownerId !== p.id || at < start.length || !/^\d+$/.test(key.slice(at + 1)) || !session.startsWith('/')) {
+    // Only the caller's own turns; anything else is passed key by key.
+    if (k.ownerId !== p.id || at < start.length || !/^\d+$/.test(key.slice(at + 1))) {
       after = { sourceKey: key, id: k.id };
       continue;
     }
-    const real = realPath(session);
-    if (real !== null && real !== session && !out.has(real)) out.set(real, session);
+    // A path deeper than a session id holds: the turn's source.path names the file, when its session is that path's.
+    // Without this, a deep file imported through a link came back as a second conversation through its real path.
+    const path = session.startsWith('/') ? session : HASHED_SESSION.test(session) ? await citedPath(ctx, p, k.id, session) : null;
+    const real = path === null ? null : realPath(path);
+    if (path !== null && real !== null && real !== path && !out.has(real)) out.set(real, { session, path });
     // Past the session's own keys (`#` and digits): ":" sorts after every digit.
     after = { sourceKey: `${start}${session}#:`, id: '' };
   }
 }
 
-async function cachedWalk(cache: LinkCache, ctx: ServiceContext, p: Principal, walk: (ctx: ServiceContext, p: Principal) => Promise<Map<string, string>>): Promise<Map<string, string>> {
+/** The path a hashed session's turn cites, when that session is the one the path names; null otherwise. */
+async function citedPath(ctx: ServiceContext, p: Principal, id: string, session: string): Promise<string | null> {
+  const [m] = await ctx.store.getMany(p, [id]);
+  const path = m?.source.path;
+  return path !== undefined && path.startsWith('/') && pathSession(path) === session ? path : null;
+}
+
+async function cachedWalk<V>(cache: LinkCache<V>, ctx: ServiceContext, p: Principal, walk: (ctx: ServiceContext, p: Principal) => Promise<Map<string, V>>): Promise<Map<string, V>> {
   let perPrincipal = cache.get(ctx);
   if (!perPrincipal) cache.set(ctx, (perPrincipal = new Map()));
   const id = `${p.namespace}\0${p.id}`;

@@ -25,7 +25,7 @@ import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transc
 import { speakerChangesAsVersions } from './turn-speakers.ts';
 import { decodeUtf8, fileHead, fileLines, InvalidUtf8Error, looksUtf16, textLines, type Line } from './file-lines.ts';
 import { MemoryBudget } from './memory-budget.ts';
-import { fileIdentity, linkedSessionOf, noteLinkedSession, realPath } from './file-identity.ts';
+import { baseSession, fileIdentity, linkedSessionOf, noteLinkedSession, pathSession, realPath } from './file-identity.ts';
 
 export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -123,20 +123,11 @@ async function fileSession(ctx: ServiceContext, p: Principal, given: string): Pr
   }
   // Held through another link (imported by it, now given its target or a second link).
   const linked = real === null ? null : await linkedSessionOf(ctx, p, real);
-  if (linked !== null) return { session: linked, path: linked };
-  const session = pathSession(given);
+  if (linked !== null) return linked;
+  const named = { session: pathSession(given), path: given };
   // Filed under a link's path from now on: the next file met through the target, in this walk of a folder too, finds it.
-  if (real !== null && real !== given && session === given) await noteLinkedSession(ctx, p, real, session);
-  return { session, path: given };
-}
-
-/** A session id is at most 256 characters; a longer path is named by its base name and a hash of the path. */
-function pathSession(abs: string): string {
-  return abs.length <= 256 ? abs : `${baseSession(abs).slice(0, 180)}@${sha256Hex(abs).slice(0, 16)}`;
-}
-
-function baseSession(abs: string): string {
-  return basename(abs).replace(/\.[^.]+$/, '');
+  if (real !== null && real !== given) await noteLinkedSession(ctx, p, real, named);
+  return named;
 }
 
 /**
