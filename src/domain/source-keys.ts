@@ -41,6 +41,20 @@ export function legacyFileKeyPrefix(abs: string): string | null {
   return plain === fileKeyPrefix(abs) ? null : plain;
 }
 
+/**
+ * The key an earlier version gave the chunk or line now keyed `key` (the
+ * path itself in place of its digest), when `key` names a deep file by the
+ * digest of `path` (the memory's source.path); null otherwise. A key whose
+ * digest is not that path's is never paired with it: source.path is what a
+ * JSONL line may set itself.
+ */
+export function legacyFileKey(key: string, path: string | undefined): string | null {
+  if (path === undefined || !key.startsWith('file:sha256:')) return null;
+  const prefix = fileKeyPrefix(path);
+  const legacy = legacyFileKeyPrefix(path);
+  return legacy !== null && isOwnKeyUnder(prefix, key) ? legacy + key.slice(prefix.length) : null;
+}
+
 /** What follows the prefix in a key of the file itself: a JSONL line (`L3`) or a Markdown chunk (`L3-L9`). */
 const OWN_KEY = /^L\d+(?:-L\d+)?$/;
 

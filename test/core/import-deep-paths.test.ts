@@ -75,6 +75,57 @@ test(named('a deep JSONL file an earlier version keyed by its path is re-keyed o
   }
 });
 
+test(named('a line forgotten from a deep JSONL file an earlier version keyed by its path stays forgotten when the file is re-keyed'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(deepDir(dir, 482), 'x.jsonl');
+    writeFileSync(file, '{"text":"forget me"}\n{"text":"keep me"}\n');
+    const m = await openMemory({ db });
+    try {
+      // What an earlier version stored for these lines: keys that hold the path itself. The first is then forgotten.
+      const gone = await m.remember({ text: 'forget me', key: `file:${file}#L1`, source: { path: file, lineStart: 1, lineEnd: 1 } });
+      await m.remember({ text: 'keep me', key: `file:${file}#L2`, source: { path: file, lineStart: 2, lineEnd: 2 } });
+      await m.confirmForget((await m.forget(gone.id, 'asked')).token);
+      const r = await m.import(file);
+      assert.deepEqual([r.created, r.forgotten, r.retired], [1, 1, 1], 'the kept line is re-keyed, the forgotten one stays out');
+      const held = async () => (await m.list({ limit: 10 })).items.filter((x) => x.text === 'forget me');
+      assert.deepEqual(await held(), []);
+      assert.equal((await m.import(file)).forgotten, 1);
+      // Forgotten as text of the file too: moved to another line, it still stays out.
+      writeFileSync(file, '{"text":"keep me"}\n{"text":"new line"}\n{"text":"forget me"}\n');
+      const moved = await m.import(file);
+      assert.deepEqual([moved.forgotten, (await held()).length], [1, 0]);
+      // Restored on purpose, it comes back under the new key.
+      assert.equal((await m.import(file, { includeForgotten: true })).created, 1);
+      assert.deepEqual((await held()).map((x) => x.sourceKey!.startsWith('file:sha256:')), [true]);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('a chunk forgotten from a deep note an earlier version keyed by its path stays forgotten when the note is re-keyed'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(deepDir(dir, 482), 'x.md');
+    writeFileSync(file, 'forget this chunk\n');
+    const m = await openMemory({ db });
+    try {
+      const gone = await m.remember({ text: 'forget this chunk', key: `file:${file}#L1-L1`, source: { path: file, lineStart: 1, lineEnd: 1 } });
+      await m.confirmForget((await m.forget(gone.id, 'asked')).token);
+      const r = await m.import(file);
+      assert.deepEqual([r.created, r.forgotten], [0, 1]);
+      assert.equal((await m.list({ limit: 10 })).items.length, 0);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('a deep path of 4-byte characters imports on either backend (PostgreSQL indexes keys up to 2,704 bytes)'), async () => {
   const { dir, db, cleanup } = testStores();
   try {

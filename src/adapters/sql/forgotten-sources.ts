@@ -1,6 +1,6 @@
 import { sha256Hex } from '../../domain/hash.ts';
 import type { Memory } from '../../domain/memory.ts';
-import { fileOfKey } from '../../domain/source-keys.ts';
+import { fileOfKey, legacyFileKey } from '../../domain/source-keys.ts';
 import type { WriteOp, WriteResult } from '../../ports/store.ts';
 
 /**
@@ -45,10 +45,19 @@ function sourceDigests(sourceKey: string): string[] {
   return file === null ? [sourceDigest(sourceKey)!] : [sourceDigest(sourceKey)!, file];
 }
 
-/** The source identities a tombstone would match: namespace, owner, a digest of the key (or of its file), exact text. */
+/**
+ * The source identities a tombstone would match: namespace, owner, a digest
+ * of the key (or of its file), exact text. A chunk or line of a deep file
+ * (its key names the file by a digest of its path) is also looked up under
+ * the key an earlier version gave it, the path itself: a line forgotten
+ * then was tombstoned under that key, and came back when a re-import keyed
+ * the file anew.
+ */
 export function forgottenSources(m: Memory): [string, string, string, string][] {
   if (m.sourceKey === null || m.supersededAt !== null) return [];
-  return sourceDigests(m.sourceKey).map((d) => [m.namespace, m.ownerId, d, m.contentHash]);
+  const legacy = legacyFileKey(m.sourceKey, m.source.path);
+  const digests = legacy === null ? sourceDigests(m.sourceKey) : [...sourceDigests(m.sourceKey), ...sourceDigests(legacy)];
+  return digests.map((d) => [m.namespace, m.ownerId, d, m.contentHash]);
 }
 
 /** The insert's answer when what it carries was forgotten: the id is the forgotten lineage's, which `get` answers with `forgotten`. */
