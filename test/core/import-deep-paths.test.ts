@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
 import { named, testStores } from '../helpers/backend.ts';
@@ -125,6 +125,38 @@ test(named('a chunk forgotten from a deep note an earlier version keyed by its p
     await cleanup();
   }
 });
+
+for (const reopen of [false, true]) {
+  test(named(`a deep note and JSONL file imported through a linked folder and then its target${reopen ? ' (each by a new process)' : ''} are held once`), async () => {
+    const { dir, db, cleanup } = testStores();
+    try {
+      // Past 480 characters through either path, so both key the file by a digest of the path.
+      const deep = deepDir(dir, 600);
+      mkdirSync(join(deep, 'real'));
+      symlinkSync(join(deep, 'real'), join(deep, 'link'));
+      writeFileSync(join(deep, 'real', 'n.md'), '# Deep\n\nthe deep note\n');
+      writeFileSync(join(deep, 'real', 'n.jsonl'), '{"text":"the deep line"}\n');
+      let m = await openMemory({ db });
+      try {
+        for (const name of ['n.md', 'n.jsonl']) {
+          const [link, real] = [join(deep, 'link', name), join(deep, 'real', name)];
+          assert.equal((await m.import(link)).created, 1);
+          if (reopen) {
+            await m.close();
+            m = await openMemory({ db });
+          }
+          const again = await m.import(real);
+          assert.deepEqual([again.created, again.unchanged, again.path], [0, 1, link], name);
+        }
+        assert.equal((await m.list({ limit: 10 })).items.length, 2);
+      } finally {
+        await m.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+}
 
 test(named('a deep path of 4-byte characters imports on either backend (PostgreSQL indexes keys up to 2,704 bytes)'), async () => {
   const { dir, db, cleanup } = testStores();

@@ -5,6 +5,7 @@ import { LIFECYCLES } from '../../domain/memory.ts';
 import type { Principal } from '../../domain/principal.ts';
 import { fileKeyPrefix, fileOfKey, isFileKey } from '../../domain/source-keys.ts';
 import type { ServiceContext } from '../context.ts';
+import type { MemoryKey } from '../../ports/store.ts';
 
 /**
  * The path a file's chunks and lines are filed under (their `source.path`
@@ -47,10 +48,15 @@ export function realPath(path: string): string | null {
 
 /** Whether the caller holds any chunk or line filed under `path` (of any lifecycle). */
 async function holdsFile(ctx: ServiceContext, p: Principal, path: string): Promise<boolean> {
+  return (await ownFileKey(ctx, p, path)) !== null;
+}
+
+/** One of the caller's chunks or lines filed under `path` (of any lifecycle); null when none. */
+async function ownFileKey(ctx: ServiceContext, p: Principal, path: string): Promise<MemoryKey | null> {
   // From the first key of the file's own form (`...#L<n>`): keys of a file named `<path>#...` sort before it.
   const filter = { sourceKeyPrefix: fileKeyPrefix(path), sourceKeyAfter: { sourceKey: `${fileKeyPrefix(path)}L`, id: '' }, lifecycles: [...LIFECYCLES] };
   const keys = await ctx.store.listKeys(p, filter, { limit: 20 }, 'source_key_asc');
-  return keys.some((k) => k.ownerId === p.id && isFileKey(path, k.sourceKey));
+  return keys.find((k) => k.ownerId === p.id && isFileKey(path, k.sourceKey)) ?? null;
 }
 
 /**
@@ -161,17 +167,29 @@ async function walkLinkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<s
   for (let after: { sourceKey: string; id: string } | undefined; ; ) {
     const [k] = await ctx.store.listKeys(p, { sourceKeyPrefix: 'file:', lifecycles: [...LIFECYCLES], ...(after ? { sourceKeyAfter: after } : {}) }, { limit: 1 }, 'source_key_asc');
     if (!k) return out;
-    const path = fileOfKey(k.sourceKey!);
-    if (path === null) {
+    const keyed = fileOfKey(k.sourceKey!);
+    if (keyed === null) {
       after = { sourceKey: k.sourceKey!, id: k.id };
       continue;
     }
     // Another principal's file seen first (a shared one) is checked for the caller's own keys, then passed whole too.
-    if (k.ownerId === p.id || (await holdsFile(ctx, p, path))) {
-      const real = realPath(path);
-      if (real !== null && real !== path && !out.has(real)) out.set(real, path);
-    }
+    const own = k.ownerId === p.id ? k : await ownFileKey(ctx, p, keyed);
+    // A deep file is keyed by a digest of its path: its chunks' source.path names it. Passed over, a deep note
+    // imported through a linked folder was stored again through the folder's real path.
+    const path = own === null ? null : keyed.startsWith(DIGEST_FORM) ? await digestedPath(ctx, p, own.id, keyed) : keyed;
+    const real = path === null ? null : realPath(path);
+    if (path !== null && real !== null && real !== path && !out.has(real)) out.set(real, path);
     // Past the file's own keys (`#L` and digits, dashes): ":" sorts after every digit.
-    after = { sourceKey: `${fileKeyPrefix(path)}L:`, id: '' };
+    after = { sourceKey: `${fileKeyPrefix(keyed)}L:`, id: '' };
   }
+}
+
+/** How the file part of a deep file's keys starts (fileKeyPrefix): no absolute path does. */
+const DIGEST_FORM = 'sha256:';
+
+/** The path a deep file's chunk cites, when the key's digest is that path's (`keyed` is what its key names); null otherwise. */
+async function digestedPath(ctx: ServiceContext, p: Principal, id: string, keyed: string): Promise<string | null> {
+  const [m] = await ctx.store.getMany(p, [id]);
+  const path = m?.source.path;
+  return path !== undefined && fileKeyPrefix(path) === `file:${keyed}#` ? path : null;
 }
