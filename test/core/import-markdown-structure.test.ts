@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
 import { chunkMarkdown } from '../../src/services/import/markdown.ts';
@@ -218,6 +218,48 @@ test(named('a note imported through a link and through its target is one file, f
       assert.equal((await memoriesOf(l)).length, 2);
     } finally {
       await l.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('a note a store holds twice (a copy since made a link to it) stays twice, gains no third copy, and each import names the other copy'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const text = '# A\n\nhello\n\n# B\n\nworld\n';
+    mkdirSync(join(dir, 'vault'));
+    const real = join(dir, 'vault', 'note.md');
+    const copy = join(dir, 'copy.md');
+    const other = join(dir, 'other-link.md');
+    writeFileSync(real, text);
+    writeFileSync(copy, text);
+    let m = await openMemory({ db });
+    try {
+      assert.deepEqual([(await m.import(real)).created, (await m.import(copy)).created], [2, 2]);
+      // The copy is replaced by a link to the note: the store now holds one file twice, as an earlier version left it.
+      rmSync(copy);
+      symlinkSync(real, copy);
+      symlinkSync(real, other);
+      for (const [via, filed, also] of [
+        [copy, copy, real],
+        [real, real, copy],
+        [other, real, copy],
+      ] as const) {
+        // A new handle each time: the other copy is found in the store, not remembered from an earlier import.
+        await m.close();
+        m = await openMemory({ db });
+        const r = await m.import(via);
+        assert.deepEqual([r.created, r.unchanged, r.retired, r.path], [0, 2, 0, filed], via);
+        assert.deepEqual(r.alsoStoredAs, [{ path: also, keyPrefix: `file:${also}#` }], via);
+      }
+      // Both copies are kept whole: nothing is merged or dropped without the owner's word.
+      assert.deepEqual([(await memoriesOf(m, real)).length, (await memoriesOf(m, copy)).length, (await memoriesOf(m)).length], [2, 2, 4]);
+      // A note held once says nothing of other copies.
+      writeFileSync(join(dir, 'single.md'), text);
+      assert.equal('alsoStoredAs' in (await m.import(join(dir, 'single.md'))), false);
+    } finally {
+      await m.close();
     }
   } finally {
     await cleanup();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '../../src/index.ts';
 import { named, testStores } from '../helpers/backend.ts';
@@ -53,6 +53,38 @@ test(named('turns an earlier version filed under the base name through a link st
         await m.remember({ text, type: 'episode', origin: 'transcript', sessionId: 'chat', key: `transcript:chat#${turn}`, source: { sessionId: 'chat', turnStart: turn, turnEnd: turn, path: paths.a }, metadata: { role } });
       }
       for (const via of [paths.real, paths.a, paths.b]) assert.deepEqual([(await m.import(via)).created, (await m.import(via)).unchanged], [0, 2], via);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
+test(named('a transcript a store holds under two sessions (a copy since made a link to it) gains no third, and each import names the other'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const paths = linkedChat(dir);
+    const copy = join(dir, 'copy.jsonl');
+    writeFileSync(copy, CHAT);
+    let m = await openMemory({ db });
+    try {
+      assert.deepEqual([(await m.import(paths.real)).created, (await m.import(copy)).created], [2, 2]);
+      // The copy is replaced by a link to the file: one conversation held under two sessions, as an earlier version left it.
+      rmSync(copy);
+      symlinkSync(paths.real, copy);
+      for (const [via, filed, also] of [
+        [copy, copy, paths.real],
+        [paths.real, paths.real, copy],
+        [paths.a, paths.real, copy],
+      ] as const) {
+        await m.close();
+        m = await openMemory({ db });
+        const r = await m.import(via);
+        assert.deepEqual([r.created, r.unchanged, r.path], [0, 2, filed], via);
+        assert.deepEqual(r.alsoStoredAs, [{ path: also, keyPrefix: `transcript:${also}#` }], via);
+      }
+      assert.equal((await m.list({ limit: 10 })).items.length, 4);
     } finally {
       await m.close();
     }

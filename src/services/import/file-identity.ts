@@ -26,16 +26,40 @@ export async function fileIdentity(ctx: ServiceContext, p: Principal, abs: strin
   const real = realPath(abs) ?? abs;
   if (real !== abs && (await holdsFile(ctx, p, real))) return real;
   const paths = await linkedPaths(ctx, p);
-  const held = paths.get(real);
+  const held = paths.get(real)?.[0];
   if (held !== undefined) return held;
   // Filed under a link's path from now on: the next file met through the target, in this walk of a folder too, finds it.
-  if (real !== abs) paths.set(real, abs);
+  if (real !== abs) paths.set(real, [abs]);
   return abs;
 }
 
 /** The other path the caller's store holds the file at `real` (a real path) by, as an import would find it; null when none. */
 export async function linkedPathOf(ctx: ServiceContext, p: Principal, real: string): Promise<string | null> {
-  return (await linkedPaths(ctx, p)).get(real) ?? null;
+  return (await linkedPaths(ctx, p)).get(real)?.[0] ?? null;
+}
+
+/** Another place a store holds the same file's memories: the path they cite, and the start of their source keys. */
+export interface StoredCopy {
+  path: string;
+  keyPrefix: string;
+}
+
+/**
+ * The other paths the caller's store holds this file's chunks or lines under,
+ * besides `filed` (the path this import files them under, fileIdentity's):
+ * a store an earlier version filled through a link and through its target
+ * holds the file twice. Both copies are kept, as neither can be dropped
+ * without the owner's word (each may have its own edits, links and
+ * forgotten parts); an import adds to neither and names the other, so the
+ * owner can forget one.
+ */
+export async function otherFileCopies(ctx: ServiceContext, p: Principal, given: string, filed: string): Promise<StoredCopy[]> {
+  const real = realPath(given);
+  if (real === null) return [];
+  const out = new Set<string>();
+  if (real !== filed && (await holdsFile(ctx, p, real))) out.add(real);
+  for (const path of (await linkedPaths(ctx, p)).get(real) ?? []) if (path !== filed) out.add(path);
+  return [...out].map((path) => ({ path, keyPrefix: fileKeyPrefix(path) }));
 }
 
 export function realPath(path: string): string | null {
@@ -61,21 +85,24 @@ async function ownFileKey(ctx: ServiceContext, p: Principal, path: string): Prom
 
 /**
  * The caller's files filed under a path that is not their real path (a link,
- * as earlier versions kept it), by real path. Walked only when an import
- * meets a file the store holds under neither its real path nor the path
- * given, one look-up per file held (the walk jumps from each file's first
- * key past its last), and kept for the imports that follow within
- * LINKED_PATHS_IDLE_MS of the last: a folder of 5,000 new notes walked the
- * store once per note. Not kept longer, since a path filed as a plain file
- * can become a link later (a vault moved, a link left in its place). Paths
- * filed through a link in this process are added as they are filed.
+ * as earlier versions kept it), by real path: every such path, first found
+ * first (a store an earlier version filled may hold one file under two
+ * links). Walked once an import needs it (a file the store holds under
+ * neither its real path nor the path given; any import that looks for
+ * other copies of its file, otherFileCopies), one look-up per file held (the
+ * walk jumps from each file's first key past its last), and kept for the
+ * imports that follow within LINKED_PATHS_IDLE_MS of the last: a folder of
+ * 5,000 new notes walked the store once per note. Not kept longer, since a
+ * path filed as a plain file can become a link later (a vault moved, a link
+ * left in its place). Paths filed through a link in this process are added
+ * as they are filed.
  */
 const LINKED_PATHS_IDLE_MS = 30_000;
 type LinkCache<V> = WeakMap<ServiceContext, Map<string, { map: Promise<Map<string, V>>; used: number }>>;
-const linked: LinkCache<string> = new WeakMap();
-const linkedSessions: LinkCache<FileSession> = new WeakMap();
+const linked: LinkCache<string[]> = new WeakMap();
+const linkedSessions: LinkCache<FileSession[]> = new WeakMap();
 
-function linkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, string>> {
+function linkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, string[]>> {
   return cachedWalk(linked, ctx, p, walkLinkedPaths);
 }
 
@@ -102,20 +129,25 @@ export interface FileSession {
  * already under. Walked and kept as linkedPaths is, one look-up per session.
  */
 export async function linkedSessionOf(ctx: ServiceContext, p: Principal, real: string): Promise<FileSession | null> {
-  return (await cachedWalk(linkedSessions, ctx, p, walkLinkedSessions)).get(real) ?? null;
+  return (await linkedSessionsOf(ctx, p, real))[0] ?? null;
+}
+
+/** Every session the caller's store holds the file at `real` by through a path that is not its real path, first found first. */
+export async function linkedSessionsOf(ctx: ServiceContext, p: Principal, real: string): Promise<FileSession[]> {
+  return (await cachedWalk(linkedSessions, ctx, p, walkLinkedSessions)).get(real) ?? [];
 }
 
 /** Files the caller's transcripts were filed under in this process through a link: the next import through the target finds them. */
 export async function noteLinkedSession(ctx: ServiceContext, p: Principal, real: string, named: FileSession): Promise<void> {
   const map = await cachedWalk(linkedSessions, ctx, p, walkLinkedSessions);
-  if (!map.has(real)) map.set(real, named);
+  if (!map.has(real)) map.set(real, [named]);
 }
 
 /** How a hashed session (pathSession of a deep path) ends: its key does not hold the path, its turns' source.path does. */
 const HASHED_SESSION = /@[0-9a-f]{16}$/;
 
-async function walkLinkedSessions(ctx: ServiceContext, p: Principal): Promise<Map<string, FileSession>> {
-  const out = new Map<string, FileSession>();
+async function walkLinkedSessions(ctx: ServiceContext, p: Principal): Promise<Map<string, FileSession[]>> {
+  const out = new Map<string, FileSession[]>();
   const start = 'transcript:';
   for (let after: { sourceKey: string; id: string } | undefined; ; ) {
     const [k] = await ctx.store.listKeys(p, { sourceKeyPrefix: start, lifecycles: [...LIFECYCLES], ...(after ? { sourceKeyAfter: after } : {}) }, { limit: 1 }, 'source_key_asc');
@@ -132,7 +164,7 @@ async function walkLinkedSessions(ctx: ServiceContext, p: Principal): Promise<Ma
     // Without this, a deep file imported through a link came back as a second conversation through its real path.
     const path = session.startsWith('/') ? session : HASHED_SESSION.test(session) ? await citedPath(ctx, p, k.id, session) : null;
     const real = path === null ? null : realPath(path);
-    if (path !== null && real !== null && real !== path && !out.has(real)) out.set(real, { session, path });
+    if (path !== null && real !== null && real !== path) out.set(real, [...(out.get(real) ?? []), { session, path }]);
     // Past the session's own keys (`#` and digits): ":" sorts after every digit.
     after = { sourceKey: `${start}${session}#:`, id: '' };
   }
@@ -162,8 +194,8 @@ async function cachedWalk<V>(cache: LinkCache<V>, ctx: ServiceContext, p: Princi
   return await held.map;
 }
 
-async function walkLinkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+async function walkLinkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
   for (let after: { sourceKey: string; id: string } | undefined; ; ) {
     const [k] = await ctx.store.listKeys(p, { sourceKeyPrefix: 'file:', lifecycles: [...LIFECYCLES], ...(after ? { sourceKeyAfter: after } : {}) }, { limit: 1 }, 'source_key_asc');
     if (!k) return out;
@@ -178,7 +210,7 @@ async function walkLinkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<s
     // imported through a linked folder was stored again through the folder's real path.
     const path = own === null ? null : keyed.startsWith(DIGEST_FORM) ? await digestedPath(ctx, p, own.id, keyed) : keyed;
     const real = path === null ? null : realPath(path);
-    if (path !== null && real !== null && real !== path && !out.has(real)) out.set(real, path);
+    if (path !== null && real !== null && real !== path) out.set(real, [...(out.get(real) ?? []), path]);
     // Past the file's own keys (`#L` and digits, dashes): ":" sorts after every digit.
     after = { sourceKey: `${fileKeyPrefix(keyed)}L:`, id: '' };
   }

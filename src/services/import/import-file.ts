@@ -25,7 +25,7 @@ import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transc
 import { speakerChangesAsVersions } from './turn-speakers.ts';
 import { decodeUtf8, fileHead, fileLines, InvalidUtf8Error, looksUtf16, textLines, type Line } from './file-lines.ts';
 import { MemoryBudget } from './memory-budget.ts';
-import { baseSession, fileIdentity, linkedSessionOf, noteLinkedSession, pathSession, realPath } from './file-identity.ts';
+import { baseSession, fileIdentity, linkedSessionOf, linkedSessionsOf, noteLinkedSession, otherFileCopies, pathSession, realPath, type FileSession, type StoredCopy } from './file-identity.ts';
 
 export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -62,6 +62,13 @@ export interface FileImportResult {
   retired: number;
   /** Items of the file that were forgotten and stay so (see `includeForgotten`). */
   forgotten: number;
+  /**
+   * Only when the store also holds this same file under another path (a
+   * link and its target, both imported by an earlier version): that path and
+   * the start of its memories' source keys. The import wrote nothing there;
+   * both copies stay until the owner forgets one.
+   */
+  alsoStoredAs?: StoredCopy[];
 }
 
 /**
@@ -115,7 +122,7 @@ export function detectFormat(path: string, lines: string | Iterable<Line>): Impo
  * path stored every turn again. Returns the session and the path its turns
  * cite (source.path).
  */
-async function fileSession(ctx: ServiceContext, p: Principal, given: string): Promise<{ session: string; path: string }> {
+async function fileSession(ctx: ServiceContext, p: Principal, given: string): Promise<FileSession> {
   const real = realPath(given);
   for (const path of real !== null && real !== given ? [given, real] : [given]) {
     const held = await heldSession(ctx, p, path, real);
@@ -131,11 +138,36 @@ async function fileSession(ctx: ServiceContext, p: Principal, given: string): Pr
 }
 
 /**
+ * The other sessions the caller's store holds this file's turns under,
+ * besides `named` (the one this import files them under): an earlier version
+ * named a transcript's session by the path it was given, so a file imported
+ * through a link and through its target is held twice. Named, never merged.
+ */
+async function otherSessionCopies(ctx: ServiceContext, p: Principal, given: string, named: FileSession): Promise<StoredCopy[]> {
+  const real = realPath(given);
+  if (real === null) return [];
+  const found: FileSession[] = [];
+  for (const path of real !== given ? [given, real] : [given]) {
+    const held = await heldSession(ctx, p, path, real);
+    if (held !== null) found.push(held);
+  }
+  for (const held of await linkedSessionsOf(ctx, p, real)) found.push(held);
+  const seen = new Set([named.session]);
+  const out: StoredCopy[] = [];
+  for (const { session, path } of found) {
+    if (seen.has(session)) continue;
+    seen.add(session);
+    out.push({ path, keyPrefix: `transcript:${session}#` });
+  }
+  return out;
+}
+
+/**
  * The session the caller's store holds this path's turns under, and the path
  * they cite: its base name, as earlier versions named it (the file they cite
  * being this one, through this path or another link to it), or the path; null when none.
  */
-async function heldSession(ctx: ServiceContext, p: Principal, abs: string, real: string | null): Promise<{ session: string; path: string } | null> {
+async function heldSession(ctx: ServiceContext, p: Principal, abs: string, real: string | null): Promise<FileSession | null> {
   const legacy = baseSession(abs);
   const earlier = await ctx.store.list(p, { sourceKeys: { ownerId: p.id, keys: [`transcript:${legacy}#1`] }, lifecycles: [...LIFECYCLES] }, { limit: 1 });
   const cited = earlier.find((m) => m.source.path === abs || (real !== null && m.source.path !== undefined && realPath(m.source.path) === real))?.source.path;
@@ -211,6 +243,8 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   const transcript = format === 'transcript' || format === 'transcript-jsonl';
   const named = transcript && opts.sessionId === undefined ? await fileSession(ctx, p, given) : null;
   const abs = format === 'markdown' || format === 'jsonl' ? await fileIdentity(ctx, p, given) : (named?.path ?? given);
+  // A file an earlier version stored twice (through a link and its target) keeps both copies: this import names the other.
+  const copies = format === 'markdown' || format === 'jsonl' ? await otherFileCopies(ctx, p, given, abs) : named !== null ? await otherSessionCopies(ctx, p, given, named) : [];
   const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
   progress('parsing', 0, 1);
   const now = ctx.now();
@@ -265,7 +299,9 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   progress('writing', 0, ops.length);
   const results = ops.length ? await ctx.store.apply(p, withVecs) : [];
   progress('done', ops.length, ops.length);
-  return summarise(abs, format, results);
+  const r = summarise(abs, format, results);
+  if (copies.length > 0) r.alsoStoredAs = copies;
+  return r;
 }
 
 /**

@@ -73,10 +73,17 @@ export const importCmd: Command = {
   },
   human: (r) =>
     r.files
-      .map((f: FileImportResult) => `${f.path} (${f.format}): ${f.created} new, ${f.unchanged} unchanged, ${f.superseded} updated, ${f.retired} retired${f.forgotten ? `, ${f.forgotten} forgotten earlier and left out (--include-forgotten brings them back)` : ''}`)
+      .map((f: FileImportResult) => `${f.path} (${f.format}): ${f.created} new, ${f.unchanged} unchanged, ${f.superseded} updated, ${f.retired} retired${f.forgotten ? `, ${f.forgotten} forgotten earlier and left out (--include-forgotten brings them back)` : ''}${storedTwice(f)}`)
       .concat(((r.skipped ?? []) as SkippedPath[]).map((s) => `skipped ${s.path}: ${s.reason}`))
       .join('\n'),
 };
+
+/** The other copies of a file the store holds (a link and its target, each imported by an earlier version), each on a line of its own: kept, never merged, so the owner is told. */
+function storedTwice(f: FileImportResult): string {
+  return (f.alsoStoredAs ?? [])
+    .map((c) => `\n  also stored under ${c.path} (source keys ${c.keyPrefix}...): the same file, imported earlier through another path; nothing was added there, and both copies are kept until you forget one`)
+    .join('');
+}
 
 /** The checks a write stream would only fail on later, as an event: a missing folder, or a directory named as the file. */
 /** The file a path names through its links, existing or not yet (a link to a backup not made yet is followed too). */
