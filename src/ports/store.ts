@@ -209,6 +209,15 @@ export interface PendingChange {
 export interface MemoryStore {
   readonly backend: string;
   readonly location: string;
+  /**
+   * Optional: a name for this store's data that every way of reaching it
+   * shares, kept in the data itself (PostgreSQL: `postgres:store:<uuid>`,
+   * a random id its migration 16 stores once). Files kept outside the
+   * database (the journal, safety-event logs, services/state-dir.ts) are
+   * named by it. Absent where the location already is that name (a SQLite
+   * file, whose files sit beside it) or there is none (in-memory).
+   */
+  readonly identity?: string;
   readonly capabilities: StoreCapabilities;
 
   /** Schema version after migrations. */

@@ -10,7 +10,7 @@ import type { PartReport } from './self-state.ts';
  */
 export function journalBridgeParts(ctx: ServiceContext, namespace: string): PartReport[] {
   const flags = ctx.config.journalBridge ?? {};
-  const path = journalPathOf(ctx, namespace);
+  const path = journalPathOf(ctx, namespace, { inPlace: true });
   const read = (part: string, on: boolean, what: string, key: string): PartReport => ({
     part,
     state: on ? 'on' : 'off',

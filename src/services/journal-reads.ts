@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { identityDigest, legacyStoreIdentity, stateDir, storeIdentity } from './state-dir.ts';
-import { adoptLegacyStateFile } from './state-files.ts';
+import { identityDigest, legacyStoreIdentities, stateDir, storeIdentity } from './state-dir.ts';
+import { adoptLegacyStateFile, stateFileInPlace } from './state-files.ts';
 import { MnemosError } from '../domain/errors.ts';
 import { AgentMemoryBridge } from '../journal/bridge.ts';
 import { clusterText } from '../journal/cluster.ts';
@@ -80,9 +80,14 @@ export interface JournalViewResult {
  * A server database's state directory is ./.mnemos, which every schema and
  * database served from there shares, so its names carry the store's
  * identity too: `journal.<digest>.metta`, `journal.<digest>.<ns>.metta`,
- * where the identity is host, port, database and schema (state-dir.ts).
+ * where the identity is the one the store keeps in its data (state-dir.ts).
+ *
+ * A journal an earlier version named by the URL is renamed to this name on
+ * first use; two journals of one store under different names are refused
+ * with `conflict` (state-files.ts). `inPlace` only says where the journal
+ * is now, renaming and refusing nothing (self_state's reports).
  */
-export function journalPathOf(ctx: ServiceContext, namespace: string): string {
+export function journalPathOf(ctx: ServiceContext, namespace: string, opts: { inPlace?: boolean } = {}): string {
   if (ctx.config.journalPath) return ctx.config.journalPath;
   const server = ctx.store.location.includes('://');
   const named = (identity: string | null): string => {
@@ -90,9 +95,8 @@ export function journalPathOf(ctx: ServiceContext, namespace: string): string {
     return join(stateDir(ctx.store.location), parts.join('.'));
   };
   const path = named(server ? storeIdentity(ctx.store) : null);
-  // A journal an earlier version named by the whole URL (so by its ?sslmode=, ?options=...) is renamed to this name on first use.
-  const legacy = server ? legacyStoreIdentity(ctx.store) : null;
-  return adoptLegacyStateFile(path, legacy ? named(legacy) : null, JOURNAL_COMPANIONS);
+  const legacy = server ? legacyStoreIdentities(ctx.store).map(named) : [];
+  return opts.inPlace ? stateFileInPlace(path, legacy) : adoptLegacyStateFile(path, legacy, JOURNAL_COMPANIONS);
 }
 
 /** Files that go with a journal and move with it (journal.ts: the batch intent; the lock is per use and is not moved). */

@@ -123,7 +123,7 @@ export function selfState(ctx: ServiceContext, extras: SelfStateExtras = {}, vie
  * hides the store's location from them for the same reason.
  */
 function withoutPaths(ctx: ServiceContext, state: SelfState, namespace: string): SelfState {
-  const paths = [ctx.store.location, dirname(ctx.store.location), journalPathOf(ctx, namespace), ctx.config.vectorIndex.graphDir, ctx.config.embeddings.provider === 'onnx' ? ctx.config.embeddings.directory : null]
+  const paths = [ctx.store.location, dirname(ctx.store.location), journalPathOf(ctx, namespace, { inPlace: true }), ctx.config.vectorIndex.graphDir, ctx.config.embeddings.provider === 'onnx' ? ctx.config.embeddings.directory : null]
     .filter((x): x is string => typeof x === 'string' && x.length > 1 && x !== '.')
     .sort((a, b) => b.length - a.length);
   const hide = (text: string) => paths.reduce((t, path) => t.replaceAll(path, '(a path on the server)'), text);

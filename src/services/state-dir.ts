@@ -11,6 +11,9 @@ export function stateDir(storeLocation: string): string {
   return storeLocation && storeLocation !== ':memory:' && !storeLocation.includes('://') ? dirname(resolve(storeLocation)) : resolve('.mnemos');
 }
 
+/** What names a store's files: its backend and location, and the identity a server store keeps in its data. */
+export type StoreNaming = Pick<MemoryStore, 'backend' | 'location'> & { readonly identity?: string | undefined };
+
 /**
  * A store's identity for naming its files in a state directory (safety-event
  * logs, a server database's journals), or null for a store that has none
@@ -18,39 +21,55 @@ export function stateDir(storeLocation: string): string {
  * name must say whose file it is: a log named by agent alone was recovered
  * into whichever store slept next, and lost to its own.
  *
- * A SQLite file is named by its file name (the log lives beside it, so moving
- * the folder keeps the pair); a server database by what says which data it
- * is: host, port, database and schema (pg-data-identity.ts).
- * Named by the whole URL, any other setting (`?sslmode=`, `?application_name=`,
- * a password given as `?password=`) moved the store to an empty journal and
- * left its pending safety events behind.
+ * A store that keeps an identity in its data (MemoryStore.identity: a
+ * PostgreSQL store's `postgres:store:<uuid>`) is named by it, so every way
+ * of reaching the data (`localhost` or `127.0.0.1`, a socket, a search_path
+ * set on the role) finds the same files, and two schemas never share them.
+ * A SQLite file is named by its file name (the log lives beside it, so
+ * moving the folder keeps the pair). A server URL without an identity (a
+ * store object of another adapter) falls back on what its URL says of the
+ * data: host, port, database and schema (pg-data-identity.ts).
  */
-export function storeIdentity(store: Pick<MemoryStore, 'backend' | 'location'>): string | null {
+export function storeIdentity(store: StoreNaming): string | null {
+  if (store.identity) return store.identity;
   const loc = store.location;
   if (!loc || loc === ':memory:') return null;
   if (!loc.includes('://')) return `sqlite:${basename(resolve(loc))}`;
-  const id = pgDataIdentity(loc);
-  return id ? `${store.backend}:${pgIdentityText(id)}` : `${store.backend}:${loc}`;
+  return urlIdentity(store);
+}
+
+/** A server store named by its URL, as the version before stored identities did: host, port, database and the URL's schema. */
+function urlIdentity(store: StoreNaming): string {
+  const id = pgDataIdentity(store.location);
+  return id ? `${store.backend}:${pgIdentityText(id)}` : `${store.backend}:${store.location}`;
+}
+
+/** The identity the first versions gave a server database: its whole URL less the user and password. */
+function wholeUrlIdentity(store: StoreNaming): string {
+  try {
+    const u = new URL(store.location);
+    u.username = '';
+    u.password = '';
+    return `${store.backend}:${u.toString()}`;
+  } catch {
+    return `${store.backend}:${store.location}`;
+  }
 }
 
 /**
- * The identity earlier versions gave a server database: its whole URL less
- * the user and password. Files named by it are taken over under the current
- * name on first use (state-files.ts); null where it is the current one.
+ * The identities earlier versions gave this server store, newest first,
+ * each differing from the current one: the URL's data (host, port,
+ * database, schema) before identities were kept in the data, and the whole
+ * URL before that. Files named by them are taken over under the current
+ * name on first use (state-files.ts). Empty for a SQLite file or an
+ * in-memory store, which never had another name.
  */
-export function legacyStoreIdentity(store: Pick<MemoryStore, 'backend' | 'location'>): string | null {
+export function legacyStoreIdentities(store: StoreNaming): string[] {
   const loc = store.location;
-  if (!loc || loc === ':memory:' || !loc.includes('://')) return null;
-  let old: string;
-  try {
-    const u = new URL(loc);
-    u.username = '';
-    u.password = '';
-    old = `${store.backend}:${u.toString()}`;
-  } catch {
-    old = `${store.backend}:${loc}`;
-  }
-  return old === storeIdentity(store) ? null : old;
+  if (!loc || loc === ':memory:' || !loc.includes('://')) return [];
+  const current = storeIdentity(store);
+  const olds = [...(store.identity ? [urlIdentity(store)] : []), wholeUrlIdentity(store)];
+  return olds.filter((x, i) => x !== current && olds.indexOf(x) === i);
 }
 
 /** A short digest of a store identity, for file names (the identity itself holds a URL). */

@@ -1,41 +1,95 @@
-import { existsSync, linkSync, renameSync, unlinkSync } from 'node:fs';
+import { existsSync, linkSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { MnemosError } from '../domain/errors.ts';
 
 /**
  * Takes over, under its current name, a state file (a journal, a safety-event
- * log) that an earlier version named by another store identity
- * (state-dir.ts legacyStoreIdentity), and returns the path to use.
+ * log) that earlier versions named by another store identity
+ * (state-dir.ts legacyStoreIdentities), and returns the path to use.
  *
- * - The current name exists: it is used; an old file is left as it was.
- * - Only the old name exists: it is renamed to the current one, so the next
- *   URL that names the same data (another ?sslmode=, say) finds it too. The
- *   rename is a hard link then an unlink, which never overwrites a file that
- *   appeared meanwhile. `companions` (suffixes such as `.batch`, a journal's
- *   batch intent) move with it.
+ * - No old name holds a file: the current name is used.
+ * - Two of the names (current or old) hold different files: one store has
+ *   two journals or two logs (it was reached as `localhost` and as
+ *   `127.0.0.1` before this version, say). Neither can be chosen without
+ *   losing the other, so this refuses with `conflict`, naming both paths,
+ *   and changes nothing. Names that are links to one file are one file.
+ * - Only an old name holds it: it is renamed to the current one, so every
+ *   way of reaching the store finds it. The rename is a hard link then an
+ *   unlink, which never overwrites a file that appeared meanwhile.
+ *   `companions` (suffixes such as `.batch`, a journal's batch intent, or a
+ *   log's `.head`) move with it.
  * - The old file is locked (`<old>.lock`: a writer of an earlier version is
- *   at work), or the folder refuses the rename (read-only): the old path is
- *   returned, so nothing is lost and the take-over waits for a later use.
+ *   at work, or one was killed and its lock is stale until the next writer
+ *   takes it over), or the folder refuses the rename (read-only): the old
+ *   path is returned, so nothing is lost and the take-over waits for a later
+ *   use. The lock is not moved: a live writer holds it under the old name.
  */
-export function adoptLegacyStateFile(path: string, legacyPath: string | null, companions: readonly string[] = []): string {
-  if (legacyPath === null || legacyPath === path || existsSync(path) || !existsSync(legacyPath)) return path;
-  if (existsSync(`${legacyPath}.lock`)) return legacyPath;
+export function adoptLegacyStateFile(path: string, legacyPaths: readonly string[], companions: readonly string[] = []): string {
+  const { current, old } = existingStateFiles(path, legacyPaths);
+  const distinct = [...(current ? [path] : []), ...old];
+  if (distinct.length > 1) {
+    const [a, b] = distinct as [string, string];
+    throw new MnemosError(
+      'conflict',
+      `this store has two different files where it may have one: ${a} and ${b} (earlier versions named it by the database URL, which differed between them). Keep one: merge the other into it (a journal with \`mnemos journal append\`, a safety log by replaying it with \`mnemos cycle run <scenario> --log <file>\`) and move it out of this folder, then retry`,
+      { paths: distinct },
+    );
+  }
+  if (current || old.length === 0) return path;
+  const from = old[0]!;
+  if (existsSync(`${from}.lock`)) return from;
   try {
-    linkSync(legacyPath, path);
+    linkSync(from, path);
   } catch (err) {
     // Another process took it over first: the current name is there now.
     if ((err as { code?: string }).code === 'EEXIST' || existsSync(path)) return path;
-    return legacyPath;
+    return from;
   }
   for (const suffix of companions) {
     try {
-      if (existsSync(legacyPath + suffix) && !existsSync(path + suffix)) renameSync(legacyPath + suffix, path + suffix);
+      if (existsSync(from + suffix) && !existsSync(path + suffix)) renameSync(from + suffix, path + suffix);
     } catch {
       // A companion that cannot move stays beside the old name; the file itself is taken over.
     }
   }
   try {
-    unlinkSync(legacyPath);
+    unlinkSync(from);
   } catch {
     // Left as a second name of the same file: the current name wins from now on.
   }
   return path;
+}
+
+/**
+ * The path a state file is read from now, changing nothing and refusing
+ * nothing: the current name when it holds the file or no old name does,
+ * else the old name that does. For reports (self_state) that must show
+ * where the file is without taking it over.
+ */
+export function stateFileInPlace(path: string, legacyPaths: readonly string[]): string {
+  const { current, old } = existingStateFiles(path, legacyPaths);
+  return current || old.length === 0 ? path : old[0]!;
+}
+
+/** Whether the current name holds a file, and the old names holding a file other than it (one per file). */
+function existingStateFiles(path: string, legacyPaths: readonly string[]): { current: boolean; old: string[] } {
+  const seen = new Set<string>();
+  const fileOf = (p: string): string | null => {
+    try {
+      const st = statSync(p);
+      return `${st.dev}:${st.ino}`;
+    } catch {
+      return null;
+    }
+  };
+  const here = fileOf(path);
+  if (here !== null) seen.add(here);
+  const old: string[] = [];
+  for (const p of legacyPaths) {
+    if (p === path) continue;
+    const f = fileOf(p);
+    if (f === null || seen.has(f)) continue;
+    seen.add(f);
+    old.push(p);
+  }
+  return { current: here !== null, old };
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { MnemosError } from '../../src/domain/errors.ts';
 import { join } from 'node:path';
 import { FileDurableEventLog } from '../../src/cognition/durable-log-file.ts';
 import { VolatileEventLog } from '../../src/cognition/durable-log.ts';
@@ -139,7 +140,7 @@ test('an in-memory store gets a volatile log: its events die with it, never reco
 
 // Named by the whole URL, a server store's log moved with every ?sslmode= or ?application_name=, and
 // the pending safety events under the old name were never consolidated.
-test('a server store\'s log named by its whole URL in an earlier version is taken over, whole or its pending events', async (t) => {
+test('a server store\'s log named by its whole URL in an earlier version is taken over whole; two logs of one store are refused', async (t) => {
   const oldName = (location: string) => {
     const u = new URL(location);
     u.username = '';
@@ -168,16 +169,20 @@ test('a server store\'s log named by its whole URL in an earlier version is take
   assert.deepEqual((await byPlain.log.pending()).map((e) => e.eventId), ['B'], 'the same store spelt without ?sslmode= finds them');
   await byPlain.log.close();
 
-  // Both names: the old log's pending events join the current one, and the old file is renamed aside.
+  // Both names hold a log: which one is the store's cannot be chosen without losing the other's
+  // events, so opening refuses with conflict, names both, and leaves both as they were.
   const other = pg('postgres://u:***@h:5432/db?application_name=x&schema=a');
   const old2 = join(tmp.dir, oldName(other.location));
   const seed2 = await FileDurableEventLog.open(old2);
   await seed2.append(ev('C'));
   await seed2.close();
-  const both = await openSafetyLog(other, tmp.dir, 'default');
-  assert.equal(both.notice, undefined);
-  assert.deepEqual((await both.log.pending()).map((e) => e.eventId).sort(), ['B', 'C']);
-  await both.log.close();
-  assert.equal(existsSync(old2), false);
-  assert.equal(existsSync(`${old2}.adopted`), true);
+  const current = join(tmp.dir, safetyLogName(storeIdentity(other)!, 'default'));
+  const before = [readFileSync(current, 'utf8'), readFileSync(old2, 'utf8')];
+  await assert.rejects(openSafetyLog(other, tmp.dir, 'default'), (err: MnemosError) => {
+    assert.equal(err.code, 'conflict');
+    assert.ok(err.message.includes(current) && err.message.includes(old2), err.message);
+    return true;
+  });
+  assert.deepEqual([readFileSync(current, 'utf8'), readFileSync(old2, 'utf8')], before, 'nothing changed');
+  assert.equal(existsSync(`${old2}.adopted`), false);
 });

@@ -10,7 +10,11 @@ export const REANALYSIS_MIGRATION = BACKEND === 'sqlite' ? 14 : 15;
  */
 export async function backBeforeReanalysis(db: string): Promise<void> {
   if (BACKEND === 'sqlite') await rawSql(db, `PRAGMA user_version = ${REANALYSIS_MIGRATION - 1}`);
-  else await rawSql(db, 'DELETE FROM mnemos_schema WHERE version >= ?', REANALYSIS_MIGRATION);
+  else {
+    // That release had no later migration either (16: the store identity table).
+    await rawSql(db, 'DROP TABLE IF EXISTS mnemos_store_identity');
+    await rawSql(db, 'DELETE FROM mnemos_schema WHERE version >= ?', REANALYSIS_MIGRATION);
+  }
 }
 
 /** `n` distinct texts the migration goes through: Thai, Chinese and Japanese, none with a space inside a word. */

@@ -4,6 +4,7 @@ import type pg from 'pg';
 import { reanalyzeTextsPg } from './reanalyze-texts.ts';
 import { analyzedDifferentlyThanV1 } from '../../retrieval/text/analyze.ts';
 import type { MigrationProgressListener, TextProgress } from '../../ports/migration-progress.ts';
+import { ensureStoreIdentity } from './store-identity.ts';
 
 /**
  * Numbered migrations for PostgreSQL, mirroring the SQLite ones. They run
@@ -422,6 +423,21 @@ DROP INDEX IF EXISTS memories_episodes;
     name: 'full-text terms again for texts in scripts without spaces (now character pairs) and with Turkish İ',
     sql: '',
     run: (c, analyze, progress) => reanalyzeTextsPg(c, analyze, analyzedDifferentlyThanV1, progress),
+  },
+  {
+    version: 16,
+    name: "the store's identity: a random id made once, naming the files kept beside the store",
+    sql: `
+-- The journal and safety-event logs are files in ./.mnemos, named by this id (store-identity.ts).
+-- Named by the URL, localhost and 127.0.0.1 were two stores, and a search_path set on the role
+-- was not seen. In the schema the tables are in, so each schema has its own.
+CREATE TABLE IF NOT EXISTS mnemos_store_identity (
+  one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+  id UUID NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+);
+`,
+    run: (c) => ensureStoreIdentity(c),
   },
 ];
 

@@ -31,6 +31,7 @@ import { andAll, filterSql, memoryScopeSql, scopeSql, type JsonArrayAny, type Sq
 import { lastWrite, rowToAudit } from '../sql/audit-rows.ts';
 import { connectFailed, createPool, inTransaction, isLockTimeout, isRetryable, mapPgError, rows, withRetry, type PgConnection } from './connection.ts';
 import { migratePg } from './migrations.ts';
+import { ensureStoreIdentity, storeIdentityName } from './store-identity.ts';
 import { graphPgPlace, PgGraph } from './graph.ts';
 import { expiryPgPlace, PgJobs } from './jobs.ts';
 import { PgLedger } from './ledger.ts';
@@ -143,6 +144,8 @@ export class PgStore implements MemoryStore {
     vectorIndex: VectorIndexConfig | undefined,
     /** Rows in memories when PostgreSQL last gathered its statistics (0 when never). */
     analyzedRows: number,
+    /** `postgres:store:<uuid>`, kept in the schema (store-identity.ts); names the files kept beside the store. */
+    readonly identity: string,
   ) {
     this.analyzer = new AnalyzeScheduler(
       async () => {
@@ -184,10 +187,11 @@ export class PgStore implements MemoryStore {
       });
       try {
         const version = await migratePg(client, conn.schema, opts.analyze, opts.onProgress);
+        const identity = storeIdentityName(await ensureStoreIdentity(client));
         const pgvector = await detectPgvector(client);
         // reltuples is -1 until PostgreSQL has analyzed or vacuumed the table.
         const analyzed = await client.query<{ n: string }>("SELECT greatest(reltuples, 0)::bigint AS n FROM pg_class WHERE oid = 'memories'::regclass");
-        return new PgStore(conn, version, pgvector, opts.analyze, opts.vectorIndex, Number(analyzed.rows[0]?.n ?? 0));
+        return new PgStore(conn, version, pgvector, opts.analyze, opts.vectorIndex, Number(analyzed.rows[0]?.n ?? 0), identity);
       } finally {
         client.release();
       }

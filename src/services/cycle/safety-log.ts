@@ -1,12 +1,11 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { identityDigest, legacyStoreIdentity, storeIdentity } from '../state-dir.ts';
+import { identityDigest, legacyStoreIdentities, storeIdentity, type StoreNaming } from '../state-dir.ts';
 import { adoptLegacyStateFile } from '../state-files.ts';
 import { FileDurableEventLog } from '../../cognition/durable-log-file.ts';
 import { VolatileEventLog, type DurableEventLog } from '../../cognition/durable-log.ts';
-import type { MemoryStore } from '../../ports/store.ts';
 
-type StoreId = Pick<MemoryStore, 'backend' | 'location'>;
+type StoreId = StoreNaming;
 
 const safeName = (agent: string) => agent.replace(/[^A-Za-z0-9._-]/g, '_');
 
@@ -35,22 +34,17 @@ export interface OpenedSafetyLog {
  * only be this store's: a SQLite file that is the only SQLite database in
  * the directory. Otherwise it is left untouched and a notice says how to
  * recover it (`mnemos cycle run --log <file>` on the right store). A log
- * that an earlier version named by a server database's whole URL is taken
- * over whole, or its pending events are when both names exist.
+ * that an earlier version named by a server database's URL is taken over
+ * whole, `.head` and all; two logs of one store under different names are
+ * refused with `conflict`, naming both (state-files.ts).
  */
 export async function openSafetyLog(store: StoreId, dir: string, agent: string): Promise<OpenedSafetyLog> {
   const identity = storeIdentity(store);
   if (identity === null) return { log: new VolatileEventLog() };
   const path = join(dir, safetyLogName(identity, agent));
-  const renamed = renamedLogPath(store, dir, agent);
+  const renamed = legacyStoreIdentities(store).map((old) => join(dir, safetyLogName(old, agent)));
   // Its `.head` (where the log last ended, log-head.ts) moves with it, or the new name would lose that check.
   const log = await FileDurableEventLog.open(adoptLegacyStateFile(path, renamed, ['.head']));
-  if (renamed !== null && log.path === path && existsSync(renamed)) {
-    // Both names are there (an earlier version ran with a URL whose old name was the current one):
-    // the old log is this store's for sure, so its pending events are taken over, never left behind.
-    const notice = await adoptPending(log, renamed);
-    if (notice) return { log, notice };
-  }
   const legacy = join(dir, legacySafetyLogName(agent));
   if (!existsSync(legacy)) return { log };
   try {
@@ -67,30 +61,6 @@ export async function openSafetyLog(store: StoreId, dir: string, agent: string):
     return { log };
   } catch (err) {
     return { log, notice: `could not read the legacy safety-event log ${legacy}: ${(err as Error).message}` };
-  }
-}
-
-/**
- * The name an earlier version gave this store's log when it named a server
- * database by its whole URL (state-dir.ts legacyStoreIdentity); null when it
- * is the current name.
- */
-function renamedLogPath(store: StoreId, dir: string, agent: string): string | null {
-  const legacy = legacyStoreIdentity(store);
-  return legacy === null ? null : join(dir, safetyLogName(legacy, agent));
-}
-
-/** Appends the pending events of `from` to `log` (idempotent per event id), then renames `from` aside; a notice on failure. */
-async function adoptPending(log: DurableEventLog, from: string): Promise<string | undefined> {
-  try {
-    const old = await FileDurableEventLog.open(from);
-    const pending = await old.pending();
-    await old.close();
-    for (const e of pending) await log.append(e);
-    renameSync(from, `${from}.adopted`);
-    return undefined;
-  } catch (err) {
-    return `could not take over the safety-event log ${from}, named by this store's URL in an earlier version: ${(err as Error).message}; replay it with \`mnemos cycle run <scenario> --log ${from}\``;
   }
 }
 
