@@ -157,7 +157,12 @@ test(named('a journal and a safety log named by the URL in earlier versions are 
     await writeLog(log, ['A', 'B'], ['A']);
     assert.ok(existsSync(`${log}.head`));
     await using(stores, variant, async (m) => {
+      // self_state says where the journal is read from now, and renames nothing.
+      const why = () => m.selfState().parts.find((p) => p.part === 'journal_prompt_view')!.why;
+      assert.ok(why().includes(journal), why());
+      assert.ok(existsSync(journal));
       const path = m.journalPath;
+      assert.ok(why().includes(path), why());
       assert.ok(path.includes(identityDigest(m.store.identity!)), path);
       assert.equal(readFileSync(path, 'utf8'), REFERENCE_EXAMPLE);
       assert.equal(existsSync(journal), false, 'renamed, not copied');
