@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { MnemosError } from '../../src/domain/errors.ts';
 import { join } from 'node:path';
 import { FileDurableEventLog } from '../../src/cognition/durable-log-file.ts';
@@ -8,7 +8,8 @@ import { VolatileEventLog } from '../../src/cognition/durable-log.ts';
 import type { EpisodicEvent } from '../../src/cognition/episodic-event.ts';
 import { legacySafetyLogName, openSafetyLog, safetyLogName } from '../../src/services/cycle/safety-log.ts';
 import { pgDataIdentity, pgIdentityText, searchPathSchema } from '../../src/services/pg-data-identity.ts';
-import { storeIdentity } from '../../src/services/state-dir.ts';
+import { legacyStoreIdentities, storeIdentity } from '../../src/services/state-dir.ts';
+import { adoptLegacyStateFile, stateFileInPlace } from '../../src/services/state-files.ts';
 import { tempDir } from '../helpers/temp.ts';
 
 const sqlite = (location: string) => ({ backend: 'sqlite', location });
@@ -185,4 +186,38 @@ test('a server store\'s log named by its whole URL in an earlier version is take
   });
   assert.deepEqual([readFileSync(current, 'utf8'), readFileSync(old2, 'utf8')], before, 'nothing changed');
   assert.equal(existsSync(`${old2}.adopted`), false);
+});
+
+// A PostgreSQL store keeps its identity in its schema (MemoryStore.identity); the URL only says where its old files may be.
+test('a stored identity names the store; the names its URL gave in earlier versions are the old ones, newest first', () => {
+  const url = 'postgres://u:***@localhost/db?sslmode=disable&schema=a';
+  const store = { backend: 'postgres', location: url, identity: 'postgres:store:0b6f6c1e-8a58-4c1b-9d2c-3f9e2f7b1a11' };
+  assert.equal(storeIdentity(store), store.identity);
+  assert.deepEqual(legacyStoreIdentities(store), ['postgres:postgres://localhost:5432/db?schema=a', 'postgres:postgres://localhost/db?sslmode=disable&schema=a']);
+  assert.deepEqual(legacyStoreIdentities(sqlite('/d/X.db')), [], 'a SQLite file never had another name');
+  assert.deepEqual(legacyStoreIdentities({ ...store, location: 'postgres://u@localhost:5432/db?schema=a' }), ['postgres:postgres://localhost:5432/db?schema=a'], 'one old name when both versions gave the same');
+});
+
+test('taking over an old state file: two names of one file are one file; a locked old file is used where it is', (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const current = join(tmp.dir, 'new.jsonl');
+  const a = join(tmp.dir, 'a.jsonl');
+  const b = join(tmp.dir, 'b.jsonl');
+  writeFileSync(a, 'one\n');
+  linkSync(a, b); // an earlier take-over that could not unlink leaves a second name of the same file
+  writeFileSync(`${a}.lock`, '{}');
+  assert.equal(adoptLegacyStateFile(current, [a, b]), a, 'locked by a writer of an earlier version: not moved');
+  assert.equal(existsSync(current), false);
+  unlinkSync(`${a}.lock`);
+  writeFileSync(`${a}.head`, 'h');
+  assert.equal(adoptLegacyStateFile(current, [a, b], ['.head']), current);
+  assert.equal(readFileSync(current, 'utf8'), 'one\n');
+  assert.equal(readFileSync(`${current}.head`, 'utf8'), 'h');
+  assert.equal(existsSync(a), false);
+  assert.equal(adoptLegacyStateFile(current, [a, b]), current, 'b is the same file as the current one: no conflict');
+  writeFileSync(a, 'two\n');
+  assert.throws(() => adoptLegacyStateFile(current, [a, b]), (err: MnemosError) => err.code === 'conflict' && err.message.includes(current) && err.message.includes(a));
+  assert.equal(readFileSync(a, 'utf8'), 'two\n');
+  assert.equal(stateFileInPlace(current, [a, b]), current, 'a report shows the current file and refuses nothing');
 });
