@@ -5,8 +5,6 @@ import { adoptLegacyStateFile } from '../state-files.ts';
 import { FileDurableEventLog } from '../../cognition/durable-log-file.ts';
 import { VolatileEventLog, type DurableEventLog } from '../../cognition/durable-log.ts';
 
-type StoreId = StoreNaming;
-
 const safeName = (agent: string) => agent.replace(/[^A-Za-z0-9._-]/g, '_');
 
 /** `safety-events.<agent>.<digest of the store identity>.jsonl`. */
@@ -38,7 +36,7 @@ export interface OpenedSafetyLog {
  * whole, `.head` and all; two logs of one store under different names are
  * refused with `conflict`, naming both (state-files.ts).
  */
-export async function openSafetyLog(store: StoreId, dir: string, agent: string): Promise<OpenedSafetyLog> {
+export async function openSafetyLog(store: StoreNaming, dir: string, agent: string): Promise<OpenedSafetyLog> {
   const identity = storeIdentity(store);
   if (identity === null) return { log: new VolatileEventLog() };
   const path = join(dir, safetyLogName(identity, agent));
@@ -67,7 +65,7 @@ export async function openSafetyLog(store: StoreId, dir: string, agent: string):
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** Whether `store` is a SQLite file and no other SQLite database sits beside it in `dir`. */
-function soleSqliteStore(store: StoreId, dir: string): boolean {
+function soleSqliteStore(store: StoreNaming, dir: string): boolean {
   if (store.location.includes('://') || resolve(dirname(resolve(store.location))) !== resolve(dir)) return false;
   const own = basename(resolve(store.location));
   for (const name of readdirSync(dir)) {
