@@ -137,6 +137,9 @@ describe('HTTP list: GET /v1/memories', () => {
       ['since=yesterday', 'since'],
       ['limt=5', 'limt', /unknown query parameter limt.*takes limit, offset, cursor/],
       ['limit=1&limit=2', 'limit', /given 2 times/],
+      ['maxChars=0', 'maxChars'],
+      ['maxChars=60001', 'maxChars', /60000/],
+      ['maxChars=lots', 'maxChars', /whole number/],
     ];
     for (const [query, field, message] of cases) {
       const r = await get(`/v1/memories?${query}`);
@@ -152,13 +155,35 @@ describe('HTTP list: GET /v1/memories', () => {
     assert.equal(sal.nextCursor, null);
   });
 
+  it(named('maxChars bounds the texts of a page and marks the cut ones; the cursor still reaches every memory'), async () => {
+    const long = 'a long memory for the list budget '.padEnd(50_000, 'z');
+    const created = (await post(long, { type: 'skill' })).body.id as string;
+    assert.ok(created);
+    const page = (await get('/v1/memories?types=skill&limit=5')).body;
+    assert.equal(page.items.length, 1);
+    assert.equal(page.items[0].text.length, 20_000, 'the default budget');
+    assert.equal(page.items[0].truncated, true);
+    assert.match(page.truncated, /memory_get \{id\}/);
+    assert.ok((await get(`/v1/memories/${page.items[0].id}`)).body.memory.text === long, 'memory_get gives it whole');
+    const wide = (await get('/v1/memories?types=skill&maxChars=60000')).body;
+    assert.ok(wide.items[0].text === long, 'whole within a wider budget');
+    assert.equal(wide.items[0].truncated, undefined);
+    assert.equal(wide.truncated, undefined);
+    // A one-character budget leaves every text of every page cut, and the walk still lists each memory once.
+    const all = (await get('/v1/memories?limit=100&maxChars=60000')).body.items.map((m: { text: string }) => m.text);
+    const cut = await walk('/v1/memories?limit=2&maxChars=1');
+    assert.equal(cut.texts.length, all.length);
+    assert.deepEqual(cut.texts, all.map((t: string, i: number) => (i % 2 === 0 ? t.slice(0, 1) : '')));
+  });
+
   it(named('/openapi.json describes GET /v1/memories and every GET route\'s query parameters from the validating schemas'), async () => {
     const doc = (await request(server.url, 'GET', '/openapi.json', null)).body;
     const list = doc.paths['/v1/memories'].get;
     assert.ok(list, 'GET /v1/memories is described');
     assert.ok(doc.paths['/v1/memories'].post, 'beside POST /v1/memories');
     const params = Object.fromEntries(list.parameters.map((p: { name: string }) => [p.name, p]));
-    assert.deepEqual(Object.keys(params).sort(), ['asOf', 'cursor', 'knownAt', 'lifecycles', 'limit', 'offset', 'order', 'sessionId', 'since', 'tags', 'types', 'until']);
+    assert.deepEqual(Object.keys(params).sort(), ['asOf', 'cursor', 'knownAt', 'lifecycles', 'limit', 'maxChars', 'offset', 'order', 'sessionId', 'since', 'tags', 'types', 'until']);
+    assert.equal(params.maxChars.schema.maximum, 60_000, 'the text budget cap, as memory_search\'s');
     assert.equal(params.limit.in, 'query');
     assert.equal(params.limit.schema.type, 'integer');
     assert.equal(params.limit.schema.maximum, 100, 'the cap comes from the tool schema');

@@ -44,3 +44,55 @@ test(named('memory_search and deep_recall bound the text they return, cut it bet
     await cleanup();
   }
 });
+
+test(named('memory_list bounds the text of a page, marks what it cut, and its cursor still reaches every memory once'), async () => {
+  const { db, cleanup } = testStores();
+  const m = await openMemory({ db });
+  try {
+    // Six memories of 30,000 characters: one full page was 180,000 characters (a page of 100 could be 20 MB).
+    const long = (i: number) => `list page text ${i} `.padEnd(30_000, 'w') + '😀 end';
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await m.remember({ text: long(i), type: 'fact' })).id);
+    const whole = new Map(await Promise.all(ids.map(async (id) => [id, (await m.get(id)).text] as const)));
+
+    const page = await call(m, 'memory_list', { limit: 6 });
+    const lengths = page.items.map((i: { text: string }) => i.text.length);
+    assert.equal(page.items.length, 6, 'every memory of the page is listed, cut or not');
+    assert.ok(lengths.reduce((a: number, b: number) => a + b, 0) <= 20_000, `default budget: ${lengths}`);
+    assert.equal(page.items[0].text.length, 20_000);
+    assert.ok(page.items.every((i: { truncated?: boolean }) => i.truncated === true), 'each text is cut (the later ones to nothing)');
+    assert.match(page.truncated, /maxChars 20000 cut 6 texts.*memory_get \{id\}/);
+    assert.equal(page.total, 6);
+
+    const wide = await call(m, 'memory_list', { limit: 6, maxChars: 60_000 });
+    assert.equal(wide.items[0].text, whole.get(wide.items[0].id), 'a text that fits is whole');
+    assert.equal(wide.items[0].truncated, undefined, 'and not marked');
+    assert.equal(wide.items[2].truncated, true);
+
+    // A tiny budget cuts every text of every page; the cursor still walks all six, once each, in order.
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const p = await call(m, 'memory_list', { limit: 4, maxChars: 5, ...(cursor ? { cursor } : {}) });
+      for (const item of p.items) {
+        assert.equal(item.text, whole.get(item.id)!.slice(0, item === p.items[0] ? 5 : 0), 'the first text of a page takes the budget');
+        assert.equal(item.truncated, true);
+        seen.push(item.id);
+      }
+      if (!p.hasMore) break;
+      cursor = p.nextCursor;
+    }
+    assert.deepEqual(seen, [...ids].reverse(), 'newest first, none skipped or repeated');
+
+    // Nothing cut: no mark and no note.
+    const one = await call(m, 'memory_list', { limit: 1, maxChars: 60_000 });
+    assert.equal(one.items[0].text, whole.get(one.items[0].id));
+    assert.equal(one.truncated, undefined);
+
+    await assert.rejects(call(m, 'memory_list', { maxChars: 60_001 }), /maxChars/);
+    await assert.rejects(call(m, 'memory_list', { maxChars: 0 }), /maxChars/);
+  } finally {
+    await m.close();
+    await cleanup();
+  }
+});

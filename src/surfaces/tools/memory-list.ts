@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { boundsInOrder, filterFields, LIST_ORDERS } from '../../services/inputs.ts';
+import { DEFAULT_ANSWER_CHARS, MAX_ANSWER_CHARS, TextBudget, withinBudget } from '../../domain/text-budget.ts';
 import { defineTool } from './tool.ts';
 
-/** A page is at most this many memories: each may hold up to 200,000 characters. */
+/**
+ * A page is at most this many memories. Each may hold up to 200,000 characters, so a full page could be
+ * 20 MB of text: the texts are also bounded by `maxChars`, as memory_search bounds its results.
+ */
 export const MAX_LIST_PAGE = 100;
 
 /**
@@ -14,7 +18,7 @@ const listFilters = filterFields.pick({ types: true, tags: true, lifecycles: tru
 export const memoryList = defineTool({
   name: 'memory_list',
   description:
-    'Page through the memories you can see, newest first (as `mnemos list`), with optional filters; no query and no ranking (use memory_search for that). Each page has hasMore and, unless ordered by salience, nextCursor: pass it back as cursor with the same order and filters for the next page, which neither skips nor repeats memories stored in between. Listing is not a recall: nothing is strengthened.',
+    'Page through the memories you can see, newest first (as `mnemos list`), with optional filters; no query and no ranking (use memory_search for that). Each page has hasMore and, unless ordered by salience, nextCursor: pass it back as cursor with the same order and filters for the next page, which neither skips nor repeats memories stored in between. Listing is not a recall: nothing is strengthened. Texts are bounded by maxChars in page order; a cut text is marked truncated (memory_get {id} gives it whole) and paging is unchanged by it.',
   readOnly: true,
   input: z
     .object({
@@ -27,12 +31,27 @@ export const memoryList = defineTool({
       tags: listFilters.tags.describe('only memories with any of these tags'),
       lifecycles: listFilters.lifecycles.describe('only these lifecycles (default: the live ones, not archived or expired)'),
       sessionId: listFilters.sessionId.describe('only memories of this session'),
+      maxChars: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_ANSWER_CHARS)
+        .default(DEFAULT_ANSWER_CHARS)
+        .describe(`at most this many characters of memory text in the page, in page order (default ${DEFAULT_ANSWER_CHARS}, at most ${MAX_ANSWER_CHARS}); a cut text is marked truncated: memory_get {id} gives it whole`),
     })
     .strict()
     // Named as the caller sent it (`until`), not as the library's nested `filter.until`.
     .refine((q) => boundsInOrder(q.since, q.until), { message: 'until must not be before since (since is inclusive, until exclusive)', path: ['until'] }),
   async run(q, { memory }) {
-    const { limit, offset, cursor, order, ...filter } = q;
-    return memory.list({ limit, offset, order, filter, ...(cursor !== undefined ? { cursor } : {}) });
+    const { limit, offset, cursor, order, maxChars, ...filter } = q;
+    const page = await memory.list({ limit, offset, order, filter, ...(cursor !== undefined ? { cursor } : {}) });
+    // Only texts are cut, never the page: every memory read stays in items (a cut one keeps its id), and
+    // hasMore and nextCursor are the library's, made from the whole memories, so no memory is skipped.
+    const budget = new TextBudget(maxChars);
+    return {
+      ...page,
+      items: page.items.map((m) => ({ ...m, ...withinBudget(budget, m.text) })),
+      ...(budget.cut > 0 ? { truncated: `maxChars ${maxChars} cut ${budget.cut} text${budget.cut === 1 ? '' : 's'} (marked truncated); memory_get {id} gives a memory whole` } : {}),
+    };
   },
 });

@@ -2,12 +2,12 @@ import { z } from 'zod';
 import { MEMORY_TYPES } from '../../domain/memory.ts';
 import { isoTime } from '../../services/validate.ts';
 import { boundsInOrder } from '../../services/inputs.ts';
-import { TextBudget } from '../../domain/text-budget.ts';
+import { DEFAULT_ANSWER_CHARS, MAX_ANSWER_CHARS, TextBudget, withinBudget } from '../../domain/text-budget.ts';
 import { citation } from './citation.ts';
 import { defineTool } from './tool.ts';
 
 export const MAX_SEARCH_RESULTS = 50;
-export const MAX_SEARCH_CHARS = 60_000;
+export const MAX_SEARCH_CHARS = MAX_ANSWER_CHARS;
 
 export const memorySearch = defineTool({
   name: 'memory_search',
@@ -31,8 +31,8 @@ export const memorySearch = defineTool({
         .int()
         .min(1)
         .max(MAX_SEARCH_CHARS)
-        .default(20_000)
-        .describe(`at most this many characters of memory text in the answer, best results first (default 20000, at most ${MAX_SEARCH_CHARS}); a cut text is marked truncated: memory_get {id} gives it whole`),
+        .default(DEFAULT_ANSWER_CHARS)
+        .describe(`at most this many characters of memory text in the answer, best results first (default ${DEFAULT_ANSWER_CHARS}, at most ${MAX_SEARCH_CHARS}); a cut text is marked truncated: memory_get {id} gives it whole`),
     })
     .strict()
     .refine((q) => boundsInOrder(q.since, q.until), { message: 'until must not be before since (since is inclusive, until exclusive)', path: ['until'] }),
@@ -66,8 +66,3 @@ export const memorySearch = defineTool({
     };
   },
 });
-
-function withinBudget(budget: TextBudget, text: string): { text: string; truncated?: true } {
-  const part = budget.take(text);
-  return part.truncated ? { text: part.text, truncated: true } : { text: part.text };
-}
