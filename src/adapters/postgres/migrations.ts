@@ -439,6 +439,15 @@ CREATE TABLE IF NOT EXISTS mnemos_store_identity (
 `,
     run: (c) => ensureStoreIdentity(c),
   },
+  {
+    version: 17,
+    name: 'current memories by salience: the salience list of every type without sorting them all',
+    sql: `
+-- As SQLite migration 16: salience_desc with no type filter sorted every visible memory of the
+-- namespace for each page. Current versions only (the default read); scanned backwards for DESC.
+CREATE INDEX IF NOT EXISTS memories_salience_current ON memories(namespace, salience, valid_from, id) WHERE superseded_at IS NULL;
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

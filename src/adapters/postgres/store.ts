@@ -81,6 +81,17 @@ const ORDER_SQL: Record<ListOrder, string> = {
 
 const COLS = MEMORY_COLUMNS.map((c) => `m.${c}`).join(', ');
 
+/** What a principal may read of memories (alias m), narrowed by a filter, as on SQLite (sqlite/store.ts memoryWhere). */
+export function pgMemoryWhere(p: Principal, filter: MemoryFilter | null): SqlPart {
+  const scope = memoryScopeSql(readScope(p));
+  return filter ? andAll(scope, filterSql(filter, jsonArrayAny)) : scope;
+}
+
+/** A page of memories in a list order, as one statement: `list` runs it, and a test can EXPLAIN the very query. */
+export function pgListQuery(p: Principal, filter: MemoryFilter, page: Page, order: ListOrder): { text: string; values: unknown[] } {
+  return pgQuery([`SELECT ${COLS} FROM memories m WHERE `, pgMemoryWhere(p, filter), ` ORDER BY ${ORDER_SQL[order]} `, sql('LIMIT ? OFFSET ?', page.limit, page.offset ?? 0)]);
+}
+
 /**
  * How long a recall's bookkeeping (access count, activation, boost) waits
  * for the chain head. Past it the bookkeeping is skipped, so a read (GET
@@ -322,8 +333,7 @@ export class PgStore implements MemoryStore {
   }
 
   private where(p: Principal, filter: MemoryFilter | null): SqlPart {
-    const scope = memoryScopeSql(readScope(p));
-    return filter ? andAll(scope, filterSql(filter, jsonArrayAny)) : scope;
+    return pgMemoryWhere(p, filter);
   }
 
   private async q<T>(parts: (string | SqlPart)[]): Promise<T[]> {
@@ -354,7 +364,8 @@ export class PgStore implements MemoryStore {
   }
 
   async list(p: Principal, filter: MemoryFilter, page: Page, order: ListOrder = 'recorded_desc'): Promise<Memory[]> {
-    const found = await this.q<MemoryRow>([`SELECT ${COLS} FROM memories m WHERE `, this.where(p, filter), ` ORDER BY ${ORDER_SQL[order]} `, sql('LIMIT ? OFFSET ?', page.limit, page.offset ?? 0)]);
+    const { text, values } = pgListQuery(p, filter, page, order);
+    const found = await withRetry(this.conn.location, () => rows<MemoryRow>(this.conn.pool, text, values));
     return found.map(rowToMemory);
   }
 

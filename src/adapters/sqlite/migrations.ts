@@ -284,6 +284,17 @@ DROP INDEX IF EXISTS memories_episodes;
     sql: '',
     run: (db, analyze, progress) => void keepMarksInTerms(db, analyze, progress),
   },
+  {
+    version: 16,
+    name: 'current memories by salience: the salience list of every type without sorting them all',
+    sql: `
+-- A salience_desc list with no type filter could use no index (the episodes index leads with type), so
+-- each page sorted every visible memory of the namespace. Current versions only, as the list reads
+-- them by default: a read "as known at" a past time is rare and keeps its sort. The read rule is not in
+-- the index: a non-owner's rows are filtered as the walk passes them, in order.
+CREATE INDEX IF NOT EXISTS memories_salience_current ON memories(namespace, salience, valid_from, id) WHERE superseded_at IS NULL;
+`,
+  },
 ];
 
 /** Applies pending migrations; `onProgress` hears the long ones (ports/migration-progress.ts). Returns the schema version. */

@@ -105,8 +105,8 @@ export function memoryWhere(p: Principal, filter: MemoryFilter | null): SqlPart 
 
 /**
  * A page of memories in a list order. Every order ends in id, and so do
- * the indexes serving them (migrations 10, 13): an import gives a whole file one timestamp,
- * and a tie that the index does not order is sorted whole.
+ * the indexes serving them (migrations 10, 13, and 15 for salience over every type): an import
+ * gives a whole file one timestamp, and a tie that the index does not order is sorted whole.
  */
 export function listSql(where: string, order: ListOrder): string {
   return `SELECT * FROM memories m WHERE ${where} ORDER BY ${ORDER_SQL[order]} LIMIT ? OFFSET ?`;
