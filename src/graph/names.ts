@@ -1,15 +1,29 @@
 /**
- * Name normalisation for entity resolution: lower-case, diacritics folded,
- * honorifics and punctuation dropped, so "Dr. Smith", "dr smith" and "Smith"
- * share the key "smith". Handles keep their "@".
+ * Name normalisation for entity resolution: lower-case, Latin and Greek
+ * diacritics folded, honorifics and punctuation dropped, so "Dr. Smith",
+ * "dr smith" and "Smith" share the key "smith", and "José" is "jose".
+ * Handles keep their "@".
  */
 const HONORIFICS = new Set(['dr', 'mr', 'mrs', 'ms', 'mx', 'prof', 'professor', 'sir', 'miss', 'madam', 'dame', 'lord', 'lady']);
 
+/**
+ * Combining marks on a Latin or Greek letter: accents a writer may leave off ("Zoe" for "Zoë"), so
+ * folding them joins two spellings of one name. Elsewhere a mark is spelling: Thai and Devanagari
+ * vowels and tone marks, Cyrillic й (и with a breve, another letter), Arabic and Hebrew points.
+ * Stripping every mark made กรุงเทพ and กรงเทพ one entity.
+ */
+const FOLDED_MARKS = /([\p{Script=Latin}\p{Script=Greek}])\p{M}+/gu;
+
+/** Latin and Greek diacritics removed, every other mark kept; composed again (NFC) so a kept mark sits as it was written. */
+export function foldDiacritics(s: string): string {
+  return s.normalize('NFKD').replace(FOLDED_MARKS, '$1').normalize('NFC');
+}
+
 export function normalizeName(s: string): string {
-  const folded = s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+  const folded = foldDiacritics(s).toLowerCase();
   if (folded.trim().startsWith('@')) return folded.trim();
   const tokens = folded
-    .replace(/[^\p{L}\p{N}\s'-]/gu, ' ')
+    .replace(/[^\p{L}\p{M}\p{N}\s'-]/gu, ' ')
     .split(/\s+/)
     .map((t) => t.replace(/^['-]+|['-]+$/g, '').replace(/'s$/, ''))
     .filter(Boolean);

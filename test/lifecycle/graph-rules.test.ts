@@ -17,6 +17,31 @@ test('name normalisation folds honorifics, case, punctuation and diacritics', ()
   for (const [raw, want] of rows) assert.equal(normalizeName(raw), want, raw);
 });
 
+test('name normalisation folds Latin and Greek accents only: in other scripts a mark is spelling and stays', () => {
+  // [one, other, same key?]
+  const rows: [string, string, boolean][] = [
+    ['Zoë Brontë', 'Zoe Bronte', true],
+    ['Ångström', 'angstrom', true],
+    ['Ἀθῆναι', 'Αθηναι', true], // Greek breathings and accents
+    ['ﬁnn', 'Finn', true], // a compatibility ligature is its letters
+    ['กรุงเทพ', 'กรงเทพ', false], // Thai: the vowel sign ุ is a letter's vowel
+    ['เชียงใหม่', 'เชียงใหม', false], // Thai: a tone mark
+    ['दिल्ली', 'दलल', false], // Devanagari vowel signs
+    ['कमल', 'कमला', false],
+    ['Май', 'Маи', false], // Cyrillic й is not и
+    ['مُحَمَّد', 'محمد', false], // Arabic points are kept, not guessed away
+    ['서울', '서울', true], // Hangul survives decomposition whole
+  ];
+  for (const [a, b, same] of rows) assert.equal(normalizeName(a) === normalizeName(b), same, `${a} / ${b}: ${normalizeName(a)} / ${normalizeName(b)}`);
+  // A kept mark stays in place, composed as written: the key is the name, lower-cased.
+  const kept: [string, string][] = [
+    ['กรุงเทพ', 'กรุงเทพ'],
+    ['Dr. दिल्ली', 'दिल्ली'],
+    ['서울', '서울'],
+  ];
+  for (const [raw, want] of kept) assert.equal(normalizeName(raw), want.normalize('NFC'), raw);
+});
+
 function ent(id: string, name: string, type = 'name', aliases: string[] = []): ResolvableEntity {
   return { id, name, norm: normalizeName(name), type, aliases, mentions: 1 };
 }
