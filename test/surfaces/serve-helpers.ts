@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { runCli } from '../../src/surfaces/cli/main.ts';
+import { waitForStart } from '../helpers/server-start.ts';
 
 export const MNEMOS_BIN = join(import.meta.dirname, '../../bin/mnemos.js');
 
@@ -27,22 +28,12 @@ export interface SpawnedServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `mnemos serve` on a free loopback port (port 0) and waits for its address line. */
+/** Spawns `mnemos serve` on a free loopback port (port 0) and waits for its address line (failing with its stderr if it exits first). */
 export async function spawnServe(db: string, extra: string[] = []): Promise<SpawnedServer> {
   const child = spawn(process.execPath, [MNEMOS_BIN, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', db, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stderr!.on('data', () => {
-      const m = /mnemos serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited ${code}: ${err}`)));
-  });
+  const url = (await waitForStart(child, /mnemos serve: (http:\/\/127\.0\.0\.1:\d+)/, { what: 'mnemos serve' }))[1]!;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     url,

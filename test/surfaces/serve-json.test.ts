@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { named, testStores } from '../helpers/backend.ts';
+import { waitForStart } from '../helpers/server-start.ts';
 import { MNEMOS_BIN } from './serve-helpers.ts';
 
 /**
@@ -22,16 +23,7 @@ test(named('serve --json prints one object once it listens (url, port, token fil
   child.stderr!.on('data', (d) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no JSON line on stdout within 30 s; stderr: ${err}`)), 30_000);
-      child.stdout!.on('data', () => {
-        if (out.includes('\n')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      void exited.then((code) => reject(new Error(`serve exited ${code}: ${err}`)));
-    });
+    await waitForStart(child, /\n/, { stream: 'stdout', what: 'mnemos serve --json' });
     const started = JSON.parse(out.trim());
     assert.equal(typeof started.port, 'number');
     assert.ok(started.port > 0, 'the port the OS chose for --port 0');

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { waitForStart } from '../helpers/server-start.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { request } from './serve-helpers.ts';
 
@@ -14,17 +15,8 @@ async function startOnce(cwd: string): Promise<{ url: string; stderr: string; co
   const child = spawn(process.execPath, [START, '--port', '0'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`did not start: ${err}`)), 20_000);
-    child.stderr.on('data', () => {
-      const m = /mnemos serve: (http:\/\/127\.0\.0\.1:\d+)/.exec(err);
-      if (m && /owner token/.test(err)) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (c) => reject(new Error(`exited ${c}: ${err}`)));
-  });
+  // The address line, and the owner token line whichever comes first.
+  const url = (await waitForStart(child, /mnemos serve: (http:\/\/127\.0\.0\.1:\d+)(?=[\s\S]*owner token)|owner token[\s\S]*mnemos serve: (http:\/\/127\.0\.0\.1:\d+)/, { what: 'npm start' })).slice(1).find(Boolean)!;
   const token = readFileSync(join(cwd, '.mnemos/owner-token'), 'utf8').trim();
   const status = await request(url, 'GET', '/v1/status', token);
   assert.equal(status.status, 200, 'the saved owner token works');
