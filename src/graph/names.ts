@@ -20,7 +20,11 @@ export function foldDiacritics(s: string): string {
 }
 
 export function normalizeName(s: string): string {
-  const folded = foldDiacritics(s).toLowerCase();
+  return nameKey(foldDiacritics(s).toLowerCase());
+}
+
+/** The key of a name already folded and lower-cased: handles whole, else words without punctuation or a leading honorific. */
+export function nameKey(folded: string): string {
   if (folded.trim().startsWith('@')) return folded.trim();
   const tokens = folded
     .replace(/[^\p{L}\p{M}\p{N}\s'-]/gu, ' ')

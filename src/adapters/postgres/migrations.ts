@@ -2,6 +2,7 @@ import { refuseNewerSchema } from '../newer-schema.ts';
 import { quoteSchema } from './connection.ts';
 import type pg from 'pg';
 import { reanalyzeTextsPg } from './reanalyze-texts.ts';
+import { rekeyGraphNamesPg } from './graph-rekey.ts';
 import { analyzedDifferentlyThanV1 } from '../../retrieval/text/analyze.ts';
 import type { MigrationProgressListener, TextProgress } from '../../ports/migration-progress.ts';
 import { ensureStoreIdentity } from './store-identity.ts';
@@ -447,6 +448,12 @@ CREATE TABLE IF NOT EXISTS mnemos_store_identity (
 -- namespace for each page. Current versions only (the default read); scanned backwards for DESC.
 CREATE INDEX IF NOT EXISTS memories_salience_current ON memories(namespace, salience, valid_from, id) WHERE superseded_at IS NULL;
 `,
+  },
+  {
+    version: 18,
+    name: 'graph name keys again: marks are kept outside Latin and Greek (Thai, Devanagari, Cyrillic ...)',
+    sql: '',
+    run: (c) => rekeyGraphNamesPg(c),
   },
 ];
 

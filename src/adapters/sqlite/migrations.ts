@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { LIFECYCLE_SCHEMA_SQL } from './lifecycle-schema.ts';
 import { reanalyzeTexts } from './reanalyze-texts.ts';
 import { keepMarksInTerms } from './fts-marks.ts';
+import { rekeyGraphNames } from './graph-rekey.ts';
 import { analyzedDifferentlyThanV1 } from '../../retrieval/text/analyze.ts';
 import type { MigrationProgressListener, TextProgress } from '../../ports/migration-progress.ts';
 
@@ -294,6 +295,12 @@ DROP INDEX IF EXISTS memories_episodes;
 -- the index: a non-owner's rows are filtered as the walk passes them, in order.
 CREATE INDEX IF NOT EXISTS memories_salience_current ON memories(namespace, salience, valid_from, id) WHERE superseded_at IS NULL;
 `,
+  },
+  {
+    version: 17,
+    name: 'graph name keys again: marks are kept outside Latin and Greek (Thai, Devanagari, Cyrillic ...)',
+    sql: '',
+    run: (db) => rekeyGraphNames(db),
   },
 ];
 

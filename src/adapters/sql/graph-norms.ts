@@ -1,0 +1,35 @@
+import { nameKey, normalizeName } from '../../graph/names.ts';
+
+/**
+ * Graph name keys written before names kept the marks of scripts other than
+ * Latin and Greek (SQLite migration 17, PostgreSQL 18). The stored keys had
+ * every mark stripped, so a Thai or Devanagari name was found under the key
+ * of another name; each is computed again the way it is written now. An
+ * entity's key comes from the mention that created it (a fuller display name
+ * does not change it), so it is recomputed from the name or mention whose old
+ * key it is. Entities the old keys already joined stay joined; only the keys move.
+ */
+
+/** The key as it was written before: every combining mark stripped. Frozen here; only this migration reads it. */
+export function strippedKey(s: string): string {
+  return nameKey(s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase());
+}
+
+/** Only a name with a character outside ASCII can have a different key now. */
+export function mayMove(s: string): boolean {
+  return /[^\x00-\x7f]/.test(s);
+}
+
+/** The new key of an entity from its stored key and the names it was seen under (its name first); null when it stays. */
+export function movedEntityKey(norm: string, names: readonly string[]): string | null {
+  const source = names.find((n) => strippedKey(n) === norm);
+  if (source === undefined) return null;
+  const now = normalizeName(source);
+  return now === norm ? null : now;
+}
+
+/** The new key of an evidence row's mention; null when it stays. */
+export function movedMentionKey(mention: string, norm: string | null): string | null {
+  const now = normalizeName(mention);
+  return now === norm ? null : now;
+}
