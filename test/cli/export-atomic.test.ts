@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { named, testStores } from '../helpers/backend.ts';
+import { stopChild, waitForExit } from '../helpers/child-wait.ts';
 
 const BIN = resolve('bin/mnemos.js');
 
@@ -73,9 +74,13 @@ test("export --out writes into what it names: a link's file (the link stays), a 
     const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'ignore'] });
     let got = '';
     reader.stdout.on('data', (d) => (got += d));
-    const read = new Promise<void>((r) => reader.once('exit', () => r()));
-    assert.equal(run('export', '--out', fifo).status, 0);
-    await read;
+    // An export that never opens the FIFO leaves `cat` blocked on it: stopped, whatever the checks say.
+    try {
+      assert.equal(run('export', '--out', fifo).status, 0);
+      await waitForExit(reader, { what: 'the FIFO reader' });
+    } finally {
+      stopChild(reader);
+    }
     assert.equal(got.trim().split('\n').length, 2, 'the reader got the export');
     assert.ok(lstatSync(fifo).isFIFO(), 'the FIFO is still a FIFO');
   } finally {

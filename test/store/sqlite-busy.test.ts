@@ -5,7 +5,7 @@
  * It waited eight budgets (82 s) with the thread blocked, so a server
  * answered nothing, not even /healthz.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -16,15 +16,21 @@ import { SqliteStore } from '../../src/adapters/sqlite/store.ts';
 import { MnemosError } from '../../src/domain/errors.ts';
 import type { Principal } from '../../src/domain/principal.ts';
 import { analyze } from '../../src/retrieval/text/analyze.ts';
+import { stopChild } from '../helpers/child-wait.ts';
 import { mem } from './contract.ts';
 
 const owner: Principal = { role: 'owner', namespace: 'default', id: 'owner' };
 const SQLITE = createRequire(import.meta.url).resolve('better-sqlite3');
 
+/** Lock holders wait on their stdin for ever: one a failed test never released is killed after the file, or its process would not end. */
+const holders = new Set<ReturnType<typeof spawn>>();
+after(() => holders.forEach(stopChild));
+
 /** Another process holding the write lock until told to let go (a long import's transaction). */
 function holdLock(path: string): Promise<{ release: () => Promise<void> }> {
   const code = `const D = require(${JSON.stringify(SQLITE)}); const db = new D(${JSON.stringify(path)}); db.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n'); process.stdin.on('data', () => { db.exec('ROLLBACK'); db.close(); process.exit(0); });`;
   const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
+  holders.add(child);
   return new Promise((resolve, reject) => {
     child.once('exit', (c) => reject(new Error(`lock holder exited ${c}`)));
     child.stdout.once('data', () => {

@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { named, testStores, type TestStores } from '../helpers/backend.ts';
+import { waitForExit } from '../helpers/child-wait.ts';
 import { createToken, MNEMOS_BIN, spawnServe, type SpawnedServer } from './serve-helpers.ts';
 
 /**
@@ -168,8 +169,8 @@ describe(named('serve: a bad origin setting'), () => {
     const child = spawn(process.execPath, [MNEMOS_BIN, 'serve', '--port', '0', '--db', db, '--allow-origin', 'http://localhost:5173/app'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr!.on('data', (d) => (err += d));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
+      const { code } = await waitForExit(child, { what: 'mnemos serve with a bad origin', stderr: () => err });
       assert.notEqual(code, 0);
       assert.match(err, /--allow-origin.*not an origin/);
       if (!db.startsWith('postgres')) assert.ok(!existsSync(join(t.dir, 'fresh.db')), 'no store was created');

@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { named, testStores } from '../helpers/backend.ts';
 import { TOOLS } from '../../src/surfaces/tools/index.ts';
+import { waitForExit, waitForOutput } from '../helpers/child-wait.ts';
 import { MNEMOS_BIN, cli, createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
 
 // The MCP surface offers exactly the registry's tools (later issues add modules there).
@@ -40,17 +41,19 @@ function rawSession(db: string, env: Record<string, string> = {}) {
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const replies = () => out.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+  const what = 'mnemos mcp';
   return {
     child,
-    exited,
+    /** How the session ended; a session still running after the bound is killed and fails the test with its stderr. */
+    exited: () => waitForExit(child, { what, stderr: () => err }),
     replies,
+    stdout: () => out,
     stderr: () => err,
     send: (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`),
+    /** Fails fast with the stderr when the session ends first, and kills a silent one after the bound. */
     async waitForReplies(n: number): Promise<void> {
-      for (let i = 0; i < 400 && replies().length < n; i++) await new Promise((r) => setTimeout(r, 50));
-      assert.ok(replies().length >= n, `${n} replies expected; stdout=${out} stderr=${err}`);
+      await waitForOutput(child, () => (out.match(/\n/g) ?? []).length >= n, `${n} replies (stdout so far: ${out.length} chars)`, { what, stderr: () => err });
     },
     async initialize(): Promise<void> {
       this.send({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
@@ -143,29 +146,17 @@ describe('MCP over stdio (mnemos mcp)', () => {
   });
 
   it(named('writes nothing but JSON-RPC messages on stdout; logs go to stderr'), async () => {
-    const child = spawn(process.execPath, [MNEMOS_BIN, 'mcp', '--db', db], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    const send = (msg: unknown) => child.stdin.write(`${JSON.stringify(msg)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
-    send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'memory_status', arguments: {} } });
-    send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'memory_get', arguments: { id: 'NOPE' } } });
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no replies; stdout=${out} stderr=${err}`)), 20_000);
-      const check = () => {
-        if ((out.match(/\n/g) ?? []).length >= 4) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      child.stdout.on('data', check);
-    });
-    child.stdin.end();
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const s = rawSession(db);
+    s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    s.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    s.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'memory_status', arguments: {} } });
+    s.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'memory_get', arguments: { id: 'NOPE' } } });
+    await s.waitForReplies(4);
+    s.child.stdin.end();
+    const { code } = await s.exited();
+    const out = s.stdout();
+    const err = s.stderr();
     const lines = out.split('\n').filter((l) => l !== '');
     assert.equal(lines.length, 4, 'one line per reply, nothing else');
     for (const line of lines) {
@@ -184,7 +175,7 @@ describe('MCP over stdio (mnemos mcp)', () => {
     await s.initialize();
     for (const call of noteCalls(20, 'kestrelclosing')) s.send(call);
     s.child.stdin.end();
-    const { code } = await s.exited;
+    const { code } = await s.exited();
     assert.equal(code, 0, s.stderr());
     const answered = s.replies().filter((r) => typeof r.id === 'number');
     // The store used to close under the calls still running: they failed (pool or database closed) and no reply came.
@@ -210,7 +201,7 @@ describe('MCP over stdio (mnemos mcp)', () => {
     assert.deepEqual(byId(2)[0].result, {});
     assert.match(s.stderr(), /over the 10485760-byte limit/);
     s.child.stdin.end();
-    assert.equal((await s.exited).code, 0);
+    assert.equal((await s.exited()).code, 0);
   });
 
   it(named('SIGTERM during calls: they finish and are answered, then the process exits 0'), async () => {
@@ -218,7 +209,7 @@ describe('MCP over stdio (mnemos mcp)', () => {
     await s.initialize();
     for (const call of noteCalls(20, 'ospreysigterm')) s.send(call);
     s.child.kill('SIGTERM');
-    const { code, signal } = await s.exited;
+    const { code, signal } = await s.exited();
     // It was killed by the signal on the spot, mid-call, like no other surface (serve finishes its requests).
     assert.deepEqual({ code, signal }, { code: 0, signal: null }, s.stderr());
     const answered = s.replies().filter((r) => typeof r.id === 'number');

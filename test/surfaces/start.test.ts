@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { stopChild, waitForExit } from '../helpers/child-wait.ts';
 import { waitForStart } from '../helpers/server-start.ts';
 import { tempDir } from '../helpers/temp.ts';
 import { request } from './serve-helpers.ts';
@@ -16,13 +17,18 @@ async function startOnce(cwd: string): Promise<{ url: string; stderr: string; co
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   // The address line, and the owner token line whichever comes first.
-  const url = (await waitForStart(child, /mnemos serve: (http:\/\/127\.0\.0\.1:\d+)(?=[\s\S]*owner token)|owner token[\s\S]*mnemos serve: (http:\/\/127\.0\.0\.1:\d+)/, { what: 'npm start' })).slice(1).find(Boolean)!;
-  const token = readFileSync(join(cwd, '.mnemos/owner-token'), 'utf8').trim();
-  const status = await request(url, 'GET', '/v1/status', token);
-  assert.equal(status.status, 200, 'the saved owner token works');
-  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-  child.kill('SIGINT');
-  return { url, stderr: err, code: await exited };
+  // A check that fails leaves no server running (it kept the test file's process alive).
+  try {
+    const url = (await waitForStart(child, /mnemos serve: (http:\/\/127\.0\.0\.1:\d+)(?=[\s\S]*owner token)|owner token[\s\S]*mnemos serve: (http:\/\/127\.0\.0\.1:\d+)/, { what: 'npm start' })).slice(1).find(Boolean)!;
+    const token = readFileSync(join(cwd, '.mnemos/owner-token'), 'utf8').trim();
+    const status = await request(url, 'GET', '/v1/status', token);
+    assert.equal(status.status, 200, 'the saved owner token works');
+    child.kill('SIGINT');
+    const { code } = await waitForExit(child, { what: 'npm start after SIGINT', stderr: () => err });
+    return { url, stderr: err, code };
+  } finally {
+    stopChild(child);
+  }
 }
 
 describe('npm start (bin/start.js)', () => {
@@ -55,7 +61,7 @@ describe('a refused start', () => {
         const child = spawn(process.execPath, [START, '--port', '0', ...bad], { cwd: tmp.dir, stdio: ['ignore', 'pipe', 'pipe'] });
         let err = '';
         child.stderr.on('data', (d) => (err += d));
-        const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+        const { code } = await waitForExit(child, { what: `npm start ${bad.join(' ')}`, stderr: () => err });
         assert.equal(code, 2, `${bad.join(' ')}: ${err}`);
         assert.match(err, /must be/);
         assert.equal(existsSync(join(tmp.dir, '.mnemos/memory.db')), false, `${bad.join(' ')} created a store`);
