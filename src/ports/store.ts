@@ -112,6 +112,13 @@ export type WriteOp =
        * `forgotten` (adapters/sql/forgotten-sources.ts).
        */
       restoreForgotten?: boolean;
+      /**
+       * The path of the file an import read this memory from (source.path
+       * may name another: a JSONL line may give its own source). Only the
+       * forgotten check reads it: a deep file's line is also looked up under
+       * the key an earlier version gave it, which held this path. Not stored.
+       */
+      filePath?: string;
       /** Stored in the same transaction when the store has the `vectors` capability. */
       vector?: { model: string; vector: Float32Array };
       audit?: Partial<AuditDraft>;

@@ -106,6 +106,39 @@ test(named('a line forgotten from a deep JSONL file an earlier version keyed by 
   }
 });
 
+test(named('a line with its own source, forgotten from a deep JSONL file an earlier version keyed by its path, stays forgotten when the file is re-keyed'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(deepDir(dir, 482), 'x.jsonl');
+    // The lines say where their text came from, so source.path is not the file's path.
+    const cites = (line: number) => ({ path: '/notes/elsewhere.md', lineStart: line, lineEnd: line });
+    writeFileSync(file, `${JSON.stringify({ text: 'forget the cited line', source: cites(7) })}\n${JSON.stringify({ text: 'keep the cited line', source: cites(9) })}\n`);
+    const m = await openMemory({ db });
+    try {
+      // What an earlier version stored: keys that hold the file's path, the lines' own source. The first is then forgotten.
+      const gone = await m.remember({ text: 'forget the cited line', key: `file:${file}#L1`, source: cites(7) });
+      await m.remember({ text: 'keep the cited line', key: `file:${file}#L2`, source: cites(9) });
+      await m.confirmForget((await m.forget(gone.id, 'asked')).token);
+      const r = await m.import(file);
+      // The old key form was built from source.path, which is not this file: the forgotten line came back.
+      assert.deepEqual([r.created, r.forgotten, r.retired], [1, 1, 1], 'the kept line is re-keyed, the forgotten one stays out');
+      const held = async () => (await m.list({ limit: 10 })).items.filter((x) => x.text === 'forget the cited line');
+      assert.deepEqual(await held(), []);
+      assert.equal((await m.import(file)).forgotten, 1);
+      const kept = (await m.list({ limit: 10 })).items.find((x) => x.text === 'keep the cited line')!;
+      assert.deepEqual(kept.source, cites(9), 'the line keeps the source it gave');
+      // Restored on purpose, it comes back under the new key, and a later import finds it unchanged.
+      assert.equal((await m.import(file, { includeForgotten: true })).created, 1);
+      assert.deepEqual((await held()).map((x) => x.sourceKey!.startsWith('file:sha256:')), [true]);
+      assert.equal((await m.import(file)).unchanged, 2);
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('a chunk forgotten from a deep note an earlier version keyed by its path stays forgotten when the note is re-keyed'), async () => {
   const { dir, db, cleanup } = testStores();
   try {

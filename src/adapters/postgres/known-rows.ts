@@ -50,13 +50,14 @@ export class KnownRows {
       );
       for (const r of found) known.keys.set(keyOf(r.namespace, r.owner_id, r.source_key), { id: r.id, content_hash: r.content_hash });
     }
-    await known.readForgotten(c, inserts);
+    await known.readForgotten(c, ops.flatMap((op) => (op.kind === 'insert' ? [op] : [])));
     return known;
   }
 
   /** Which of the batch's ids and sources (with their texts) were forgotten (see sql/forgotten-sources.ts). */
-  private async readForgotten(c: pg.PoolClient, inserts: Memory[]): Promise<void> {
-    if (inserts.length === 0) return;
+  private async readForgotten(c: pg.PoolClient, ops: Extract<WriteOp, { kind: 'insert' }>[]): Promise<void> {
+    if (ops.length === 0) return;
+    const inserts = ops.map((op) => op.memory);
     const namespace = inserts[0]!.namespace;
     if (inserts.some((m) => m.namespace !== namespace)) return; // each insert then looks up its own
     this.forgottenKnown = true;
@@ -70,7 +71,7 @@ export class KnownRows {
       )) {
         this.forgottenIds.set(r.id, r.lineage_id);
       }
-      const sources = part.flatMap(forgottenSources);
+      const sources = ops.slice(at, at + CHUNK).flatMap((op) => forgottenSources(op.memory, op.filePath));
       if (sources.length === 0) continue;
       const found = await rows<{ owner_id: string; source_digest: string; content_hash: string; lineage_id: string }>(
         c,
@@ -83,11 +84,11 @@ export class KnownRows {
   }
 
   /** The forgotten lineage this insert would bring back (null: none), or undefined when not known. */
-  forgotten(m: Memory): string | null | undefined {
+  forgotten(m: Memory, filePath?: string): string | null | undefined {
     if (!this.forgottenKnown) return undefined;
     const byId = this.forgottenIds.get(m.id);
     if (byId !== undefined) return byId;
-    for (const source of forgottenSources(m)) {
+    for (const source of forgottenSources(m, filePath)) {
       const lineage = this.forgottenSources.get(JSON.stringify([source[1], source[2], source[3]]));
       if (lineage !== undefined) return lineage;
     }

@@ -163,7 +163,7 @@ export class PgWriter {
   private async bulkInsert(ctx: BatchContext, plan: BulkPlan): Promise<WriteResult[] | null> {
     const { inserts, keyed, columns } = plan;
     const mems = inserts.map((op) => op.memory);
-    const sources = keyed.flatMap(forgottenSources);
+    const sources = inserts.flatMap((op) => forgottenSources(op.memory, op.filePath));
     // Both look-ups use indexes: the primary key and the partial unique index on current source keys.
     // A forgotten id or source (with its text) also sends the batch to the general path, which answers it `forgotten`.
     const clash = await rows<{ n: number }>(
@@ -286,7 +286,7 @@ export class PgWriter {
         if (op.onExistingSource === 'supersede') {
           // The source says again what was forgotten from it: what it said meanwhile is closed, nothing is written.
           if (checksForgotten(op)) {
-            const gone = await this.forgottenLineage(ctx, m);
+            const gone = await this.forgottenLineage(ctx, m, op.filePath);
             if (gone !== null) {
               await this.retire(ctx, existing.id as string, 'its source holds forgotten text again');
               return forgottenResult(gone);
@@ -304,20 +304,20 @@ export class PgWriter {
       }
     }
     if (checksForgotten(op)) {
-      const gone = await this.forgottenLineage(ctx, m);
+      const gone = await this.forgottenLineage(ctx, m, op.filePath);
       if (gone !== null) return forgottenResult(gone);
-    } else await this.liftForgotten(ctx, m);
+    } else await this.liftForgotten(ctx, m, op.filePath);
     await this.writeRow(ctx, m, op.vector);
     await this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details, claims: claimsHash(m) } });
     return { kind: 'insert', id: m.id, status: 'created' };
   }
 
   /** The forgotten lineage this new row would bring back (by its id, or its source key and text), or null. */
-  private async forgottenLineage(ctx: BatchContext, m: Memory): Promise<string | null> {
-    const known = ctx.known?.forgotten(m);
+  private async forgottenLineage(ctx: BatchContext, m: Memory, filePath?: string): Promise<string | null> {
+    const known = ctx.known?.forgotten(m, filePath);
     if (known !== undefined) return known;
     if (!(await this.hasTombstones(ctx))) return null;
-    const sources = forgottenSources(m);
+    const sources = forgottenSources(m, filePath);
     const found = await rows<{ lineage_id: string }>(
       ctx.c,
       `SELECT t.lineage_id FROM tombstone_ids i JOIN tombstones t ON t.lineage_id = i.lineage_id WHERE i.id = $1 AND t.namespace = $2
@@ -334,10 +334,10 @@ export class PgWriter {
   }
 
   /** A restore on purpose: what it writes is no longer forgotten (its id, its source key with its text). */
-  private async liftForgotten(ctx: BatchContext, m: Memory): Promise<void> {
+  private async liftForgotten(ctx: BatchContext, m: Memory, filePath?: string): Promise<void> {
     if (!(await this.hasTombstones(ctx))) return;
     await ctx.c.query('DELETE FROM tombstone_ids WHERE id = $1', [m.id]);
-    for (const source of forgottenSources(m)) await ctx.c.query('DELETE FROM tombstone_sources WHERE namespace = $1 AND owner_id = $2 AND source_digest = $3 AND content_hash = $4', source);
+    for (const source of forgottenSources(m, filePath)) await ctx.c.query('DELETE FROM tombstone_sources WHERE namespace = $1 AND owner_id = $2 AND source_digest = $3 AND content_hash = $4', source);
   }
 
   private async mirror(ctx: BatchContext, source: Memory): Promise<WriteResult> {

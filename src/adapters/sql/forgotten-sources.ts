@@ -51,11 +51,13 @@ function sourceDigests(sourceKey: string): string[] {
  * (its key names the file by a digest of its path) is also looked up under
  * the key an earlier version gave it, the path itself: a line forgotten
  * then was tombstoned under that key, and came back when a re-import keyed
- * the file anew.
+ * the file anew. That path is the imported file's (`filePath`, the insert
+ * op's) when the import gave it: a JSONL line with a source of its own has
+ * another source.path, and its forgotten text came back.
  */
-export function forgottenSources(m: Memory): [string, string, string, string][] {
+export function forgottenSources(m: Memory, filePath?: string): [string, string, string, string][] {
   if (m.sourceKey === null || m.supersededAt !== null) return [];
-  const legacy = legacyFileKey(m.sourceKey, m.source.path);
+  const legacy = legacyFileKey(m.sourceKey, filePath ?? m.source.path);
   const digests = legacy === null ? sourceDigests(m.sourceKey) : [...sourceDigests(m.sourceKey), ...sourceDigests(legacy)];
   return digests.map((d) => [m.namespace, m.ownerId, d, m.contentHash]);
 }

@@ -128,7 +128,7 @@ export class SqliteWriter {
         }
         if (op.onExistingSource === 'supersede') {
           // The source says again what was forgotten from it: what it said meanwhile is closed, nothing is written.
-          const gone = checksForgotten(op) ? this.forgottenLineage(ctx, m) : null;
+          const gone = checksForgotten(op) ? this.forgottenLineage(ctx, m, op.filePath) : null;
           if (gone !== null) {
             this.retire(ctx, existing.id, 'its source holds forgotten text again');
             return forgottenResult(gone);
@@ -142,22 +142,22 @@ export class SqliteWriter {
       }
     }
     if (checksForgotten(op)) {
-      const gone = this.forgottenLineage(ctx, m);
+      const gone = this.forgottenLineage(ctx, m, op.filePath);
       if (gone !== null) return forgottenResult(gone);
-    } else this.liftForgotten(ctx, m);
+    } else this.liftForgotten(ctx, m, op.filePath);
     this.writeRow(m, op.vector);
     this.audit(ctx, { action: 'create', memoryId: m.id, beforeHash: null, afterHash: m.contentHash, details: { lineageId: m.lineageId, type: m.type, origin: m.origin, ...op.audit?.details, claims: claimsHash(m) } });
     return { kind: 'insert', id: m.id, status: 'created' };
   }
 
   /** The forgotten lineage this new row would bring back (by its id, or its source key and text), or null. */
-  private forgottenLineage(ctx: BatchContext, m: Memory): string | null {
+  private forgottenLineage(ctx: BatchContext, m: Memory, filePath?: string): string | null {
     if (!this.hasTombstones(ctx)) return null;
     this.forgottenId ??= this.db.prepare('SELECT t.lineage_id FROM tombstone_ids i JOIN tombstones t ON t.lineage_id = i.lineage_id WHERE i.id = ? AND t.namespace = ?');
     const byId = this.forgottenId.get(m.id, m.namespace) as { lineage_id: string } | undefined;
     if (byId) return byId.lineage_id;
     this.forgottenKey ??= this.db.prepare('SELECT lineage_id FROM tombstone_sources WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ? LIMIT 1');
-    for (const source of forgottenSources(m)) {
+    for (const source of forgottenSources(m, filePath)) {
       const byKey = this.forgottenKey.get(...source) as { lineage_id: string } | undefined;
       if (byKey) return byKey.lineage_id;
     }
@@ -171,10 +171,10 @@ export class SqliteWriter {
   }
 
   /** A restore on purpose: what it writes is no longer forgotten (its id, its source key with its text). */
-  private liftForgotten(ctx: BatchContext, m: Memory): void {
+  private liftForgotten(ctx: BatchContext, m: Memory, filePath?: string): void {
     if (!this.hasTombstones(ctx)) return;
     this.db.prepare('DELETE FROM tombstone_ids WHERE id = ?').run(m.id);
-    for (const source of forgottenSources(m)) this.db.prepare('DELETE FROM tombstone_sources WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ?').run(...source);
+    for (const source of forgottenSources(m, filePath)) this.db.prepare('DELETE FROM tombstone_sources WHERE namespace = ? AND owner_id = ? AND source_digest = ? AND content_hash = ?').run(...source);
   }
 
   private update(ctx: BatchContext, previousId: string, next: Memory, action: 'update' | 'supersede', reason?: string, vector?: { model: string; vector: Float32Array }): WriteResult {

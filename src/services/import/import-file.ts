@@ -373,7 +373,8 @@ function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string
         ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
       } else {
         const source = Object.keys(parsed.source).length > 0 ? parsed.source : { path: abs, lineStart: line, lineEnd: line };
-        ops.push({ kind: 'insert', memory: buildMemory(p, { ...parsed, key: `${fileKeyPrefix(abs)}L${line}`, source }, now), onExistingSource: 'supersede' });
+        // The file's path goes with the op: the line's own source may name another, and the forgotten check needs this one.
+        ops.push({ kind: 'insert', memory: buildMemory(p, { ...parsed, key: `${fileKeyPrefix(abs)}L${line}`, source }, now), onExistingSource: 'supersede', filePath: abs });
       }
     }
   }
