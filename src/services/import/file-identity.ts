@@ -1,4 +1,4 @@
-import { lstatSync, realpathSync } from 'node:fs';
+import { readdirSync, realpathSync, type Dirent } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { sha256Hex } from '../../domain/hash.ts';
 import { LIFECYCLES } from '../../domain/memory.ts';
@@ -63,21 +63,36 @@ export async function otherFileCopies(ctx: ServiceContext, p: Principal, given: 
 }
 
 /**
- * realPath for the many files of a walk: each folder is resolved once, and a
- * file on its own only when it is a link itself (one lstat). Resolving each
+ * realPath for the many files of a walk: each folder is resolved and listed
+ * once (the listing says which of its files are links, and which are gone),
+ * and a file on its own only when it is a link itself. Resolving each
  * file's whole path cost more than the walk's reads of a 5,000-file store.
  */
 function folderwiseRealPath(): (path: string) => string | null {
-  const folders = new Map<string, string | null>();
+  const folders = new Map<string, { real: string; entries: Map<string, Dirent> } | null>();
   return (path) => {
-    const st = lstatSync(path, { throwIfNoEntry: false });
-    if (st === undefined) return null;
-    if (st.isSymbolicLink()) return realPath(path);
     const folder = dirname(path);
-    let real = folders.get(folder);
-    if (real === undefined) folders.set(folder, (real = realPath(folder)));
-    return real === null ? null : join(real, basename(path));
+    let held = folders.get(folder);
+    if (held === undefined) {
+      const real = realPath(folder);
+      const entries = real === null ? null : listing(folder);
+      folders.set(folder, (held = real === null || entries === null ? null : { real, entries }));
+    }
+    if (held === null) return realPath(path);
+    const entry = held.entries.get(basename(path));
+    if (entry === undefined) return null;
+    // A link is resolved on its own; a file system that does not say an entry's kind is asked for the path whole.
+    if (entry.isSymbolicLink() || !(entry.isFile() || entry.isDirectory())) return realPath(path);
+    return join(held.real, basename(path));
   };
+}
+
+function listing(folder: string): Map<string, Dirent> | null {
+  try {
+    return new Map(readdirSync(folder, { withFileTypes: true }).map((d) => [d.name, d]));
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -241,14 +256,18 @@ async function walkLinkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<s
   let file: string | null = null;
   let own: MemoryKey | null = null;
   const counted = new Set<string>();
-  const done = async () => {
+  const add = (path: string | null) => {
+    const real = path === null ? null : realOf(path);
+    if (path !== null && real !== null && real !== path) out.set(real, [...(out.get(real) ?? []), path]);
+  };
+  // Awaited only for a deep file: an await per file held was a good part of the walk's time.
+  const done = (): Promise<void> | void => {
     if (file === null || own === null || counted.has(file)) return;
     counted.add(file);
     // A deep file is keyed by a digest of its path: its chunks' source.path names it. Passed over, a deep note
     // imported through a linked folder was stored again through the folder's real path.
-    const path = file.startsWith(DIGEST_FORM) ? await digestedPath(ctx, p, own.id, file) : file;
-    const real = path === null ? null : realOf(path);
-    if (path !== null && real !== null && real !== path) out.set(real, [...(out.get(real) ?? []), path]);
+    if (file.startsWith(DIGEST_FORM)) return digestedPath(ctx, p, own.id, file).then(add);
+    add(file);
   };
   for (let after: { sourceKey: string; id: string } | undefined; ; ) {
     const page = await ctx.store.listKeys(p, { sourceKeyPrefix: 'file:', lifecycles: [...LIFECYCLES], ...(after ? { sourceKeyAfter: after } : {}) }, { limit: WALK_PAGE }, 'source_key_asc');
@@ -257,14 +276,16 @@ async function walkLinkedPaths(ctx: ServiceContext, p: Principal): Promise<Map<s
       const keyed = fileOfKey(k.sourceKey!);
       if (keyed === null) continue;
       if (keyed !== file) {
-        await done();
+        const deep = done();
+        if (deep) await deep;
         [file, own] = [keyed, null];
       }
       // Another principal's key (a shared file) is passed; the file counts once one of the caller's own is seen.
       if (own === null && k.ownerId === p.id) own = k;
     }
     if (page.length < WALK_PAGE) {
-      await done();
+      const deep = done();
+      if (deep) await deep;
       return out;
     }
     // Past the file's own keys (`#L` and digits, dashes): ":" sorts after every digit. Only for the page's last
