@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { named, testStores, type TestStores } from '../helpers/backend.ts';
-import { createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
+import { cli, createToken, request, spawnServe, type SpawnedServer } from './serve-helpers.ts';
 
 /**
  * The web inspector in a real browser: Debian's chromium (/usr/bin/chromium,
@@ -177,6 +177,144 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     await page.click('#search-form button[type=submit]');
     await page.locator('#search-summary', { hasText: 'for "glimmerwick vault code"' }).waitFor();
     assert.ok(!(await page.locator('#search-out').innerText()).includes('5521'), 'the owner-only memory is not shown to a guest');
+    assert.deepEqual(problems, []);
+  });
+
+  it(named("a text the server cut (maxChars) says so where it stops and offers the whole, which the memory view shows"), async () => {
+    // 60,000 characters is the most one list or search answer carries: this memory alone is more, so its text
+    // is cut and the memory before it on the page gets none.
+    const long = `Zephyrine ledger opens. ${'the tide tables of the north quay '.repeat(2_100)}zephyrine ledger closes.`;
+    assert.ok(long.length > 70_000);
+    const stored = await request(server.url, 'POST', '/v1/memories', owner, { text: long, type: 'fact' });
+    assert.equal(stored.status, 201, JSON.stringify(stored.body));
+    await signIn(owner);
+    await page.locator('#self-out table').waitFor();
+    await page.click('#nav button[data-view=list]');
+    await page.locator('#list-out li').first().waitFor();
+    const first = page.locator('#list-out li').first();
+    const shownText = (await first.locator('.text').textContent())!;
+    assert.equal(shownText.length, 60_000);
+    assert.ok(long.startsWith(shownText));
+    assert.match(await first.locator('.cut').innerText(), /The text is cut here: one answer carries at most 60,000 characters/);
+    // The memories after it on the page got no text at all: each says so instead of looking empty.
+    const rest = page.locator('#list-out li').nth(1);
+    assert.equal(await rest.locator('.text').count(), 0);
+    assert.match(await rest.locator('.cut').innerText(), /No text shown/);
+    // The next page is another answer: its texts are whole, and carry no note.
+    await page.click('#list-next');
+    await page.locator('#list-summary', { hasText: 'page 2' }).waitFor();
+    assert.equal(await page.locator('#list-out .cut').count(), 0);
+    assert.match(await page.locator('#list-out li .text').first().innerText(), /Lantern note/);
+    await page.click('#list-first');
+    await page.locator('#list-summary', { hasText: 'page 1' }).waitFor();
+    await first.locator('button[data-whole-text]').click();
+    await page.locator('#view-detail .version').first().waitFor();
+    assert.equal(await page.locator('#detail-out .version .text').first().textContent(), long);
+    // Search cuts the same way and says so the same way.
+    await page.click('#nav button[data-view=search]');
+    await page.fill('#search-input', 'zephyrine ledger');
+    await page.press('#search-input', 'Enter');
+    const hit = page.locator('#search-out li.hit', { hasText: 'Zephyrine ledger opens' });
+    await hit.waitFor();
+    assert.match(await hit.locator('.cut').innerText(), /cut here/);
+    assert.doesNotMatch((await hit.locator('.text').textContent())!, /closes\.$/);
+    assert.deepEqual(problems, []);
+  });
+
+  it(named('right-to-left memory text reads right to left in the page'), async () => {
+    const arabic = 'ذهبت إلى السوق في القاهرة يوم الأحد (3 أشياء)';
+    assert.equal((await request(server.url, 'POST', '/v1/memories', owner, { text: arabic, type: 'fact' })).status, 201);
+    await page.click('#nav button[data-view=list]');
+    const item = page.locator('#list-out li', { hasText: 'القاهرة' });
+    await item.waitFor();
+    assert.equal(await item.locator('.text').textContent(), arabic);
+    assert.equal(await item.locator('.text').evaluate((n) => (globalThis as any).getComputedStyle(n).direction), 'rtl');
+    await page.click('#list-next');
+    await page.locator('#list-summary', { hasText: 'page 2' }).waitFor();
+    assert.equal(await page.locator('#list-out li .text').first().evaluate((n) => (globalThis as any).getComputedStyle(n).direction), 'ltr');
+  });
+
+  it(named("forgetting the token empties every view: the next token (a guest) finds nothing the owner's showed"), async () => {
+    await signIn(owner);
+    await page.locator('#self-out table').waitFor();
+    await page.click('#nav button[data-view=search]');
+    await page.fill('#search-input', 'glimmerwick vault code');
+    await page.press('#search-input', 'Enter');
+    await page.locator('#search-out li.hit', { hasText: '5521' }).waitFor();
+    // No reload between the two tokens: the page stays, as it does for a user.
+    await page.click('#sign-out');
+    assert.equal(await page.evaluate("sessionStorage.getItem('mnemos.inspector.token')"), null);
+    await page.fill('#token-input', guest);
+    await page.press('#token-input', 'Enter');
+    await page.locator('#self-out table').waitFor();
+    await page.click('#nav button[data-view=search]');
+    assert.equal(await page.locator('#search-out li').count(), 0);
+    assert.equal(await page.locator('#search-summary').innerText(), '');
+    assert.equal(await page.locator('#search-input').inputValue(), '');
+    assert.ok(!(await page.locator('body').textContent())!.includes('5521'), 'nothing of the owner is left in the page');
+  });
+
+  it(named('a token revoked while the page is open: the next request is 401, the token is dropped and the page shows nothing more'), async () => {
+    const doomed = await createToken(t.db, 'owner');
+    await signIn(doomed.token);
+    await page.locator('#self-out table').waitFor();
+    await page.click('#nav button[data-view=list]');
+    await page.locator('#list-out li').first().waitFor();
+    await cli(['token', 'revoke', doomed.id, '--db', t.db]);
+    await page.click('#list-next');
+    await page.locator('#error').waitFor();
+    assert.match(await page.locator('#error').innerText(), /^401 unauthorized: /);
+    assert.equal(await page.locator('#view-token').isVisible(), true);
+    assert.equal(await page.locator('#nav').isVisible(), false);
+    assert.equal(await page.evaluate("sessionStorage.getItem('mnemos.inspector.token')"), null);
+    assert.equal(await page.locator('#list-out li').count(), 0);
+    assert.equal(await page.locator('#status-out').textContent(), '');
+  });
+
+  it(named('a server that cannot be reached is said plainly, and the token is kept for when it is back'), async () => {
+    await signIn(owner);
+    await page.locator('#self-out table').waitFor();
+    // The connection refused as by a stopped server, for this one route.
+    await page.route('**/v1/memories?*', (r) => r.abort('connectionrefused'));
+    try {
+      await page.click('#nav button[data-view=list]');
+      await page.locator('#error').waitFor();
+      assert.match(await page.locator('#error').innerText(), /could not reach the Mnemos server at http:\/\/127\.0\.0\.1:\d+ .*Is mnemos serve still running\?/s);
+      assert.equal(await page.evaluate("sessionStorage.getItem('mnemos.inspector.token')"), owner);
+      assert.equal(await page.locator('#busy').isVisible(), false);
+    } finally {
+      await page.unroute('**/v1/memories?*');
+    }
+    await page.click('#nav button[data-view=list]');
+    await page.locator('#list-out li').first().waitFor();
+    assert.equal(await page.locator('#error').isVisible(), false);
+  });
+
+  it(named('a slow answer shows that it is loading, and one the user moved away from does not pull them back'), async () => {
+    let held: (() => Promise<void>) | null = null;
+    const arrived = new Promise<void>((resolve) => {
+      void page.route('**/v1/memories?*', (r) => {
+        held = () => r.continue();
+        resolve();
+      });
+    });
+    try {
+      await page.click('#nav button[data-view=list]');
+      await arrived;
+      assert.equal(await page.locator('#busy').isVisible(), true);
+      assert.equal(await page.locator('body').getAttribute('aria-busy'), 'true');
+      await page.click('#nav button[data-view=search]');
+      const answered = page.waitForResponse((r) => r.url().includes('/v1/memories?'));
+      await held!();
+      await answered;
+      // A round trip through the page after the answer: its handler has run by then.
+      await page.evaluate('new Promise((r) => setTimeout(r, 0))');
+      assert.equal(await page.locator('#view-search').isVisible(), true);
+      assert.equal(await page.locator('#view-list').isVisible(), false);
+      assert.equal(await page.locator('#busy').isVisible(), false);
+    } finally {
+      await page.unroute('**/v1/memories?*');
+    }
     assert.deepEqual(problems, []);
   });
 });

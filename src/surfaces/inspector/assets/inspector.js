@@ -7,6 +7,9 @@
   // sessionStorage: the token lives as long as this tab, is never in a URL, and other tabs and sites never see it.
   const TOKEN_KEY = 'mnemos.inspector.token';
   const PAGE_SIZE = 20;
+  // The most text the list and search routes may answer (MAX_ANSWER_CHARS): the default (20,000) is shared by
+  // a whole page in page order, so one long memory left the rest of the page with empty texts.
+  const MAX_CHARS = 60000;
   const $ = (id) => document.getElementById(id);
 
   /** An element with text (never HTML), attributes and children. */
@@ -47,7 +50,13 @@
     const headers = { Accept: 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    let res;
+    try {
+      res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer' });
+    } catch (err) {
+      // The browser's own words ("Failed to fetch") say neither where nor what to do: a stopped or restarting server.
+      throw new Error(`could not reach the Mnemos server at ${location.origin} (${err?.message ?? err}). Is mnemos serve still running? Try again once it is; the token is kept.`);
+    }
     let data = null;
     try {
       data = await res.json();
@@ -77,7 +86,8 @@
       box.append(el('strong', { text: `${err.status} ${err.code}` }), document.createTextNode(`: ${err.message}`));
       if (err.details?.field) box.append(document.createTextNode(` (field: ${err.details.field})`));
       if (hint) box.append(el('div', { text: hint }));
-      if (err.status === 401) showTokenForm();
+      // A token refused now (revoked while the page was open, or mistyped) is dropped with all it showed.
+      if (err.status === 401) signOut();
     } else {
       box.append(el('strong', { text: 'error' }), document.createTextNode(`: ${err?.message ?? String(err)}`));
     }
@@ -99,19 +109,58 @@
     $('token-input').focus();
   }
 
+  /**
+   * Everything the last token showed, emptied: the next token (a guest after an owner) must not find the owner's
+   * search results or memory still in a view it opens without a new request.
+   */
+  function clearViews() {
+    for (const id of ['status-out', 'self-out', 'search-out', 'list-out', 'detail-out']) $(id).replaceChildren();
+    for (const id of ['search-summary', 'list-summary', 'detail-id']) $(id).textContent = '';
+    $('search-input').value = '';
+    paging.cursors = [null];
+    paging.at = 0;
+    paging.next = null;
+    back = 'list';
+  }
+
+  function signOut() {
+    sessionStorage.removeItem(TOKEN_KEY);
+    generation += 1; // an answer still on its way was asked with the old token: it is not shown
+    setBusy(false);
+    clearViews();
+    showTokenForm();
+  }
+
+  function setBusy(on) {
+    $('busy').hidden = !on;
+    document.body.setAttribute('aria-busy', on ? 'true' : 'false');
+  }
+
+  /**
+   * One user action at a time: a click starts a new generation, and an answer from an older one (a slow list
+   * page arriving after the user moved on to Search) is dropped instead of pulling the user back.
+   * `work` gets `live()` to ask after each await.
+   */
+  let generation = 0;
   async function guarded(work) {
     clearError();
+    const mine = ++generation;
+    const live = () => mine === generation;
+    setBusy(true);
     try {
-      await work();
+      await work(live);
     } catch (err) {
-      showError(err);
+      if (live()) showError(err);
+    } finally {
+      if (live()) setBusy(false);
     }
   }
 
   // Status: memory_status and self_state.
-  async function loadStatus() {
+  async function loadStatus(live) {
     showView('status');
     const [status, self] = await Promise.all([api('GET', '/v1/status'), api('GET', '/v1/self')]);
+    if (!live()) return;
     $('status-out').replaceChildren(table(['field', 'value'], Object.entries(status).map(([k, v]) => [k, v])));
     const parts = (self.parts ?? []).map((p) => [p.part, el('span', { text: p.state, className: `state-${p.state}` }), p.why, p.setting ?? '—']);
     const notes = (self.notes ?? []).map((n) => el('li', { text: n }));
@@ -119,21 +168,37 @@
   }
 
   function memoryLink(id, label) {
-    return el('button', { text: label ?? id, className: 'link', attrs: { type: 'button', 'data-memory-id': id }, onClick: () => void guarded(() => openMemory(id)) });
+    return el('button', { text: label ?? id, className: 'link', attrs: { type: 'button', 'data-memory-id': id }, onClick: () => void guarded((live) => openMemory(id, live)) });
+  }
+
+  /**
+   * A memory's text as the answer holds it. A text the server cut (maxChars; `truncated`) says so where it stops
+   * and offers the whole, read from the history route: a shortened copy is never shown as if it were whole.
+   * dir=auto: an Arabic or Hebrew memory reads right to left in a left-to-right page.
+   */
+  function memoryText(m) {
+    const text = el('div', { className: 'text', text: m.text, attrs: { dir: 'auto' } });
+    if (!m.truncated) return [text];
+    const note = el('p', { className: 'cut' }, [
+      document.createTextNode(m.text ? `The text is cut here: one answer carries at most ${MAX_CHARS.toLocaleString('en')} characters of memory text. ` : `No text shown: one answer carries at most ${MAX_CHARS.toLocaleString('en')} characters of memory text, and the memories before this one used them. `),
+      el('button', { text: 'Read the whole text', className: 'link', attrs: { type: 'button', 'data-whole-text': m.id }, onClick: () => void guarded((live) => openMemory(m.id, live)) }),
+    ]);
+    return m.text ? [text, note] : [note];
   }
 
   // Search: ranked results with their scores and why each matched.
-  async function runSearch(query) {
-    const r = await api('POST', '/v1/search', { query, maxResults: PAGE_SIZE });
+  async function runSearch(query, live) {
+    const r = await api('POST', '/v1/search', { query, maxResults: PAGE_SIZE, maxChars: MAX_CHARS });
+    if (!live()) return;
     const lists = (r.lists ?? []).join(', ') || 'none';
     $('search-summary').textContent = `${r.results.length} result${r.results.length === 1 ? '' : 's'} for "${r.query}" (lists: ${lists})${r.fallback ? `; ${r.fallback}` : ''}`;
-    const canonical = (r.canonical ?? []).map((c) => el('li', { className: 'canonical' }, [el('div', { className: 'meta', text: `settled fact ${c.key} (confidence ${c.confidence})` }), el('div', { className: 'text', text: c.statement ?? c.value })]));
+    const canonical = (r.canonical ?? []).map((c) => el('li', { className: 'canonical' }, [el('div', { className: 'meta', text: `settled fact ${c.key} (confidence ${c.confidence})` }), el('div', { className: 'text', text: c.statement ?? c.value, attrs: { dir: 'auto' } })]));
     const hits = r.results.map((h) => {
       const ranks = Object.entries(h.why?.ranks ?? {}).map(([list, rank]) => `${list} #${rank}`).join(', ');
       const terms = (h.why?.matchedTerms ?? []).join(', ');
       return el('li', { className: 'hit' }, [
         el('div', { className: 'meta' }, [el('span', { className: 'score', text: `score ${Number(h.score).toFixed(4)}` }), document.createTextNode(` · ${h.type} · valid from ${h.validFrom} · `), memoryLink(h.id, 'open')]),
-        el('div', { className: 'text', text: h.text + (h.truncated ? ' […]' : '') }),
+        ...memoryText(h),
         el('div', { className: 'why', text: `why: ${terms ? `terms ${terms}` : 'no query terms'}; ${ranks ? `ranked ${ranks}` : 'no list ranks'}` }),
       ]);
     });
@@ -142,12 +207,13 @@
 
   // List: newest first, paged by the server's nextCursor; earlier cursors are kept for "previous".
   const paging = { cursors: [null], at: 0, next: null };
-  async function loadList(at) {
+  async function loadList(at, live) {
     showView('list');
     const cursor = paging.cursors[at];
-    const q = new URLSearchParams({ limit: String(PAGE_SIZE) });
+    const q = new URLSearchParams({ limit: String(PAGE_SIZE), maxChars: String(MAX_CHARS) });
     if (cursor) q.set('cursor', cursor);
     const page = await api('GET', `/v1/memories?${q}`);
+    if (!live()) return;
     paging.at = at;
     paging.next = page.nextCursor;
     paging.cursors.length = at + 1;
@@ -156,7 +222,7 @@
     $('list-summary').textContent = page.items.length ? `memories ${first}–${first + page.items.length - 1} of ${page.total} (page ${at + 1})` : `no memories visible to this token (${page.total})`;
     $('list-out').replaceChildren(...page.items.map((m) => el('li', { className: 'item' }, [
       el('div', { className: 'meta' }, [document.createTextNode(`${m.type} · ${m.lifecycle} · ${m.visibility} · recorded ${m.recordedAt}${m.tags.length ? ` · tags ${m.tags.join(', ')}` : ''} · `), memoryLink(m.id, 'open')]),
-      el('div', { className: 'text', text: m.text }),
+      ...memoryText(m),
     ])));
     $('list-next').disabled = !page.nextCursor;
     $('list-prev').disabled = at === 0;
@@ -165,10 +231,11 @@
 
   // Detail: the history route (versions and audit), which, unlike GET /v1/memories/:id, recalls nothing.
   let back = 'list';
-  async function openMemory(id) {
+  async function openMemory(id, live) {
     const from = VIEWS.find((v) => !$(`view-${v}`).hidden);
     if (from && from !== 'detail') back = from;
     const h = await api('GET', `/v1/memories/${encodeURIComponent(id)}/history`);
+    if (!live()) return;
     showView('detail');
     $('detail-id').textContent = h.lineageId;
     const out = [];
@@ -177,7 +244,7 @@
     for (const v of h.versions) {
       out.push(el('div', { className: 'version' }, [
         el('div', { className: 'meta', text: `version ${v.version} · ${v.id} · ${v.type} · ${v.lifecycle} · ${v.visibility} · recorded ${v.recordedAt}${v.supersededAt ? ` · superseded ${v.supersededAt}` : ' · current'}` }),
-        el('div', { className: 'text', text: v.text }),
+        el('div', { className: 'text', text: v.text, attrs: { dir: 'auto' } }),
         table(['importance', 'salience', 'accessCount', 'tags', 'source'], [[v.importance, v.salience, v.accessCount, v.tags.join(', ') || '—', v.source]]),
       ]));
     }
@@ -191,23 +258,25 @@
       ev.preventDefault();
       const token = $('token-input').value.trim();
       if (!token) return;
+      clearViews();
       sessionStorage.setItem(TOKEN_KEY, token);
       $('token-input').value = '';
       $('nav').hidden = false;
       void guarded(loadStatus);
     });
     $('sign-out').addEventListener('click', () => {
-      sessionStorage.removeItem(TOKEN_KEY);
       clearError();
-      showTokenForm();
+      signOut();
     });
     for (const b of document.querySelectorAll('#nav button[data-view]')) {
       b.addEventListener('click', () => {
         const view = b.dataset.view;
         if (view === 'status') void guarded(loadStatus);
-        else if (view === 'list') void guarded(() => loadList(0));
+        else if (view === 'list') void guarded((live) => loadList(0, live));
         else {
           clearError();
+          generation += 1; // nothing still loading elsewhere may pull the user back out of the search box
+          setBusy(false);
           showView(view);
           $('search-input').focus();
         }
@@ -216,15 +285,19 @@
     $('search-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
       const query = $('search-input').value.trim();
-      if (query) void guarded(() => runSearch(query));
+      if (query) void guarded((live) => runSearch(query, live));
     });
-    $('list-next').addEventListener('click', () => void guarded(() => loadList(paging.at + 1)));
-    $('list-prev').addEventListener('click', () => void guarded(() => loadList(Math.max(0, paging.at - 1))));
-    $('list-first').addEventListener('click', () => void guarded(() => loadList(0)));
+    $('list-next').addEventListener('click', () => void guarded((live) => loadList(paging.at + 1, live)));
+    $('list-prev').addEventListener('click', () => void guarded((live) => loadList(Math.max(0, paging.at - 1), live)));
+    $('list-first').addEventListener('click', () => void guarded((live) => loadList(0, live)));
     $('detail-back').addEventListener('click', () => {
       clearError();
-      if (back === 'list') void guarded(() => loadList(paging.at));
-      else showView(back);
+      if (back === 'list') void guarded((live) => loadList(paging.at, live));
+      else {
+        generation += 1;
+        setBusy(false);
+        showView(back);
+      }
     });
     if (sessionStorage.getItem(TOKEN_KEY)) {
       $('nav').hidden = false;
