@@ -290,6 +290,24 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     assert.equal(await page.locator('#error').isVisible(), false);
   });
 
+  it(named("the server's browser check refusing the page is not blamed on the token"), async () => {
+    // The real server's refusal of a foreign page: the page's own request, sent on with another site's Origin
+    // (the browser will not change that header itself) and the server's answer handed back to the page.
+    await page.route('**/v1/search', async (r) => r.fulfill({ response: await r.fetch({ headers: { ...r.request().headers(), origin: 'http://evil.example' } }) }));
+    try {
+      await page.click('#nav button[data-view=search]');
+      await page.fill('#search-input', 'harbour lamp');
+      await page.press('#search-input', 'Enter');
+      await page.locator('#error').waitFor();
+      const said = await page.locator('#error').innerText();
+      assert.match(said, /^403 forbidden: requests from web pages at origin "http:\/\/evil\.example" are refused/);
+      assert.match(said, /The server refused this page, not the token/);
+      assert.doesNotMatch(said, /This token may not do that/);
+    } finally {
+      await page.unroute('**/v1/search');
+    }
+  });
+
   it(named('a slow answer shows that it is loading, and one the user moved away from does not pull them back'), async () => {
     let held: (() => Promise<void>) | null = null;
     const arrived = new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -7,7 +8,8 @@ import { Hono } from 'hono';
 import { MnemosError } from '../../src/domain/errors.ts';
 import { browserGuard, browserPolicy } from '../../src/surfaces/http/browser-guard.ts';
 import { named, testStores, type TestStores } from '../helpers/backend.ts';
-import { createToken, spawnServe, type SpawnedServer } from './serve-helpers.ts';
+import { waitForStart } from '../helpers/server-start.ts';
+import { createToken, MNEMOS_BIN, spawnServe, type SpawnedServer } from './serve-helpers.ts';
 
 /**
  * The web inspector promised beside the library, CLI, MCP server and HTTP API
@@ -162,6 +164,30 @@ describe(named('web inspector over HTTP'), () => {
     const rebound = await json('/v1/search', owner, { host: `evil.example:${port}`, origin: `http://evil.example:${port}` }, 'POST', search);
     assert.equal(rebound.status, 403);
     assert.equal(rebound.body.error.details.header, 'Host');
+  });
+
+  it(named('bound beyond loopback with no Host names, the start lines and the refusal of its own page both point to --allow-host'), async () => {
+    assert.doesNotMatch(server.stderr(), /web inspector:/, 'a loopback server checks Host: its inspector just works');
+    const child = spawn(process.execPath, [MNEMOS_BIN, 'serve', '--port', '0', '--host', '0.0.0.0', '--db', t.db, '--consolidate-every-ms', '0', '--search-threads', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      const open = (await waitForStart(child, /mnemos serve: http:\/\/0\.0\.0\.0:(\d+)[^]*web inspector: its searches need --allow-host/, { what: 'mnemos serve --host 0.0.0.0' }))[1]!;
+      // The page's own POST, as the browser sends it: its Origin repeats the Host, which this server cannot vouch for.
+      const host = `127.0.0.1:${open}`;
+      const r = await raw(`http://${host}`, 'POST', '/v1/search', { authorization: `Bearer ${owner}`, host, origin: `http://${host}` }, JSON.stringify({ query: 'quillfeather' }));
+      assert.equal(r.status, 403);
+      const error = JSON.parse(r.text).error;
+      assert.equal(error.code, 'forbidden');
+      assert.deepEqual(error.details, { header: 'Origin', setting: '--allow-host or MNEMOS_ALLOWED_HOSTS' });
+      assert.match(error.message, /it names this server, but the server checks no Host names.*start the server with --allow-host 127\.0\.0\.1$/);
+      // A foreign page is still told about --allow-origin.
+      const foreign = await raw(`http://${host}`, 'POST', '/v1/search', { authorization: `Bearer ${owner}`, host, origin: 'http://evil.example' }, JSON.stringify({ query: 'quillfeather' }));
+      assert.equal(foreign.status, 403);
+      assert.equal(JSON.parse(foreign.text).error.details.setting, '--allow-origin or MNEMOS_ALLOWED_ORIGINS');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 
   it(named('a guest token sees only what a guest may: the public memory, never the owner-only one'), async () => {

@@ -135,6 +135,15 @@ export function browserGuard(policy: BrowserPolicy): MiddlewareHandler {
     // The server's own pages (the web inspector) send their own origin on a POST: same-origin, not a foreign site.
     if (policy.allowedHosts && hostHeader !== undefined && isOwnOrigin(origin, hostHeader)) return next();
     if (!anyOrigin && !policy.allowedOrigins.includes(origin)) {
+      // The server's own page (the inspector) opened where no Host name is checked: "another site" would send the
+      // user after --allow-origin, which cannot help here (the name is what is unproven); --allow-host does.
+      if (!policy.allowedHosts && hostHeader !== undefined && isOwnOrigin(origin, hostHeader)) {
+        const name = hostnameOf(hostHeader) ?? hostHeader.slice(0, 200);
+        throw new MnemosError('forbidden', `requests from web pages at origin ${JSON.stringify(origin.slice(0, 200))} are refused: it names this server, but the server checks no Host names (it is bound to an address other than loopback without --allow-host, or with --allow-host *), so a page under a rebound name would send the same. To use the web inspector at this address, start the server with --allow-host ${name}`, {
+          header: 'Origin',
+          setting: SETTING_HOST,
+        });
+      }
       throw new MnemosError('forbidden', `requests from web pages at origin ${JSON.stringify(origin.slice(0, 200))} are refused: a page on another site must not reach your memory through your browser. To let a page of yours call the server, allow its origin with ${SETTING_ORIGIN}`, {
         header: 'Origin',
         setting: SETTING_ORIGIN,

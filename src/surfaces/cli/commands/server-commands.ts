@@ -126,6 +126,8 @@ export const serveCmd: Command = {
     say(`mnemos serve: ${server.url} (store ${memory.store.location}, namespace ${ctx.namespace})`);
     say(`  HTTP API ${server.url}/v1   MCP ${server.url}/mcp   OpenAPI ${server.url}/openapi.json   inspector ${server.url}/inspector`);
     say(`  web pages: ${browsers.allowedOrigins.length > 0 ? `allowed from ${browsers.allowedOrigins.join(', ')}` : 'none may call it'} (--allow-origin); Host names: ${browsers.allowedHosts ? browsers.allowedHosts.join(', ') : 'any'} (--allow-host)`);
+    // Bound beyond loopback with no Host names, the inspector's searches are refused (docs/SERVER.md, Browsers): say so before a user meets it.
+    if (!browsers.allowedHosts && !browsers.allowedOrigins.includes('*')) say('  web inspector: its searches need --allow-host <the name you open it by> (with no Host names checked, a page naming this server proves nothing)');
     say(`  searches: ${threads > 0 ? `${threads} search thread${threads === 1 ? '' : 's'}` : 'on the event loop'} (--search-threads)`);
     if (boot?.created) {
       say('');

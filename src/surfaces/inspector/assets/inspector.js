@@ -77,12 +77,14 @@
     const box = $('error');
     box.textContent = '';
     if (err instanceof ApiError) {
-      const hint = {
+      let hint = {
         401: 'The token was not accepted: check it, or create one with mnemos token create.',
         403: 'This token may not do that.',
         400: 'The server refused the input.',
         404: 'Not found, or not visible to this token.',
       }[err.status];
+      // A 403 naming a header is the server's browser check refusing this page, not the token's role.
+      if (err.status === 403 && err.details?.header) hint = 'The server refused this page, not the token: see its message above.';
       box.append(el('strong', { text: `${err.status} ${err.code}` }), document.createTextNode(`: ${err.message}`));
       if (err.details?.field) box.append(document.createTextNode(` (field: ${err.details.field})`));
       if (hint) box.append(el('div', { text: hint }));
