@@ -290,6 +290,48 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     assert.equal(await page.locator('#error').isVisible(), false);
   });
 
+  it(named('the list in another order and with filters still pages by nextCursor: every memory once; a bad filter is the server\'s 400'), async () => {
+    assert.equal((await request(server.url, 'POST', '/v1/memories', owner, { text: 'The harbour master keeps the tide bell', type: 'fact', tags: ['harbour-master'] })).status, 201);
+    await signIn(owner);
+    await page.locator('#self-out table').waitFor();
+    const idsOf = () => page.locator('#list-out button[data-memory-id]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-memory-id')!));
+    const walk = async (): Promise<string[]> => {
+      const seen: string[] = [];
+      for (let p = 1; ; p++) {
+        await page.locator('#list-summary', { hasText: `(page ${p})` }).waitFor();
+        seen.push(...(await idsOf()));
+        if (await page.locator('#list-next').isDisabled()) return seen;
+        await page.click('#list-next');
+      }
+    };
+    await page.click('#nav button[data-view=list]');
+    const newest = await walk();
+    await page.selectOption('#list-order', 'recorded_asc');
+    await page.click('#list-form button[type=submit]');
+    await page.locator('#list-summary', { hasText: '(page 1)' }).waitFor();
+    const oldest = await walk();
+    assert.equal(new Set(oldest).size, oldest.length, 'no memory twice');
+    assert.deepEqual([...oldest].sort(), [...newest].sort(), 'the same memories, none skipped');
+    assert.equal(oldest.at(-1), newest[0], 'the newest is last');
+    assert.match(await page.locator('#list-out li').last().innerText(), /tags harbour-master/);
+    // Keyboard: Enter in a filter box applies it.
+    await page.fill('#list-tags', 'harbour-master');
+    await page.press('#list-tags', 'Enter');
+    await page.locator('#list-summary', { hasText: 'matching the filters' }).waitFor();
+    assert.equal(await page.locator('#list-summary').innerText(), 'memories 1–1 of 1 matching the filters (page 1)');
+    assert.match(await page.locator('#list-out li .text').innerText(), /tide bell/);
+    await page.fill('#list-types', 'gossip');
+    await page.press('#list-types', 'Enter');
+    await page.locator('#error').waitFor();
+    assert.match(await page.locator('#error').innerText(), /^400 validation_failed: .*\(field: types/s);
+    await page.fill('#list-types', '');
+    await page.fill('#list-tags', '');
+    await page.selectOption('#list-order', 'recorded_desc');
+    await page.press('#list-tags', 'Enter');
+    await page.locator('#list-summary', { hasText: `of ${newest.length} (page 1)` }).waitFor();
+    assert.equal(await page.locator('#error').isVisible(), false);
+  });
+
   it(named("the server's browser check refusing the page is not blamed on the token"), async () => {
     // The real server's refusal of a foreign page: the page's own request, sent on with another site's Origin
     // (the browser will not change that header itself) and the server's answer handed back to the page.

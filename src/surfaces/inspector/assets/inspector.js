@@ -119,6 +119,8 @@
     for (const id of ['status-out', 'self-out', 'search-out', 'list-out', 'detail-out']) $(id).replaceChildren();
     for (const id of ['search-summary', 'list-summary', 'detail-id']) $(id).textContent = '';
     $('search-input').value = '';
+    $('list-form').reset();
+    paging.filter = listFilter();
     paging.cursors = [null];
     paging.at = 0;
     paging.next = null;
@@ -207,12 +209,23 @@
     $('search-out').replaceChildren(...canonical, ...hits);
   }
 
-  // List: newest first, paged by the server's nextCursor; earlier cursors are kept for "previous".
-  const paging = { cursors: [null], at: 0, next: null };
+  // List: in the chosen order and filters, paged by the server's nextCursor; earlier cursors are kept for
+  // "previous". A cursor is only good with the order and filters it came from, so they are read from the form
+  // once, when the first page is asked for, and kept with the cursors.
+  const commaList = (value) => value.split(',').map((v) => v.trim()).filter(Boolean);
+  function listFilter() {
+    return { order: $('list-order').value, types: commaList($('list-types').value), tags: commaList($('list-tags').value) };
+  }
+  const paging = { cursors: [null], at: 0, next: null, filter: null };
   async function loadList(at, live) {
     showView('list');
     const cursor = paging.cursors[at];
-    const q = new URLSearchParams({ limit: String(PAGE_SIZE), maxChars: String(MAX_CHARS) });
+    if (at === 0) paging.filter = listFilter();
+    const { order, types, tags } = paging.filter;
+    const q = new URLSearchParams({ limit: String(PAGE_SIZE), maxChars: String(MAX_CHARS), order });
+    // Array fields are the parameter repeated (the /v1 GET routes' form).
+    for (const t of types) q.append('types', t);
+    for (const t of tags) q.append('tags', t);
     if (cursor) q.set('cursor', cursor);
     const page = await api('GET', `/v1/memories?${q}`);
     if (!live()) return;
@@ -221,7 +234,8 @@
     paging.cursors.length = at + 1;
     if (page.nextCursor) paging.cursors.push(page.nextCursor);
     const first = at * PAGE_SIZE + 1;
-    $('list-summary').textContent = page.items.length ? `memories ${first}–${first + page.items.length - 1} of ${page.total} (page ${at + 1})` : `no memories visible to this token (${page.total})`;
+    const filtered = types.length || tags.length ? ' matching the filters' : '';
+    $('list-summary').textContent = page.items.length ? `memories ${first}–${first + page.items.length - 1} of ${page.total}${filtered} (page ${at + 1})` : `no memories${filtered} visible to this token (${page.total})`;
     $('list-out').replaceChildren(...page.items.map((m) => el('li', { className: 'item' }, [
       el('div', { className: 'meta' }, [document.createTextNode(`${m.type} · ${m.lifecycle} · ${m.visibility} · recorded ${m.recordedAt}${m.tags.length ? ` · tags ${m.tags.join(', ')}` : ''} · `), memoryLink(m.id, 'open')]),
       ...memoryText(m),
@@ -288,6 +302,10 @@
       ev.preventDefault();
       const query = $('search-input').value.trim();
       if (query) void guarded((live) => runSearch(query, live));
+    });
+    $('list-form').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      void guarded((live) => loadList(0, live));
     });
     $('list-next').addEventListener('click', () => void guarded((live) => loadList(paging.at + 1, live)));
     $('list-prev').addEventListener('click', () => void guarded((live) => loadList(Math.max(0, paging.at - 1), live)));
