@@ -332,6 +332,25 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     assert.equal(await page.locator('#error').isVisible(), false);
   });
 
+  it(named("the memory view shows a version's metadata and validity as text, and takes the keyboard focus"), async () => {
+    const stored = await request(server.url, 'POST', '/v1/memories', owner, { text: 'The ferry timetable changed in spring', type: 'fact', metadata: { file: '<b>notes/ferry.md</b>', line: 12 }, sessionId: 'trip-7' });
+    assert.equal(stored.status, 201, JSON.stringify(stored.body));
+    await page.click('#nav button[data-view=search]');
+    await page.fill('#search-input', 'ferry timetable');
+    await page.press('#search-input', 'Enter');
+    const open = page.locator('#search-out li.hit', { hasText: 'ferry timetable' }).locator('button[data-memory-id]');
+    await open.focus();
+    await page.keyboard.press('Enter');
+    await page.locator('#view-detail .version').first().waitFor();
+    assert.equal(await page.evaluate('document.activeElement.id'), 'detail-heading');
+    const facts = await page.locator('#detail-out .version table').first().innerText();
+    assert.match(facts, /"file": "<b>notes\/ferry\.md<\/b>"/);
+    assert.match(facts, /"line": 12/);
+    assert.match(facts, /trip-7/);
+    assert.match(facts, /– now/);
+    assert.equal(await page.locator('#detail-out b').count(), 0);
+  });
+
   it(named("the server's browser check refusing the page is not blamed on the token"), async () => {
     // The real server's refusal of a foreign page: the page's own request, sent on with another site's Origin
     // (the browser will not change that header itself) and the server's answer handed back to the page.

@@ -261,12 +261,18 @@
       out.push(el('div', { className: 'version' }, [
         el('div', { className: 'meta', text: `version ${v.version} · ${v.id} · ${v.type} · ${v.lifecycle} · ${v.visibility} · recorded ${v.recordedAt}${v.supersededAt ? ` · superseded ${v.supersededAt}` : ' · current'}` }),
         el('div', { className: 'text', text: v.text, attrs: { dir: 'auto' } }),
-        table(['importance', 'salience', 'accessCount', 'tags', 'source'], [[v.importance, v.salience, v.accessCount, v.tags.join(', ') || '—', v.source]]),
+        // Everything a version holds besides its text, metadata included (an import's file and place, an agent's own
+        // fields): looking at a memory must not need the JSON route. All of it goes in as text.
+        table(['importance', 'salience', 'accessCount', 'tags', 'valid', 'expiresAt', 'session', 'agent', 'source', 'metadata'], [[
+          v.importance, v.salience, v.accessCount, v.tags.join(', ') || '—', `${v.validFrom} – ${v.validTo ?? 'now'}`, v.expiresAt, v.sessionId, v.agentId, v.source, v.metadata,
+        ]]),
       ]));
     }
     out.push(el('h3', { text: `Audit (${h.audit.length})` }));
     out.push(table(['at', 'action', 'actor', 'memory', 'details'], h.audit.map((e) => [e.at, e.action, e.actor ?? '—', e.memoryId, e.details])));
     $('detail-out').replaceChildren(...out);
+    // The button that opened it is gone from view: keyboard focus moves to the memory's heading, not back to the top.
+    $('detail-heading').focus();
   }
 
   function start() {
