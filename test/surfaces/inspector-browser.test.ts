@@ -351,6 +351,33 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     assert.equal(await page.locator('#detail-out b').count(), 0);
   });
 
+  it(named('search by type and with more results; a bad type is the server\'s 400'), async () => {
+    await page.click('#nav button[data-view=search]');
+    await page.fill('#search-input', 'harbour lamp relit');
+    await page.press('#search-input', 'Enter');
+    await page.locator('#search-summary', { hasText: 'for "harbour lamp relit"' }).waitFor();
+    assert.equal(await page.locator('#search-out li.hit').count(), 20);
+    assert.match(await page.locator('#search-summary').innerText(), /there may be more: ask for 50/);
+    await page.selectOption('#search-max', '50');
+    await page.press('#search-input', 'Enter');
+    await page.locator('#search-summary', { hasText: /^2[5-9] results/ }).waitFor();
+    assert.doesNotMatch(await page.locator('#search-summary').innerText(), /there may be more/);
+    // Every lantern note is a fact: none is an episode.
+    await page.fill('#search-types', 'episode');
+    await page.press('#search-types', 'Enter');
+    await page.locator('#search-summary', { hasText: 'among episode' }).waitFor();
+    assert.equal(await page.locator('#search-out li.hit').count(), 0);
+    await page.fill('#search-types', 'fact, gossip');
+    await page.press('#search-types', 'Enter');
+    await page.locator('#error').waitFor();
+    assert.match(await page.locator('#error').innerText(), /^400 validation_failed: .*\(field: types/s);
+    await page.fill('#search-types', 'fact');
+    await page.press('#search-types', 'Enter');
+    await page.locator('#search-summary', { hasText: 'among fact' }).waitFor();
+    assert.ok((await page.locator('#search-out li.hit').count()) >= 25);
+    assert.equal(await page.locator('#error').isVisible(), false);
+  });
+
   it(named("the server's browser check refusing the page is not blamed on the token"), async () => {
     // The real server's refusal of a foreign page: the page's own request, sent on with another site's Origin
     // (the browser will not change that header itself) and the server's answer handed back to the page.

@@ -118,7 +118,7 @@
   function clearViews() {
     for (const id of ['status-out', 'self-out', 'search-out', 'list-out', 'detail-out']) $(id).replaceChildren();
     for (const id of ['search-summary', 'list-summary', 'detail-id']) $(id).textContent = '';
-    $('search-input').value = '';
+    $('search-form').reset();
     $('list-form').reset();
     paging.filter = listFilter();
     paging.cursors = [null];
@@ -192,10 +192,14 @@
 
   // Search: ranked results with their scores and why each matched.
   async function runSearch(query, live) {
-    const r = await api('POST', '/v1/search', { query, maxResults: PAGE_SIZE, maxChars: MAX_CHARS });
+    const types = commaList($('search-types').value);
+    const maxResults = Number($('search-max').value);
+    const r = await api('POST', '/v1/search', { query, maxResults, maxChars: MAX_CHARS, ...(types.length ? { types } : {}) });
     if (!live()) return;
     const lists = (r.lists ?? []).join(', ') || 'none';
-    $('search-summary').textContent = `${r.results.length} result${r.results.length === 1 ? '' : 's'} for "${r.query}" (lists: ${lists})${r.fallback ? `; ${r.fallback}` : ''}`;
+    const among = types.length ? ` among ${types.join(', ')}` : '';
+    const more = r.results.length === maxResults && maxResults < 50 ? '; there may be more: ask for 50' : '';
+    $('search-summary').textContent = `${r.results.length} result${r.results.length === 1 ? '' : 's'} for "${r.query}"${among} (lists: ${lists})${more}${r.fallback ? `; ${r.fallback}` : ''}`;
     const canonical = (r.canonical ?? []).map((c) => el('li', { className: 'canonical' }, [el('div', { className: 'meta', text: `settled fact ${c.key} (confidence ${c.confidence})` }), el('div', { className: 'text', text: c.statement ?? c.value, attrs: { dir: 'auto' } })]));
     const hits = r.results.map((h) => {
       const ranks = Object.entries(h.why?.ranks ?? {}).map(([list, rank]) => `${list} #${rank}`).join(', ');
