@@ -106,8 +106,8 @@ describe(named('web inspector over HTTP'), () => {
     assert.doesNotMatch(r.text, /<style|\sstyle=|\son[a-z]+=/i);
   });
 
-  it(named('the script and the style sheet are served with their types and the same headers'), async () => {
-    for (const [name, type] of [['inspector.js', /^text\/javascript; charset=utf-8/], ['inspector.css', /^text\/css; charset=utf-8/]] as const) {
+  it(named('the script, the style sheet and the icon are served with their types and the same headers'), async () => {
+    for (const [name, type] of [['inspector.js', /^text\/javascript; charset=utf-8/], ['inspector.css', /^text\/css; charset=utf-8/], ['favicon.svg', /^image\/svg\+xml$/]] as const) {
       const r = await raw(server.url, 'GET', `/inspector/assets/${name}`, {});
       assert.equal(r.status, 200, name);
       assert.match(String(r.headers['content-type']), type, name);
@@ -120,7 +120,7 @@ describe(named('web inspector over HTTP'), () => {
     assert.doesNotMatch(js, /localStorage/);
   });
 
-  it(named('an unknown asset is 404, and no path outside the three files is ever read (traversal)'), async () => {
+  it(named('an unknown asset is 404, and no path outside the four files is ever read (traversal)'), async () => {
     const unknown = await raw(server.url, 'GET', '/inspector/assets/nope.js', {});
     assert.equal(unknown.status, 404);
     assert.equal(JSON.parse(unknown.text).error.code, 'not_found');

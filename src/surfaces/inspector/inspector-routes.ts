@@ -12,6 +12,8 @@ import type { Context, Env, Hono } from 'hono';
 const ASSETS: Readonly<Record<string, { file: string; type: string }>> = {
   'inspector.js': { file: 'inspector.js', type: 'text/javascript; charset=utf-8' },
   'inspector.css': { file: 'inspector.css', type: 'text/css; charset=utf-8' },
+  // Named by the page: without it every load asked for /favicon.ico and logged a 404 in the console.
+  'favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };
 const PAGE = { file: 'index.html', type: 'text/html; charset=utf-8' };
 
