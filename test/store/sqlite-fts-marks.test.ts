@@ -185,3 +185,51 @@ test('a SQLite store whose full-text table is declared otherwise than its migrat
     await t.cleanup();
   }
 });
+
+test('a SQLite store from before migration 14 upgrades in one open: both re-indexings of its full-text index are kept', sqliteOnly('FTS5 is the SQLite full-text index'), async () => {
+  // Migrations 14 (texts of scripts without spaces) and 15 (the tokenizer) both write memories_fts. Run in one
+  // transaction, 15's rewrite of the declaration met 14's uncommitted index writes as a corrupt index, and a
+  // store of that release that held such texts could no longer be opened at all.
+  const t = testStores();
+  try {
+    const spaceless = Array.from({ length: 120 }, (_, i) => `${['我的猫很可爱', '東京タワーに行きました'][i % 2]} ${i}`);
+    const english = Array.from({ length: 120 }, (_, i) => `${ENGLISH[i % ENGLISH.length]} ${i}`);
+    const all = [...WITH_MARKS, ...DECOYS, ...spaceless, ...english];
+    await fill(t.db, all);
+    const raw = new Database(t.db);
+    try {
+      const declared = (raw.prepare("SELECT sql FROM sqlite_schema WHERE name = 'memories_fts'").get() as { sql: string }).sql;
+      declare(raw, declared.replace(KEEPS_MARKS, SPLITS_AT_MARKS));
+      raw.transaction(() => {
+        for (const r of raw.prepare('SELECT rowid, text FROM memories').all() as { rowid: number; text: string }[]) {
+          raw.prepare('DELETE FROM memories_fts WHERE rowid = ?').run(r.rowid);
+          raw.prepare('INSERT INTO memories_fts (rowid, terms) VALUES (?, ?)').run(r.rowid, analyze(r.text).join(' '));
+        }
+      })();
+      raw.pragma('user_version = 13');
+    } finally {
+      raw.close();
+    }
+
+    const heard: MigrationProgress[] = [];
+    const m = await openMemory({ db: t.db, onProgress: (p) => heard.push(p) });
+    try {
+      assert.equal(await m.store.schemaVersion(), LATEST_SCHEMA_VERSION);
+      assert.deepEqual([...new Set(heard.map((p) => p.migration))], [14, 15], 'both re-indexings ran');
+      const found = await m.search({ query: '我的猫很可爱', mode: 'keyword', limit: 200 });
+      const cats = spaceless.filter((s) => s.startsWith('我的猫很可爱')).sort();
+      assert.deepEqual(found.hits.slice(0, cats.length).map((h) => h.memory.text).sort(), cats, 'every text holding the words ranks first');
+    } finally {
+      await m.close();
+    }
+    const db = new Database(t.db);
+    try {
+      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+      assertAgreesWithAnalyzer(db, all);
+    } finally {
+      db.close();
+    }
+  } finally {
+    await t.cleanup();
+  }
+});

@@ -11,9 +11,9 @@ import type { MigrationProgressListener, TextProgress } from '../../ports/migrat
 export type Analyze = (text: string) => string[];
 
 /**
- * Numbered migrations. Each runs once, in order, inside one IMMEDIATE
- * transaction together with the version bump, so two processes opening a new
- * file at the same time cannot both apply it. Never edit a released
+ * Numbered migrations. Each runs once, in order, inside an IMMEDIATE
+ * transaction of its own together with its version bump, so two processes
+ * opening a new file at the same time cannot both apply it. Never edit a released
  * migration: add the next number.
  */
 export interface Migration {
@@ -311,18 +311,27 @@ export function migrate(db: Database.Database, analyze: Analyze, onProgress?: Mi
   const found = db.pragma('user_version', { simple: true }) as number;
   refuseNewerSchema(found, LATEST_SCHEMA_VERSION, 'SQLite');
   if (found === LATEST_SCHEMA_VERSION) return found;
-  const run = db.transaction(() => {
-    let current = db.pragma('user_version', { simple: true }) as number;
-    for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
-      if (m.version <= current) continue;
+  // One transaction per migration, each committed with its version bump: a process killed part-way leaves
+  // the store at the last migration it finished, which the next open continues from. Not one transaction
+  // for all of them: FTS5 keeps a transaction's index writes in memory until commit, and migration 15's
+  // rewrite of the index's declaration (fts-marks.ts) reconnects the table, which then read the writes
+  // migration 14 had made in the same transaction as a corrupt index, so a store from before 14 with
+  // texts in it could not be opened at all ("constraint failed", "fts5: corruption found").
+  let current = found;
+  for (const m of [...MIGRATIONS].sort((a, b) => a.version - b.version)) {
+    if (m.version <= current) continue;
+    const step = db.transaction((): number => {
+      // Read again under the write lock: another process opening the store may have applied it meanwhile.
+      const now = db.pragma('user_version', { simple: true }) as number;
+      if (m.version <= now) return now;
       if (m.sql) db.exec(m.sql);
       m.run?.(db, analyze, (done, total) => onProgress?.({ migration: m.version, name: m.name, done, total }));
       db.pragma(`user_version = ${m.version}`);
-      current = m.version;
-    }
-    return current;
-  });
-  return run.immediate();
+      return m.version;
+    });
+    current = step.immediate();
+  }
+  return current;
 }
 
 export const LATEST_SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
