@@ -1,4 +1,4 @@
-import { existsSync, linkSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { MnemosError } from '../domain/errors.ts';
 
 /**
@@ -17,6 +17,11 @@ import { MnemosError } from '../domain/errors.ts';
  *   unlink, which never overwrites a file that appeared meanwhile.
  *   `companions` (suffixes such as `.batch`, a journal's batch intent, or a
  *   log's `.head`) move with it.
+ * - The current name and an old one are hard links of one file: a take-over
+ *   was cut short (killed between the link and the unlink). It is finished
+ *   now: companions still under the old name move (a journal's batch intent
+ *   left there would let the next repair keep half a batch), and the old
+ *   name goes.
  * - The old file is locked (`<old>.lock`: a writer of an earlier version is
  *   at work, or one was killed and its lock is stale until the next writer
  *   takes it over), or the folder refuses the rename (read-only): the old
@@ -34,7 +39,11 @@ export function adoptLegacyStateFile(path: string, legacyPaths: readonly string[
       { paths: distinct },
     );
   }
-  if (current || old.length === 0) return path;
+  if (current) {
+    for (const from of interruptedTakeOvers(path, legacyPaths)) finishTakeOver(from, path, companions);
+    return path;
+  }
+  if (old.length === 0) return path;
   const from = old[0]!;
   if (existsSync(`${from}.lock`)) return from;
   try {
@@ -44,6 +53,12 @@ export function adoptLegacyStateFile(path: string, legacyPaths: readonly string[
     if ((err as { code?: string }).code === 'EEXIST' || existsSync(path)) return path;
     return from;
   }
+  finishTakeOver(from, path, companions);
+  return path;
+}
+
+/** Once `path` is a hard link of `from`: moves the companions still beside `from`, then removes that name. */
+function finishTakeOver(from: string, path: string, companions: readonly string[]): void {
   for (const suffix of companions) {
     try {
       if (existsSync(from + suffix) && !existsSync(path + suffix)) renameSync(from + suffix, path + suffix);
@@ -56,7 +71,30 @@ export function adoptLegacyStateFile(path: string, legacyPaths: readonly string[
   } catch {
     // Left as a second name of the same file: the current name wins from now on.
   }
-  return path;
+}
+
+/**
+ * Old names that are hard links of the file at `path`: what a take-over
+ * killed after its link leaves. Not a symbolic link (someone's own
+ * arrangement, not ours to remove), nor an old name a writer of an earlier
+ * version holds locked (it may be writing its batch intent there now).
+ */
+function interruptedTakeOvers(path: string, legacyPaths: readonly string[]): string[] {
+  let here: { dev: number; ino: number };
+  try {
+    here = statSync(path);
+  } catch {
+    return [];
+  }
+  return legacyPaths.filter((p) => {
+    if (p === path || existsSync(`${p}.lock`)) return false;
+    try {
+      const st = lstatSync(p);
+      return !st.isSymbolicLink() && st.dev === here.dev && st.ino === here.ino;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /**

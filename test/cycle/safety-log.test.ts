@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import type { MnemosError } from '../../src/domain/errors.ts';
 import { join } from 'node:path';
 import { FileDurableEventLog } from '../../src/cognition/durable-log-file.ts';
@@ -220,4 +220,42 @@ test('taking over an old state file: two names of one file are one file; a locke
   assert.throws(() => adoptLegacyStateFile(current, [a, b]), (err: MnemosError) => err.code === 'conflict' && err.message.includes(current) && err.message.includes(a));
   assert.equal(readFileSync(a, 'utf8'), 'two\n');
   assert.equal(stateFileInPlace(current, [a, b]), current, 'a report shows the current file and refuses nothing');
+});
+
+test('a take-over killed after its link is finished at the next use: the companions move and the old name goes', (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const current = join(tmp.dir, 'new.metta');
+  const old = join(tmp.dir, 'old.metta');
+  writeFileSync(old, 'one\n');
+  // What a process killed between linkSync and moving the companions leaves: two names of one file, the
+  // batch intent and the head still beside the old one. Read by the current name, the intent was never seen.
+  linkSync(old, current);
+  writeFileSync(`${old}.batch`, '{"from":4,"bytes":10,"records":2}');
+  writeFileSync(`${old}.head`, 'h');
+  assert.equal(adoptLegacyStateFile(current, [old], ['.batch', '.head']), current);
+  assert.equal(readFileSync(`${current}.batch`, 'utf8'), '{"from":4,"bytes":10,"records":2}');
+  assert.equal(readFileSync(`${current}.head`, 'utf8'), 'h');
+  assert.equal(existsSync(old), false, 'the old name is gone');
+  assert.equal(existsSync(`${old}.batch`), false);
+  assert.equal(readFileSync(current, 'utf8'), 'one\n');
+
+  // A companion already under the current name is the newer one: the old one is left, not moved over it.
+  linkSync(current, old);
+  writeFileSync(`${old}.head`, 'stale');
+  assert.equal(adoptLegacyStateFile(current, [old], ['.head']), current);
+  assert.equal(readFileSync(`${current}.head`, 'utf8'), 'h');
+  assert.equal(existsSync(old), false);
+  unlinkSync(`${old}.head`);
+
+  // Not ours to finish: an old name locked by a writer of an earlier version, or a symbolic link someone made.
+  linkSync(current, old);
+  writeFileSync(`${old}.lock`, '{}');
+  assert.equal(adoptLegacyStateFile(current, [old]), current);
+  assert.ok(existsSync(old), 'a locked old name stays');
+  unlinkSync(`${old}.lock`);
+  unlinkSync(old);
+  symlinkSync(current, old);
+  assert.equal(adoptLegacyStateFile(current, [old]), current);
+  assert.ok(existsSync(old), 'a symbolic link stays');
 });

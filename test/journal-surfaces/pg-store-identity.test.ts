@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, linkSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { parsePgUrl } from '../../src/adapters/postgres/connection.ts';
@@ -267,6 +267,33 @@ test(named('processes opening one fresh store at once agree on its identity; a d
     assert.equal(new Set(again).size, 1, again.join(' '));
     assert.notEqual(again[0], first[0]);
     assert.equal((await rawSql(stores.db, 'SELECT count(*) AS n FROM mnemos_store_identity'))[0]!.n, '1');
+  } finally {
+    await stores.cleanup();
+  }
+});
+
+test(named('a take-over of an old-named journal killed after its link is finished by the next open: half a batch is still removed whole'), NEEDS, async () => {
+  const stores = testStores();
+  try {
+    mkdirSync(join(stores.dir, '.mnemos'));
+    const journal = oldJournal(stores.dir, urlDataIdentity(stores.db));
+    writeFileSync(journal, REFERENCE_EXAMPLE);
+    // An earlier version's appendMany killed part-way: its intent, then the first record and half the second.
+    const batch = record('mc-b1', 'c-b1') + record('mc-b2', 'c-b2');
+    const from = statSync(journal).size;
+    writeFileSync(`${journal}.batch`, JSON.stringify({ from, bytes: Buffer.byteLength(batch), records: 2 }));
+    appendFileSync(journal, batch.slice(0, batch.length - 40));
+    const current = await using(stores, stores.db, (m) => join(stores.dir, '.mnemos', `journal.${identityDigest(m.store.identity!)}.metta`));
+    // Then this version's take-over, killed between its link and moving the intent.
+    linkSync(journal, current);
+    await using(stores, stores.db, async (m) => {
+      assert.equal(m.journalPath, current);
+      assert.equal((await m.journalQuery({ by: 'cluster', value: 'mc-b1' })).count, 0, 'no record of the unfinished batch is read');
+      assert.equal((await m.journalQuery({ by: 'about', value: 'parser' })).count, 1);
+    });
+    assert.equal(existsSync(journal), false, 'the old name is gone');
+    assert.equal(existsSync(`${journal}.batch`), false);
+    assert.ok(existsSync(`${current}.batch`), 'the intent moved with the journal, for its next writer to settle');
   } finally {
     await stores.cleanup();
   }
