@@ -96,7 +96,7 @@ export function journalPathOf(ctx: ServiceContext, namespace: string, opts: { in
   };
   const path = named(server ? storeIdentity(ctx.store) : null);
   const legacy = server ? legacyStoreIdentities(ctx.store).map(named) : [];
-  return opts.inPlace ? stateFileInPlace(path, legacy) : adoptLegacyStateFile(path, legacy, JOURNAL_COMPANIONS);
+  return opts.inPlace ? stateFileInPlace(path, legacy, JOURNAL_COMPANIONS) : adoptLegacyStateFile(path, legacy, JOURNAL_COMPANIONS);
 }
 
 /** Files that go with a journal and move with it (journal.ts: the batch intent; the lock is per use and is not moved). */

@@ -6,6 +6,13 @@ import { MnemosError } from '../domain/errors.ts';
  * log) that earlier versions named by another store identity
  * (state-dir.ts legacyStoreIdentities), and returns the path to use.
  *
+ * An empty file that nobody holds (no `.lock`, no companion such as a log's
+ * `.head` or a journal's `.batch`) holds nothing to keep: an earlier
+ * version made one whenever it opened a cycle through a URL, events or
+ * not. It is not a second copy of anything, so it never makes a conflict
+ * (it stays where it is, ignored); and an empty current file gives way to
+ * the one old file that holds something.
+ *
  * - No old name holds a file: the current name is used.
  * - Two of the names (current or old) hold different files: one store has
  *   two journals or two logs (it was reached as `localhost` and as
@@ -29,8 +36,10 @@ import { MnemosError } from '../domain/errors.ts';
  *   use. The lock is not moved: a live writer holds it under the old name.
  */
 export function adoptLegacyStateFile(path: string, legacyPaths: readonly string[], companions: readonly string[] = []): string {
-  const { current, old } = existingStateFiles(path, legacyPaths);
-  const distinct = [...(current ? [path] : []), ...old];
+  const { current, currentHoldsNothing, old } = existingStateFiles(path, legacyPaths, companions);
+  // An empty current file (a cycle opened through this URL first, with no events) is replaced by the old file that holds them.
+  const replaceEmpty = current && currentHoldsNothing && old.length > 0;
+  const distinct = [...(current && !replaceEmpty ? [path] : []), ...old];
   if (distinct.length > 1) {
     const [a, b] = distinct as [string, string];
     throw new MnemosError(
@@ -39,13 +48,21 @@ export function adoptLegacyStateFile(path: string, legacyPaths: readonly string[
       { paths: distinct },
     );
   }
-  if (current) {
+  if (current && !replaceEmpty) {
     for (const from of interruptedTakeOvers(path, legacyPaths)) finishTakeOver(from, path, companions);
     return path;
   }
   if (old.length === 0) return path;
   const from = old[0]!;
   if (existsSync(`${from}.lock`)) return from;
+  if (replaceEmpty) {
+    try {
+      // Checked again just before: a writer that took it meanwhile has its lock there, or has written.
+      if (holdsNothing(path, statSync(path).size, companions)) unlinkSync(path);
+    } catch {
+      // Gone already (another process is taking the old file over too): the link below settles who did.
+    }
+  }
   try {
     linkSync(from, path);
   } catch (err) {
@@ -103,31 +120,41 @@ function interruptedTakeOvers(path: string, legacyPaths: readonly string[]): str
  * else the old name that does. For reports (self_state) that must show
  * where the file is without taking it over.
  */
-export function stateFileInPlace(path: string, legacyPaths: readonly string[]): string {
-  const { current, old } = existingStateFiles(path, legacyPaths);
-  return current || old.length === 0 ? path : old[0]!;
+export function stateFileInPlace(path: string, legacyPaths: readonly string[], companions: readonly string[] = []): string {
+  const { current, currentHoldsNothing, old } = existingStateFiles(path, legacyPaths, companions);
+  return (current && !(currentHoldsNothing && old.length > 0)) || old.length === 0 ? path : old[0]!;
 }
 
-/** Whether the current name holds a file, and the old names holding a file other than it (one per file). */
-function existingStateFiles(path: string, legacyPaths: readonly string[]): { current: boolean; old: string[] } {
+/** An empty file with no lock and no companion beside it: nothing is in it, and nobody is about to write it. */
+function holdsNothing(path: string, size: number, companions: readonly string[]): boolean {
+  return size === 0 && !existsSync(`${path}.lock`) && companions.every((suffix) => !existsSync(path + suffix));
+}
+
+/**
+ * Whether the current name holds a file (and whether that file holds nothing),
+ * and the old names holding a file other than it (one per file) with
+ * something in it or someone at it: old files that hold nothing are left out.
+ */
+function existingStateFiles(path: string, legacyPaths: readonly string[], companions: readonly string[]): { current: boolean; currentHoldsNothing: boolean; old: string[] } {
   const seen = new Set<string>();
-  const fileOf = (p: string): string | null => {
+  const fileOf = (p: string): { id: string; size: number } | null => {
     try {
       const st = statSync(p);
-      return `${st.dev}:${st.ino}`;
+      return { id: `${st.dev}:${st.ino}`, size: st.size };
     } catch {
       return null;
     }
   };
   const here = fileOf(path);
-  if (here !== null) seen.add(here);
+  if (here !== null) seen.add(here.id);
   const old: string[] = [];
   for (const p of legacyPaths) {
     if (p === path) continue;
     const f = fileOf(p);
-    if (f === null || seen.has(f)) continue;
-    seen.add(f);
+    if (f === null || seen.has(f.id)) continue;
+    seen.add(f.id);
+    if (holdsNothing(p, f.size, companions)) continue;
     old.push(p);
   }
-  return { current: here !== null, old };
+  return { current: here !== null, currentHoldsNothing: here !== null && holdsNothing(path, here.size, companions), old };
 }

@@ -259,3 +259,72 @@ test('a take-over killed after its link is finished at the next use: the compani
   assert.equal(adoptLegacyStateFile(current, [old]), current);
   assert.ok(existsSync(old), 'a symbolic link stays');
 });
+
+// An earlier version made a log file whenever a cycle opened through a URL, events or not. A store reached as
+// 127.0.0.1 (its pending events) and once as localhost (no events: an empty file) upgraded into a conflict that
+// no replay could settle: whichever URL opened first, the other was refused for good.
+test('an empty log an earlier version left under another URL\'s name is nothing to keep: it neither blocks nor is blocked', async (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const identity = 'postgres:store:0b6f6c1e-8a58-4c1b-9d2c-3f9e2f7b1a11';
+  const byAddress = { ...pg('postgres://u:***@127.0.0.1:5432/db?schema=a'), identity };
+  const byName = { ...pg('postgres://u:***@localhost:5432/db?schema=a'), identity };
+  const oldLog = (s: { backend: string; location: string }) => join(tmp.dir, safetyLogName(legacyStoreIdentities(s)[0]!, 'default'));
+  const seed = await FileDurableEventLog.open(oldLog(byAddress));
+  await seed.append(ev('B'));
+  await seed.close();
+  const empty = await FileDurableEventLog.open(oldLog(byName));
+  await empty.close();
+  assert.equal(readFileSync(oldLog(byName), 'utf8'), '', 'the earlier version left an empty file');
+
+  // localhost first: its empty old file is not taken over, and the new log it makes is empty too...
+  const first = await openSafetyLog(byName, tmp.dir, 'default');
+  assert.deepEqual(await first.log.pending(), []);
+  await first.log.close();
+  // ...so 127.0.0.1 then takes its old log over in place of the empty one, pending event and all.
+  const second = await openSafetyLog(byAddress, tmp.dir, 'default');
+  assert.deepEqual((await second.log.pending()).map((e) => e.eventId), ['B']);
+  await second.log.close();
+  assert.equal(existsSync(oldLog(byAddress)), false);
+  // And localhost again finds the store's log, not a conflict with its own empty old file.
+  const third = await openSafetyLog(byName, tmp.dir, 'default');
+  assert.deepEqual((await third.log.pending()).map((e) => e.eventId), ['B']);
+  await third.log.close();
+});
+
+test('an old state file holds nothing only when empty, unlocked and alone: one being written or cut to nothing still conflicts', (t) => {
+  const tmp = tempDir();
+  t.after(tmp.cleanup);
+  const current = join(tmp.dir, 'new.jsonl');
+  const full = join(tmp.dir, 'full.jsonl');
+  const empty = join(tmp.dir, 'empty.jsonl');
+  writeFileSync(full, 'one\n');
+  writeFileSync(`${full}.head`, 'h');
+  writeFileSync(empty, '');
+  assert.equal(stateFileInPlace(current, [empty, full], ['.head']), full, 'a report names the file that holds something');
+  assert.equal(adoptLegacyStateFile(current, [empty, full], ['.head']), current);
+  assert.equal(readFileSync(current, 'utf8'), 'one\n');
+  assert.equal(readFileSync(`${current}.head`, 'utf8'), 'h');
+  assert.equal(readFileSync(empty, 'utf8'), '', 'the empty file is left where it was');
+  assert.equal(adoptLegacyStateFile(current, [empty, full], ['.head']), current, 'and makes no conflict later either');
+
+  // Empty but locked: a writer of an earlier version may be about to append. Empty beside a head: a log cut to nothing.
+  writeFileSync(`${empty}.lock`, '{}');
+  assert.throws(() => adoptLegacyStateFile(current, [empty], ['.head']), (err: MnemosError) => err.code === 'conflict' && err.message.includes(empty));
+  unlinkSync(`${empty}.lock`);
+  writeFileSync(`${empty}.head`, 'h');
+  assert.throws(() => adoptLegacyStateFile(current, [empty], ['.head']), (err: MnemosError) => err.code === 'conflict' && err.message.includes(empty));
+  unlinkSync(`${empty}.head`);
+
+  // An empty current file that someone holds (its lock) is not replaced: the old file that holds something conflicts with it.
+  const other = join(tmp.dir, 'other.jsonl');
+  const fresh = join(tmp.dir, 'fresh.jsonl');
+  writeFileSync(other, 'two\n');
+  writeFileSync(fresh, '');
+  writeFileSync(`${fresh}.lock`, '{}');
+  assert.throws(() => adoptLegacyStateFile(fresh, [other]), (err: MnemosError) => err.code === 'conflict' && err.message.includes(fresh) && err.message.includes(other));
+  unlinkSync(`${fresh}.lock`);
+  assert.equal(adoptLegacyStateFile(fresh, [other]), fresh, 'unheld, it gives way');
+  assert.equal(readFileSync(fresh, 'utf8'), 'two\n');
+  assert.equal(existsSync(other), false);
+});
