@@ -169,13 +169,9 @@ export interface FileSession {
  * The caller's transcript sessions named by a path that is not their real
  * path (a file imported through a link), by real path: how an import through
  * the real path, or another link, finds the session the file's turns are
- * already under. Walked and kept as linkedPaths is, one look-up per session.
+ * already under (every such session, first found first). Walked and kept as
+ * linkedPaths is, one look-up per session.
  */
-export async function linkedSessionOf(ctx: ServiceContext, p: Principal, real: string): Promise<FileSession | null> {
-  return (await linkedSessionsOf(ctx, p, real))[0] ?? null;
-}
-
-/** Every session the caller's store holds the file at `real` by through a path that is not its real path, first found first. */
 export async function linkedSessionsOf(ctx: ServiceContext, p: Principal, real: string): Promise<FileSession[]> {
   return (await cachedWalk(linkedSessions, ctx, p, walkLinkedSessions)).get(real) ?? [];
 }

@@ -25,7 +25,7 @@ import { looksLikeTranscript, parseTranscript, transcriptInputs } from './transc
 import { speakerChangesAsVersions } from './turn-speakers.ts';
 import { decodeUtf8, fileHead, fileLines, InvalidUtf8Error, looksUtf16, textLines, type Line } from './file-lines.ts';
 import { MemoryBudget } from './memory-budget.ts';
-import { baseSession, fileIdentity, linkedSessionOf, linkedSessionsOf, noteLinkedSession, otherFileCopies, pathSession, realPath, type FileSession, type StoredCopy } from './file-identity.ts';
+import { baseSession, fileIdentity, linkedSessionsOf, noteLinkedSession, otherFileCopies, pathSession, realPath, type FileSession, type StoredCopy } from './file-identity.ts';
 
 export const IMPORT_FORMATS = ['markdown', 'jsonl', 'transcript', 'transcript-jsonl', 'metta'] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
@@ -120,38 +120,31 @@ export function detectFormat(path: string, lines: string | Iterable<Line>): Impo
  * by (the path given, then the real path), and by the path given when it
  * holds neither. Named by the path as given, each import through the other
  * path stored every turn again. Returns the session and the path its turns
- * cite (source.path).
+ * cite (source.path), and the other sessions the store holds the same file
+ * by (otherSessions), found by the same look-ups.
  */
-async function fileSession(ctx: ServiceContext, p: Principal, given: string): Promise<FileSession> {
+async function fileSession(ctx: ServiceContext, p: Principal, given: string): Promise<{ named: FileSession; others: StoredCopy[] }> {
   const real = realPath(given);
+  const held: FileSession[] = [];
   for (const path of real !== null && real !== given ? [given, real] : [given]) {
-    const held = await heldSession(ctx, p, path, real);
-    if (held !== null) return held;
+    const found = await heldSession(ctx, p, path, real);
+    if (found !== null) held.push(found);
   }
   // Held through another link (imported by it, now given its target or a second link).
-  const linked = real === null ? null : await linkedSessionOf(ctx, p, real);
-  if (linked !== null) return linked;
-  const named = { session: pathSession(given), path: given };
+  const linked = real === null ? [] : await linkedSessionsOf(ctx, p, real);
+  const named = held[0] ?? linked[0] ?? { session: pathSession(given), path: given };
   // Filed under a link's path from now on: the next file met through the target, in this walk of a folder too, finds it.
-  if (real !== null && real !== given) await noteLinkedSession(ctx, p, real, named);
-  return named;
+  if (held.length === 0 && linked.length === 0 && real !== null && real !== given) await noteLinkedSession(ctx, p, real, named);
+  return { named, others: otherSessions(named, [...held, ...linked]) };
 }
 
 /**
- * The other sessions the caller's store holds this file's turns under,
- * besides `named` (the one this import files them under): an earlier version
+ * The sessions besides `named` (the one this import files the turns under)
+ * that the caller's store holds this file's turns under: an earlier version
  * named a transcript's session by the path it was given, so a file imported
  * through a link and through its target is held twice. Named, never merged.
  */
-async function otherSessionCopies(ctx: ServiceContext, p: Principal, given: string, named: FileSession): Promise<StoredCopy[]> {
-  const real = realPath(given);
-  if (real === null) return [];
-  const found: FileSession[] = [];
-  for (const path of real !== given ? [given, real] : [given]) {
-    const held = await heldSession(ctx, p, path, real);
-    if (held !== null) found.push(held);
-  }
-  for (const held of await linkedSessionsOf(ctx, p, real)) found.push(held);
+function otherSessions(named: FileSession, found: readonly FileSession[]): StoredCopy[] {
   const seen = new Set([named.session]);
   const out: StoredCopy[] = [];
   for (const { session, path } of found) {
@@ -241,10 +234,11 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
   // Chunks and lines are keyed by the file: one file reached through a link and through its target is one file.
   // A transcript's turns are keyed by session: one named by the file is named by the path the store first held it by.
   const transcript = format === 'transcript' || format === 'transcript-jsonl';
-  const named = transcript && opts.sessionId === undefined ? await fileSession(ctx, p, given) : null;
+  const filed = transcript && opts.sessionId === undefined ? await fileSession(ctx, p, given) : null;
+  const named = filed?.named ?? null;
   const abs = format === 'markdown' || format === 'jsonl' ? await fileIdentity(ctx, p, given) : (named?.path ?? given);
   // A file an earlier version stored twice (through a link and its target) keeps both copies: this import names the other.
-  const copies = format === 'markdown' || format === 'jsonl' ? await otherFileCopies(ctx, p, given, abs) : named !== null ? await otherSessionCopies(ctx, p, given, named) : [];
+  const copies = format === 'markdown' || format === 'jsonl' ? await otherFileCopies(ctx, p, given, abs) : (filed?.others ?? []);
   const progress = (phase: ImportProgress['phase'], done: number, total: number) => opts.onProgress?.({ file: path, phase, done, total });
   progress('parsing', 0, 1);
   const now = ctx.now();
