@@ -1,7 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isUtf8 } from 'node:buffer';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { MnemosError, toMnemosError } from '../../domain/errors.ts';
 import { parseInput } from '../../services/validate.ts';
 import type { PartReport } from '../../services/self-state.ts';
@@ -12,6 +11,7 @@ import { findTool, runTool } from '../tools/run-tool.ts';
 import type { Tool } from '../tools/tool.ts';
 import { addInspectorRoutes } from '../inspector/inspector-routes.ts';
 import { browserGuard, type BrowserPolicy } from './browser-guard.ts';
+import { requestBodyLimit } from './body-limit.ts';
 import { HTTP_STATUS } from './error-status.ts';
 import { batchEnvelope } from './ingest.ts';
 import { DEFAULT_LIMITS, type HttpLimits } from './limits.ts';
@@ -89,15 +89,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
   // Before the body is read and before any token is looked at: a refused page learns nothing.
   if (opts.browsers) app.use('*', browserGuard(opts.browsers));
 
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: limits.maxBodyBytes,
-      onError: () => {
-        throw new MnemosError('limit_exceeded', `request body is larger than ${limits.maxBodyBytes} bytes; send smaller batches`, { maxBodyBytes: limits.maxBodyBytes });
-      },
-    }),
-  );
+  app.use('*', requestBodyLimit(limits.maxBodyBytes));
 
   const auth: MiddlewareHandler<Env> = async (c, next) => {
     const header = c.req.header('authorization');
