@@ -122,12 +122,14 @@ export function boundsInOrder(from: string | undefined, to: string | undefined):
 }
 
 export const MAX_RESULTS = 200;
+/** How deep a search may page: the ranking is built down to offset + limit, so a deeper page costs a deeper fusion. */
+export const MAX_SEARCH_OFFSET = 10_000;
 
 export const searchSchema = z
   .object({
     query: z.string().min(1, 'query must not be empty').max(4000),
     limit: z.number().int().min(1).max(MAX_RESULTS).default(10),
-    offset: z.number().int().min(0).max(10_000).default(0),
+    offset: z.number().int().min(0).max(MAX_SEARCH_OFFSET).default(0),
     minScore: z.number().min(0).optional(),
     filter: filterSchema.default({}),
     /** Reference "now" for relative time expressions in the query. */

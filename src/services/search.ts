@@ -218,7 +218,10 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
     // Its figures are the whole namespace's (how many vectors, how many candidates): the owner's, as in status.
     vectorIndex: p.role === 'owner' ? (vector?.index ?? null) : null,
   };
-  if (hits.length === 0) {
+  if (hits.length === 0 && q.offset > 0 && ranking.length > 0) {
+    // A page past the end of a ranking that has results: "nothing matched" would deny the earlier pages.
+    explain.message = `no results from offset ${q.offset} on: the query has ${ranking.length} result${ranking.length === 1 ? '' : 's'}, all on earlier pages`;
+  } else if (hits.length === 0) {
     // Counting what was searched costs a scan, so it is paid only when it is the answer, and only so far.
     const seen = await ctx.store.count(p, filter, VISIBLE_COUNT_CAP + 1);
     explain.visibleMemories = Math.min(seen, VISIBLE_COUNT_CAP);

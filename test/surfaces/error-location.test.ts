@@ -1,10 +1,29 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { MnemosError } from '../../src/domain/errors.ts';
 import { errorForCaller } from '../../src/surfaces/tools/redact-location.ts';
+import { requestError } from '../../src/surfaces/tools/request-error.ts';
 import { BACKEND, named, postgresOnly, testStores } from '../helpers/backend.ts';
 import { pgClient } from '../helpers/pg-env.ts';
-import { assertHides, createToken, relay, request, spawnServe } from './serve-helpers.ts';
+import { waitForStart } from '../helpers/server-start.ts';
+import { assertHides, createToken, MNEMOS_BIN, relay, request, spawnServe } from './serve-helpers.ts';
+
+/** A POST with the Host and Origin a browser would send (fetch lets no caller choose Host); the parsed error. */
+function postAs(url: string, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; error: any }> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url + path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } }, (res) => {
+      let out = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (out += d));
+      res.on('end', () => resolve({ status: res.statusCode!, error: out ? JSON.parse(out).error : null }));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
 
 /** One MCP tools/call over HTTP; the tool's result text, parsed. */
 async function mcpCall(url: string, token: string, name: string, args: Record<string, unknown>): Promise<{ isError?: boolean; body: any }> {
@@ -43,6 +62,50 @@ describe('errors name the store location to owners only', () => {
     // Words that merely contain a host's or a name's text are left alone.
     const other = new MnemosError('validation_failed', 'field prod_mem_x of db.internal.example is wrong');
     assert.equal(errorForCaller(other, pgLocation, 'guest').message, other.message);
+  });
+
+  it(named("an error the surface wrote about the request keeps the caller's own words, even where they repeat the store's host"), () => {
+    const pgLocation = 'postgres://mnemos_ci:***@db.example:5432/prod_mem';
+    const hint = 'requests from web pages at origin "http://db.example:7420" are refused: start the server with --allow-host db.example';
+    const own = requestError('forbidden', hint, { header: 'Origin', setting: '--allow-host or MNEMOS_ALLOWED_HOSTS' });
+    for (const role of ['guest', 'agent', undefined] as const) assert.equal(errorForCaller(own, pgLocation, role), own, `${role}: passed on whole`);
+    // The same words coming from below the surface (a store or driver error) are still hidden: only the origin differs.
+    const fromStore = new MnemosError('forbidden', hint);
+    assert.equal(errorForCaller(fromStore, pgLocation, undefined).message, 'requests from web pages at origin "http://[hidden]:7420" are refused: start the server with --allow-host [hidden]');
+  });
+
+  it(named("the browser guard's refusals name the Host the caller sent, also when the database has that host name"), async () => {
+    // On PostgreSQL the test database's host (127.0.0.1) is the name the server is reached by: the clash itself.
+    // On SQLite nothing clashes, and the answer must be the same.
+    const db = tmp.store('guard-clash');
+    const name = BACKEND === 'postgres' ? new URL(db).hostname : '127.0.0.1';
+    const owner = (await createToken(db, 'owner')).token;
+    // Bound beyond loopback without --allow-host: the page's own origin is refused with the --allow-host hint.
+    const child = spawn(process.execPath, [MNEMOS_BIN, 'serve', '--port', '0', '--host', '0.0.0.0', '--db', db, '--consolidate-every-ms', '0', '--search-threads', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const loopback = await spawnServe(db, ['--consolidate-every-ms', '0', '--search-threads', '0']);
+    try {
+      const port = (await waitForStart(child, /mnemos serve: http:\/\/0\.0\.0\.0:(\d+)/, { what: 'mnemos serve --host 0.0.0.0' }))[1]!;
+      const host = `${name}:${port}`;
+      // No token at all, and a token: a caller not yet authenticated and the owner read the same hint.
+      for (const auth of [{}, { authorization: `Bearer ${owner}` }] as Record<string, string>[]) {
+        const r = await postAs(`http://127.0.0.1:${port}`, '/v1/search', { ...auth, host, origin: `http://${host}` }, { query: 'x' });
+        assert.equal(r.status, 403, JSON.stringify(r.error));
+        assert.match(r.error.message, new RegExp(`^requests from web pages at origin "http://${name.replace(/\./g, '\\.')}:${port}" are refused`));
+        assert.match(r.error.message, new RegExp(`start the server with --allow-host ${name.replace(/\./g, '\\.')}$`));
+        assert.ok(!r.error.message.includes('[hidden]'), r.error.message);
+      }
+      // A loopback server refusing a rebound name lists the names it answers to, 127.0.0.1 among them, whole.
+      const lp = new URL(loopback.url).port;
+      const rebound = await postAs(loopback.url, '/v1/search', { host: `evil.example:${lp}` }, { query: 'x' });
+      assert.equal(rebound.status, 403);
+      assert.equal(rebound.error.details.header, 'Host');
+      assert.match(rebound.error.message, /it answers to localhost, 127\.0\.0\.1, \[::1\]\./);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+      await loopback.stop();
+    }
   });
 
   it(named('a guest whose request cannot reach PostgreSQL learns no host, role or database, over HTTP and MCP'), postgresOnly('needs a PostgreSQL server to lose'), async () => {

@@ -140,6 +140,10 @@ describe('HTTP list: GET /v1/memories', () => {
       ['maxChars=0', 'maxChars'],
       ['maxChars=60001', 'maxChars', /60000/],
       ['maxChars=lots', 'maxChars', /whole number/],
+      ['maxCharsEach=0', 'maxCharsEach'],
+      ['maxCharsEach=60001', 'maxCharsEach', /60000/],
+      ['maxCharsEach=some', 'maxCharsEach', /whole number/],
+      ['maxCharsEach=1&maxCharsEach=2', 'maxCharsEach', /given 2 times/],
     ];
     for (const [query, field, message] of cases) {
       const r = await get(`/v1/memories?${query}`);
@@ -176,14 +180,43 @@ describe('HTTP list: GET /v1/memories', () => {
     assert.deepEqual(cut.texts, all.map((t: string, i: number) => (i % 2 === 0 ? t.slice(0, 1) : '')));
   });
 
+  it(named('maxCharsEach gives every memory of a page the start of its text, a long first one included; maxChars alone is as before'), async () => {
+    const long = 'the first and longest memory of the page '.padEnd(61_000, 'q');
+    const shorts = ['an ordinary memory after it, one', 'an ordinary memory after it, two'];
+    for (const t of shorts) assert.equal((await post(t, { type: 'goal' })).status, 201);
+    const longId = (await post(long, { type: 'goal' })).body.id as string;
+    // What existing clients get: the one budget in page order, spent by the newest (the long one).
+    const plain = (await get('/v1/memories?types=goal&maxChars=60000')).body;
+    assert.equal(plain.items[0].id, longId);
+    assert.equal(plain.items[0].text.length, 60_000);
+    assert.deepEqual(plain.items.slice(1).map((m: { text: string; truncated?: boolean }) => [m.text, m.truncated]), [['', true], ['', true]]);
+    assert.equal(plain.truncated, 'maxChars 60000 cut 3 texts (marked truncated); memory_get {id} gives a memory whole');
+    // With a cap each row shows its own beginning; only the long one is cut, and marked.
+    const each = (await get('/v1/memories?types=goal&maxChars=60000&maxCharsEach=3000')).body;
+    assert.deepEqual(each.items.map((m: { text: string }) => m.text), [long.slice(0, 3000), ...[...shorts].reverse()]);
+    assert.deepEqual(each.items.map((m: { truncated?: boolean }) => m.truncated), [true, undefined, undefined]);
+    assert.equal(each.truncated, 'maxCharsEach 3000 cut 1 text (marked truncated); memory_get {id} gives a memory whole');
+    assert.equal(each.total, plain.total);
+    assert.equal(each.hasMore, plain.hasMore, 'the page is the same, only its texts differ');
+    // The page budget still bounds the whole answer: three caps of 3,000 in a budget of 4,000.
+    const tight = (await get('/v1/memories?types=goal&maxChars=4000&maxCharsEach=3000')).body;
+    assert.deepEqual(tight.items.map((m: { text: string }) => m.text.length), [3000, shorts[1]!.length, shorts[0]!.length]);
+    const tighter = (await get('/v1/memories?types=goal&maxChars=3020&maxCharsEach=3000')).body;
+    assert.deepEqual(tighter.items.map((m: { text: string }) => m.text), [long.slice(0, 3000), shorts[1]!.slice(0, 20), '']);
+    assert.equal(tighter.truncated, 'maxCharsEach 3000 cut 1 text and maxChars 3020 cut 2 texts (marked truncated); memory_get {id} gives a memory whole');
+  });
+
   it(named('/openapi.json describes GET /v1/memories and every GET route\'s query parameters from the validating schemas'), async () => {
     const doc = (await request(server.url, 'GET', '/openapi.json', null)).body;
     const list = doc.paths['/v1/memories'].get;
     assert.ok(list, 'GET /v1/memories is described');
     assert.ok(doc.paths['/v1/memories'].post, 'beside POST /v1/memories');
     const params = Object.fromEntries(list.parameters.map((p: { name: string }) => [p.name, p]));
-    assert.deepEqual(Object.keys(params).sort(), ['asOf', 'cursor', 'knownAt', 'lifecycles', 'limit', 'maxChars', 'offset', 'order', 'sessionId', 'since', 'tags', 'types', 'until']);
+    assert.deepEqual(Object.keys(params).sort(), ['asOf', 'cursor', 'knownAt', 'lifecycles', 'limit', 'maxChars', 'maxCharsEach', 'offset', 'order', 'sessionId', 'since', 'tags', 'types', 'until']);
     assert.equal(params.maxChars.schema.maximum, 60_000, 'the text budget cap, as memory_search\'s');
+    assert.equal(params.maxCharsEach.required, false, 'optional: clients that never send it get the answers they got');
+    assert.equal(params.maxCharsEach.schema.maximum, 60_000);
+    assert.match(params.maxCharsEach.description, /each memory's text/);
     assert.equal(params.limit.in, 'query');
     assert.equal(params.limit.schema.type, 'integer');
     assert.equal(params.limit.schema.maximum, 100, 'the cap comes from the tool schema');

@@ -180,9 +180,10 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     assert.deepEqual(problems, []);
   });
 
-  it(named("a text the server cut (maxChars) says so where it stops and offers the whole, which the memory view shows"), async () => {
-    // 60,000 characters is the most one list or search answer carries: this memory alone is more, so its text
-    // is cut and the memory before it on the page gets none.
+  it(named("a long memory first on the page: every row shows its own beginning, the long one says where it is cut and offers the whole"), async () => {
+    // 60,000 characters is the most one list or search answer carries: this memory alone is more. Spent in page
+    // order it took all of them, and every memory after it on the page said "No text shown"; each row now has
+    // its share (60,000 / 20 = 3,000 characters: maxCharsEach).
     const long = `Zephyrine ledger opens. ${'the tide tables of the north quay '.repeat(2_100)}zephyrine ledger closes.`;
     assert.ok(long.length > 70_000);
     const stored = await request(server.url, 'POST', '/v1/memories', owner, { text: long, type: 'fact' });
@@ -193,13 +194,16 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     await page.locator('#list-out li').first().waitFor();
     const first = page.locator('#list-out li').first();
     const shownText = (await first.locator('.text').textContent())!;
-    assert.equal(shownText.length, 60_000);
+    assert.equal(shownText.length, 3_000);
     assert.ok(long.startsWith(shownText));
-    assert.match(await first.locator('.cut').innerText(), /The text is cut here: one answer carries at most 60,000 characters/);
-    // The memories after it on the page got no text at all: each says so instead of looking empty.
-    const rest = page.locator('#list-out li').nth(1);
-    assert.equal(await rest.locator('.text').count(), 0);
-    assert.match(await rest.locator('.cut').innerText(), /No text shown/);
+    assert.match(await first.locator('.cut').innerText(), /The text is cut here: a page shows at most the first 3,000 characters of each memory/);
+    // Every memory after it shows its own text, whole: the long one's note is the page's only one.
+    assert.equal(await page.locator('#list-out li').count(), PAGE_SIZE);
+    assert.equal(await page.locator('#list-out .cut').count(), 1);
+    assert.equal(await page.locator('#list-out li .text').count(), PAGE_SIZE);
+    for (let i = 1; i < PAGE_SIZE; i++) assert.ok((await page.locator('#list-out li').nth(i).locator('.text').textContent())!.length > 0, `row ${i + 1} shows its text`);
+    assert.match(await page.locator('#list-out li').nth(1).locator('.text').innerText(), /harbour master keeps the tide bell|ferry timetable|القاهرة|Lantern note|glimmerwick/);
+    assert.doesNotMatch(await page.locator('#list-out').innerText(), /No text shown/);
     // The next page is another answer: its texts are whole, and carry no note.
     await page.click('#list-next');
     await page.locator('#list-summary', { hasText: 'page 2' }).waitFor();
@@ -216,7 +220,8 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     await page.press('#search-input', 'Enter');
     const hit = page.locator('#search-out li.hit', { hasText: 'Zephyrine ledger opens' });
     await hit.waitFor();
-    assert.match(await hit.locator('.cut').innerText(), /cut here/);
+    assert.match(await hit.locator('.cut').innerText(), /cut here: a page shows at most the first 3,000 characters/);
+    assert.equal((await hit.locator('.text').textContent())!.length, 3_000, '20 results a page: 3,000 characters each');
     assert.doesNotMatch((await hit.locator('.text').textContent())!, /closes\.$/);
     assert.deepEqual(problems, []);
   });
@@ -351,17 +356,72 @@ describe(named('web inspector in a browser'), { skip: MISSING && !REQUIRED ? MIS
     assert.equal(await page.locator('#detail-out b').count(), 0);
   });
 
-  it(named('search by type and with more results; a bad type is the server\'s 400'), async () => {
+  it(named('search pages on with "More results": the next page is appended, no result twice, until none follow'), async () => {
     await page.click('#nav button[data-view=search]');
+    await page.selectOption('#search-max', '20');
     await page.fill('#search-input', 'harbour lamp relit');
     await page.press('#search-input', 'Enter');
     await page.locator('#search-summary', { hasText: 'for "harbour lamp relit"' }).waitFor();
+    const idsShown = () => page.locator('#search-out li.hit button[data-memory-id]').evaluateAll((bs) => bs.map((b) => b.getAttribute('data-memory-id')!));
     assert.equal(await page.locator('#search-out li.hit').count(), 20);
-    assert.match(await page.locator('#search-summary').innerText(), /there may be more: ask for 50/);
+    assert.match(await page.locator('#search-summary').innerText(), /^20 results for "harbour lamp relit" .*; more follow/);
+    const first = await idsShown();
+    // What one request of 50 answers is what the pages add up to.
+    const whole = (await request(server.url, 'POST', '/v1/search', owner, { query: 'harbour lamp relit', maxResults: 50 })).body.results.map((h: { id: string }) => h.id);
+    assert.ok(whole.length > 20 && whole.length < 40, `${whole.length} results: two pages of 20`);
+    assert.equal(await page.locator('#search-more').isVisible(), true);
+    // The form changed after the first page does not change the pages that follow: they continue that search.
+    await page.fill('#search-input', 'something else');
+    await page.click('#search-more');
+    await page.locator('#search-summary', { hasText: `${whole.length} results for "harbour lamp relit"` }).waitFor();
+    const both = await idsShown();
+    assert.deepEqual(both.slice(0, 20), first, 'the first page stays');
+    assert.equal(new Set(both).size, both.length, 'no result twice');
+    assert.deepEqual(both, whole, 'the second page continues the first, in rank order');
+    assert.equal(await page.locator('#search-more').isVisible(), false, 'nothing follows');
+    assert.doesNotMatch(await page.locator('#search-summary').innerText(), /more follow/);
+    // Focus moved to the first result the click added.
+    assert.equal(await page.evaluate('document.activeElement.getAttribute("data-memory-id")'), both[20]);
+    // A new search starts from its first page again.
+    await page.fill('#search-input', 'harbour lamp relit');
     await page.selectOption('#search-max', '50');
     await page.press('#search-input', 'Enter');
     await page.locator('#search-summary', { hasText: /^2[5-9] results/ }).waitFor();
-    assert.doesNotMatch(await page.locator('#search-summary').innerText(), /there may be more/);
+    assert.deepEqual(await idsShown(), whole);
+    assert.doesNotMatch(await page.locator('#search-summary').innerText(), /more follow/);
+    assert.equal(await page.locator('#search-more').isVisible(), false);
+    assert.deepEqual(problems, []);
+  });
+
+  it(named('a guest pages through search results too, and never sees an owner-only memory on any page'), async () => {
+    const publicNotes = Array.from({ length: 24 }, (_, i) => ({ text: `Quinceberry public almanac entry ${i + 1}`, type: 'fact', visibility: 'public' }));
+    const ownerNotes = Array.from({ length: 10 }, (_, i) => ({ text: `Quinceberry owner-only almanac entry ${i + 1}`, type: 'fact' }));
+    assert.equal((await request(server.url, 'POST', '/v1/memories', owner, { memories: [...publicNotes, ...ownerNotes] })).status, 201);
+    await signIn(guest);
+    await page.locator('#self-out table').waitFor();
+    await page.click('#nav button[data-view=search]');
+    await page.selectOption('#search-max', '20');
+    await page.fill('#search-input', 'quinceberry almanac');
+    await page.press('#search-input', 'Enter');
+    await page.locator('#search-summary', { hasText: /^20 results .*more follow/ }).waitFor();
+    await page.click('#search-more');
+    await page.locator('#search-summary', { hasText: /^24 results for "quinceberry almanac"/ }).waitFor();
+    assert.equal(await page.locator('#search-more').isVisible(), false);
+    const texts = await page.locator('#search-out li.hit .text').allTextContents();
+    assert.equal(texts.length, 24);
+    assert.equal(new Set(texts).size, 24);
+    assert.ok(texts.every((t) => t.startsWith('Quinceberry public almanac')), 'no owner-only memory on either page');
+    await signIn(owner);
+    await page.locator('#self-out table').waitFor();
+    assert.deepEqual(problems, []);
+  });
+
+  it(named('search by type; a bad type is the server\'s 400'), async () => {
+    await page.click('#nav button[data-view=search]');
+    await page.selectOption('#search-max', '50');
+    await page.fill('#search-input', 'harbour lamp relit');
+    await page.press('#search-input', 'Enter');
+    await page.locator('#search-summary', { hasText: /^2[5-9] results/ }).waitFor();
     // Every lantern note is a fact: none is an episode.
     await page.fill('#search-types', 'episode');
     await page.press('#search-types', 'Enter');

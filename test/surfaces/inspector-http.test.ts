@@ -173,8 +173,7 @@ describe(named('web inspector over HTTP'), () => {
     try {
       const open = (await waitForStart(child, /mnemos serve: http:\/\/0\.0\.0\.0:(\d+)[^]*web inspector: its searches need --allow-host/, { what: 'mnemos serve --host 0.0.0.0' }))[1]!;
       // The page's own POST, as the browser sends it: its Origin repeats the Host, which this server cannot vouch for.
-      // By name, not 127.0.0.1: on PostgreSQL that is also the database's host, which an error for a caller not
-      // yet authenticated hides (redact-location.ts).
+      // By name; 127.0.0.1, on PostgreSQL also the database's host, is error-location.test.ts's case.
       const host = `localhost:${open}`;
       const r = await raw(`http://127.0.0.1:${open}`, 'POST', '/v1/search', { authorization: `Bearer ${owner}`, host, origin: `http://${host}` }, JSON.stringify({ query: 'quillfeather' }));
       assert.equal(r.status, 403);

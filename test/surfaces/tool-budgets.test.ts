@@ -96,3 +96,41 @@ test(named('memory_list bounds the text of a page, marks what it cut, and its cu
     await cleanup();
   }
 });
+
+test(named('maxCharsEach gives every memory of a list page and of a search its own beginning, even after a long first one'), async () => {
+  const { db, cleanup } = testStores();
+  const m = await openMemory({ db });
+  try {
+    const short = ['the short reef note one', 'the short reef note two', 'the short reef note three'];
+    for (const t of short) await m.remember({ text: t, type: 'fact' });
+    // Stored last, so listed first (newest first): without a cap it used up the page's budget.
+    const long = 'the long reef chronicle '.padEnd(70_000, 'r');
+    const longId = (await m.remember({ text: long, type: 'fact' })).id;
+
+    const before = await call(m, 'memory_list', { limit: 4, maxChars: 60_000 });
+    assert.equal(before.items[0].id, longId);
+    assert.deepEqual(before.items.slice(1).map((i: { text: string }) => i.text), ['', '', ''], 'the budget alone: nothing left for the rest');
+
+    const page = await call(m, 'memory_list', { limit: 4, maxChars: 60_000, maxCharsEach: 1000 });
+    assert.equal(page.items[0].text, long.slice(0, 1000));
+    assert.equal(page.items[0].truncated, true);
+    assert.deepEqual(page.items.slice(1).map((i: { text: string }) => i.text), [...short].reverse(), 'every later memory whole');
+    assert.ok(page.items.slice(1).every((i: { truncated?: boolean }) => i.truncated === undefined));
+    assert.equal(page.truncated, 'maxCharsEach 1000 cut 1 text (marked truncated); memory_get {id} gives a memory whole');
+    assert.equal(page.total, 4);
+
+    const found = await call(m, 'memory_search', { query: 'reef', maxResults: 10, maxChars: 60_000, maxCharsEach: 1000 });
+    assert.equal(found.results.length, 4);
+    for (const r of found.results) assert.equal(r.text, r.id === longId ? long.slice(0, 1000) : short.find((t) => t === r.text), 'each result its own beginning');
+    assert.match(found.truncated, /^maxCharsEach 1000 cut 1 text/);
+
+    for (const tool of ['memory_list', 'memory_search']) {
+      for (const bad of [0, 60_001, 2.5, '100']) {
+        await assert.rejects(call(m, tool, { ...(tool === 'memory_search' ? { query: 'reef' } : {}), maxCharsEach: bad }), (e: any) => e.code === 'validation_failed' && e.details?.field === 'maxCharsEach', `${tool} ${bad}`);
+      }
+    }
+  } finally {
+    await m.close();
+    await cleanup();
+  }
+});

@@ -1,12 +1,13 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isUtf8 } from 'node:buffer';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { MnemosError, toMnemosError } from '../../domain/errors.ts';
+import { toMnemosError } from '../../domain/errors.ts';
 import { parseInput } from '../../services/validate.ts';
 import type { PartReport } from '../../services/self-state.ts';
 import type { Mnemos } from '../library/open-memory.ts';
 import { buildMcpServer } from '../mcp/mcp-server.ts';
 import { errorForCaller, storeLocationOf } from '../tools/redact-location.ts';
+import { requestError } from '../tools/request-error.ts';
 import { findTool, runTool } from '../tools/run-tool.ts';
 import type { Tool } from '../tools/tool.ts';
 import { addInspectorRoutes } from '../inspector/inspector-routes.ts';
@@ -94,7 +95,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
   const auth: MiddlewareHandler<Env> = async (c, next) => {
     const header = c.req.header('authorization');
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-    if (header && !match) throw new MnemosError('unauthorized', 'malformed Authorization header: expected "Bearer <token>"');
+    if (header && !match) throw requestError('unauthorized', 'malformed Authorization header: expected "Bearer <token>"');
     const principal = await opts.memory.authenticate(match?.[1]);
     c.set('memory', opts.memory.as(principal));
     await next();
@@ -139,7 +140,7 @@ export function createApp(opts: AppOptions): Hono<Env> {
   app.post('/v1/memories', async (c) => {
     const body = await readJson(c);
     // A bare array is the likeliest wrong guess at a batch; "expected object, received array" did not say what to send.
-    if (Array.isArray(body)) throw new MnemosError('validation_failed', 'a batch is sent as {"memories": [...]}, not as a bare array; one memory is {"text": ...}', { field: '(body)' });
+    if (Array.isArray(body)) throw requestError('validation_failed', 'a batch is sent as {"memories": [...]}, not as a bare array; one memory is {"text": ...}', { field: '(body)' });
     const batch = typeof body === 'object' && body !== null && 'memories' in body;
     const items = batch ? parseInput(batchEnvelope(limits.maxBatch), body, 'memories batch').memories : [body];
     const results = await c.get('memory').rememberMany(items as never[]);
@@ -185,13 +186,13 @@ async function readJson(c: Context): Promise<unknown> {
   } catch {
     const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(c.req.header('content-type') ?? '')?.[1];
     const declared = charset && !/^utf-?8$/i.test(charset) ? ` (it declares charset ${charset}; JSON bodies are read as UTF-8 only)` : '';
-    throw new MnemosError('validation_failed', `request body is not valid UTF-8${declared}: send it encoded as UTF-8`, { field: '(body)' });
+    throw requestError('validation_failed', `request body is not valid UTF-8${declared}: send it encoded as UTF-8`, { field: '(body)' });
   }
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new MnemosError('validation_failed', `request body is not valid JSON: ${(err as Error).message}`, { field: '(body)' });
+    throw requestError('validation_failed', `request body is not valid JSON: ${(err as Error).message}`, { field: '(body)' });
   }
 }
 

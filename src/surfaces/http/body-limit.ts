@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { MnemosError } from '../../domain/errors.ts';
+import { requestError } from '../tools/request-error.ts';
 
 /**
  * The request body limit, decided from the headers wherever they decide it.
@@ -17,7 +17,7 @@ import { MnemosError } from '../../domain/errors.ts';
  */
 export function requestBodyLimit(maxBytes: number): MiddlewareHandler {
   const tooLarge = () => {
-    throw new MnemosError('limit_exceeded', `request body is larger than ${maxBytes} bytes; send smaller batches`, { maxBodyBytes: maxBytes });
+    throw requestError('limit_exceeded', `request body is larger than ${maxBytes} bytes; send smaller batches`, { maxBodyBytes: maxBytes });
   };
   const counted = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return async (c, next) => {

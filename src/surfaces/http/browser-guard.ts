@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { MnemosError } from '../../domain/errors.ts';
+import { requestError } from '../tools/request-error.ts';
 
 /**
  * Which browsers may talk to the server. A web page on any site can make the
@@ -124,7 +125,7 @@ export function browserGuard(policy: BrowserPolicy): MiddlewareHandler {
     if (policy.allowedHosts && hostHeader !== undefined && !PROBES.has(c.req.path)) {
       const name = hostnameOf(hostHeader);
       if (!name || !policy.allowedHosts.includes(name)) {
-        throw new MnemosError('forbidden', `this server does not answer to the host name in the Host header (${JSON.stringify(hostHeader.slice(0, 200))}); it answers to ${policy.allowedHosts.join(', ')}. A browser page that renamed 127.0.0.1 (DNS rebinding) sends such a name; if you reach the server through a proxy or name of your own, allow it with ${SETTING_HOST}`, {
+        throw requestError('forbidden', `this server does not answer to the host name in the Host header (${JSON.stringify(hostHeader.slice(0, 200))}); it answers to ${policy.allowedHosts.join(', ')}. A browser page that renamed 127.0.0.1 (DNS rebinding) sends such a name; if you reach the server through a proxy or name of your own, allow it with ${SETTING_HOST}`, {
           header: 'Host',
           setting: SETTING_HOST,
         });
@@ -139,12 +140,12 @@ export function browserGuard(policy: BrowserPolicy): MiddlewareHandler {
       // user after --allow-origin, which cannot help here (the name is what is unproven); --allow-host does.
       if (!policy.allowedHosts && hostHeader !== undefined && isOwnOrigin(origin, hostHeader)) {
         const name = hostnameOf(hostHeader) ?? hostHeader.slice(0, 200);
-        throw new MnemosError('forbidden', `requests from web pages at origin ${JSON.stringify(origin.slice(0, 200))} are refused: it names this server, but the server checks no Host names (it is bound to an address other than loopback without --allow-host, or with --allow-host *), so a page under a rebound name would send the same. To use the web inspector at this address, start the server with --allow-host ${name}`, {
+        throw requestError('forbidden', `requests from web pages at origin ${JSON.stringify(origin.slice(0, 200))} are refused: it names this server, but the server checks no Host names (it is bound to an address other than loopback without --allow-host, or with --allow-host *), so a page under a rebound name would send the same. To use the web inspector at this address, start the server with --allow-host ${name}`, {
           header: 'Origin',
           setting: SETTING_HOST,
         });
       }
-      throw new MnemosError('forbidden', `requests from web pages at origin ${JSON.stringify(origin.slice(0, 200))} are refused: a page on another site must not reach your memory through your browser. To let a page of yours call the server, allow its origin with ${SETTING_ORIGIN}`, {
+      throw requestError('forbidden', `requests from web pages at origin ${JSON.stringify(origin.slice(0, 200))} are refused: a page on another site must not reach your memory through your browser. To let a page of yours call the server, allow its origin with ${SETTING_ORIGIN}`, {
         header: 'Origin',
         setting: SETTING_ORIGIN,
       });

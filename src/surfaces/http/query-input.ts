@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { MnemosError } from '../../domain/errors.ts';
+import { requestError } from '../tools/request-error.ts';
 import { inputJsonSchema } from '../tools/json-schema.ts';
 import type { Tool } from '../tools/tool.ts';
 import { openApiPath, pathParams, type ToolRoute } from './routes.ts';
@@ -53,17 +53,17 @@ export function queryInput(c: Context, route: ToolRoute, tool: Tool): Record<str
   const known = new Map(queryParams(route, tool).map((q) => [q.name, q.schema]));
   const input: Record<string, unknown> = {};
   for (const [name, values] of Object.entries(c.req.queries())) {
-    if (name in params) throw new MnemosError('validation_failed', `${name} is given in the path (${c.req.path}); leave it out of the query string`, { field: name });
+    if (name in params) throw requestError('validation_failed', `${name} is given in the path (${c.req.path}); leave it out of the query string`, { field: name });
     const schema = known.get(name);
     if (!schema) {
       const takes = known.size > 0 ? `it takes ${[...known.keys()].join(', ')}` : 'it takes none';
-      throw new MnemosError('validation_failed', `unknown query parameter ${name} for GET ${openApiPath(route.path)}: ${takes} (see /openapi.json)`, { field: name });
+      throw requestError('validation_failed', `unknown query parameter ${name} for GET ${openApiPath(route.path)}: ${takes} (see /openapi.json)`, { field: name });
     }
     if (schema.type === 'array') {
       input[name] = values.map((v) => fromText(name, v, (schema.items ?? {}) as JsonSchema));
       continue;
     }
-    if (values.length > 1) throw new MnemosError('validation_failed', `query parameter ${name} is given ${values.length} times; give it once`, { field: name });
+    if (values.length > 1) throw requestError('validation_failed', `query parameter ${name} is given ${values.length} times; give it once`, { field: name });
     input[name] = fromText(name, values[0]!, schema);
   }
   return { ...input, ...params };
@@ -73,13 +73,13 @@ export function queryInput(c: Context, route: ToolRoute, tool: Tool): Record<str
 function fromText(name: string, text: string, schema: JsonSchema): unknown {
   switch (schema.type) {
     case 'integer':
-      if (!/^-?\d+$/.test(text)) throw new MnemosError('validation_failed', `query parameter ${name} must be a whole number; got ${JSON.stringify(text)}`, { field: name });
+      if (!/^-?\d+$/.test(text)) throw requestError('validation_failed', `query parameter ${name} must be a whole number; got ${JSON.stringify(text)}`, { field: name });
       return Number(text);
     case 'number':
-      if (!/^-?\d+(\.\d+)?$/.test(text)) throw new MnemosError('validation_failed', `query parameter ${name} must be a number; got ${JSON.stringify(text)}`, { field: name });
+      if (!/^-?\d+(\.\d+)?$/.test(text)) throw requestError('validation_failed', `query parameter ${name} must be a number; got ${JSON.stringify(text)}`, { field: name });
       return Number(text);
     case 'boolean':
-      if (text !== 'true' && text !== 'false') throw new MnemosError('validation_failed', `query parameter ${name} must be true or false; got ${JSON.stringify(text)}`, { field: name });
+      if (text !== 'true' && text !== 'false') throw requestError('validation_failed', `query parameter ${name} must be true or false; got ${JSON.stringify(text)}`, { field: name });
       return text === 'true';
     default:
       return text;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { boundsInOrder, filterFields, LIST_ORDERS } from '../../services/inputs.ts';
 import { DEFAULT_ANSWER_CHARS, MAX_ANSWER_CHARS, TextBudget, withinBudget } from '../../domain/text-budget.ts';
+import { maxCharsEachField } from './each-text-cap.ts';
 import { defineTool } from './tool.ts';
 
 /**
@@ -18,7 +19,7 @@ const listFilters = filterFields.pick({ types: true, tags: true, lifecycles: tru
 export const memoryList = defineTool({
   name: 'memory_list',
   description:
-    'Page through the memories you can see, newest first (as `mnemos list`), with optional filters; no query and no ranking (use memory_search for that). Each page has hasMore and, unless ordered by salience, nextCursor: pass it back as cursor with the same order and filters for the next page, which neither skips nor repeats memories stored in between. Listing is not a recall: nothing is strengthened. Texts are bounded by maxChars in page order; a cut text is marked truncated (memory_get {id} gives it whole) and paging is unchanged by it.',
+    'Page through the memories you can see, newest first (as `mnemos list`), with optional filters; no query and no ranking (use memory_search for that). Each page has hasMore and, unless ordered by salience, nextCursor: pass it back as cursor with the same order and filters for the next page, which neither skips nor repeats memories stored in between. Listing is not a recall: nothing is strengthened. Texts are bounded by maxChars in page order, and each by maxCharsEach when given; a cut text is marked truncated (memory_get {id} gives it whole) and paging is unchanged by it.',
   readOnly: true,
   input: z
     .object({
@@ -38,20 +39,19 @@ export const memoryList = defineTool({
         .max(MAX_ANSWER_CHARS)
         .default(DEFAULT_ANSWER_CHARS)
         .describe(`at most this many characters of memory text in the page, in page order (default ${DEFAULT_ANSWER_CHARS}, at most ${MAX_ANSWER_CHARS}); a cut text is marked truncated: memory_get {id} gives it whole`),
+      maxCharsEach: maxCharsEachField,
     })
     .strict()
     // Named as the caller sent it (`until`), not as the library's nested `filter.until`.
     .refine((q) => boundsInOrder(q.since, q.until), { message: 'until must not be before since (since is inclusive, until exclusive)', path: ['until'] }),
   async run(q, { memory }) {
-    const { limit, offset, cursor, order, maxChars, ...filter } = q;
+    const { limit, offset, cursor, order, maxChars, maxCharsEach, ...filter } = q;
     const page = await memory.list({ limit, offset, order, filter, ...(cursor !== undefined ? { cursor } : {}) });
     // Only texts are cut, never the page: every memory read stays in items (a cut one keeps its id), and
     // hasMore and nextCursor are the library's, made from the whole memories, so no memory is skipped.
-    const budget = new TextBudget(maxChars);
-    return {
-      ...page,
-      items: page.items.map((m) => ({ ...m, ...withinBudget(budget, m.text) })),
-      ...(budget.cut > 0 ? { truncated: `maxChars ${maxChars} cut ${budget.cut} text${budget.cut === 1 ? '' : 's'} (marked truncated); memory_get {id} gives a memory whole` } : {}),
-    };
+    const budget = new TextBudget(maxChars, maxCharsEach);
+    const items = page.items.map((m) => ({ ...m, ...withinBudget(budget, m.text) }));
+    const note = budget.note('memory_get {id} gives a memory whole');
+    return { ...page, items, ...(note ? { truncated: note } : {}) };
   },
 });

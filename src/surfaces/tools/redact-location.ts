@@ -1,6 +1,7 @@
 import { dirname } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
 import type { Principal } from '../../domain/principal.ts';
+import { isRequestError } from './request-error.ts';
 
 /** What stands in a message for the store's location, or a part of it, that the caller may not see. */
 const HIDDEN = '[hidden]';
@@ -14,9 +15,12 @@ const HIDDEN = '[hidden]';
  * Owners get the error unchanged; every other caller, and one not yet
  * authenticated (`role` undefined), gets those parts replaced and
  * `details.location` dropped. The code stays, so clients branch as before.
+ * An error the surface wrote about the request (requestError) is passed on
+ * whole: it holds the caller's own words, which may look like a part of
+ * the location (the same host name) without having come from the store.
  */
 export function errorForCaller(err: MnemosError, location: string | null, role: Principal['role'] | undefined): MnemosError {
-  if (role === 'owner' || location === null) return err;
+  if (role === 'owner' || location === null || isRequestError(err)) return err;
   const parts = secretParts(location);
   const hide = (text: string): string => parts.reduce((t, p) => t.replace(p, HIDDEN), text.split(location).join(HIDDEN));
   const message = hide(err.message);

@@ -10,6 +10,9 @@
   // The most text the list and search routes may answer (MAX_ANSWER_CHARS): the default (20,000) is shared by
   // a whole page in page order, so one long memory left the rest of the page with empty texts.
   const MAX_CHARS = 60000;
+  // Each memory's share of it (maxCharsEach): a long first memory used up the whole answer and every row after it
+  // said "No text shown". With the answer split evenly every row shows its own beginning.
+  const eachOf = (rows) => Math.floor(MAX_CHARS / rows);
   const $ = (id) => document.getElementById(id);
 
   /** An element with text (never HTML), attributes and children. */
@@ -120,6 +123,8 @@
     for (const id of ['search-summary', 'list-summary', 'detail-id']) $(id).textContent = '';
     $('search-form').reset();
     $('list-form').reset();
+    searching = null;
+    $('search-more').hidden = true;
     paging.filter = listFilter();
     paging.cursors = [null];
     paging.at = 0;
@@ -176,41 +181,54 @@
   }
 
   /**
-   * A memory's text as the answer holds it. A text the server cut (maxChars; `truncated`) says so where it stops
-   * and offers the whole, read from the history route: a shortened copy is never shown as if it were whole.
+   * A memory's text as the answer holds it. A text the server cut (maxCharsEach or maxChars; `truncated`) says so
+   * where it stops and offers the whole, read from the history route: a shortened copy is never shown as if it
+   * were whole. `each` is the per-memory share the page asked for.
    * dir=auto: an Arabic or Hebrew memory reads right to left in a left-to-right page.
    */
-  function memoryText(m) {
+  function memoryText(m, each) {
     const text = el('div', { className: 'text', text: m.text, attrs: { dir: 'auto' } });
     if (!m.truncated) return [text];
+    // The shares add up to the answer's budget, so only a server that cut otherwise leaves a row with no text.
     const note = el('p', { className: 'cut' }, [
-      document.createTextNode(m.text ? `The text is cut here: one answer carries at most ${MAX_CHARS.toLocaleString('en')} characters of memory text. ` : `No text shown: one answer carries at most ${MAX_CHARS.toLocaleString('en')} characters of memory text, and the memories before this one used them. `),
+      document.createTextNode(m.text ? `The text is cut here: a page shows at most the first ${each.toLocaleString('en')} characters of each memory. ` : `No text shown: one answer carries at most ${MAX_CHARS.toLocaleString('en')} characters of memory text, and the memories before this one used them. `),
       el('button', { text: 'Read the whole text', className: 'link', attrs: { type: 'button', 'data-whole-text': m.id }, onClick: () => void guarded((live) => openMemory(m.id, live)) }),
     ]);
     return m.text ? [text, note] : [note];
   }
 
-  // Search: ranked results with their scores and why each matched.
-  async function runSearch(query, live) {
-    const types = commaList($('search-types').value);
-    const maxResults = Number($('search-max').value);
-    const r = await api('POST', '/v1/search', { query, maxResults, maxChars: MAX_CHARS, ...(types.length ? { types } : {}) });
+  // Search: ranked results with their scores and why each matched, a page at a time. "More results" asks for
+  // the next page of the same query (the answer's nextOffset), read from the form once, when the first page is
+  // asked for, and appends it: every page is a slice of one ranking, so none repeats or skips a result.
+  let searching = null;
+  async function runSearch(query, live, more = false) {
+    const s = more && searching ? searching : { query, types: commaList($('search-types').value), maxResults: Number($('search-max').value), offset: 0, shown: 0 };
+    const { types, maxResults } = s;
+    const each = eachOf(maxResults);
+    const r = await api('POST', '/v1/search', { query: s.query, maxResults, offset: s.offset, maxChars: MAX_CHARS, maxCharsEach: each, ...(types.length ? { types } : {}) });
     if (!live()) return;
+    searching = { ...s, offset: r.nextOffset, shown: s.shown + r.results.length };
     const lists = (r.lists ?? []).join(', ') || 'none';
     const among = types.length ? ` among ${types.join(', ')}` : '';
-    const more = r.results.length === maxResults && maxResults < 50 ? '; there may be more: ask for 50' : '';
-    $('search-summary').textContent = `${r.results.length} result${r.results.length === 1 ? '' : 's'} for "${r.query}"${among} (lists: ${lists})${more}${r.fallback ? `; ${r.fallback}` : ''}`;
+    // hasMore without a nextOffset: past the deepest page the server gives (offset 10,000).
+    const tail = r.nextOffset !== null ? '; more follow' : r.hasMore ? '; more match, past the deepest page a search gives' : '';
+    const n = searching.shown;
+    $('search-summary').textContent = `${n} result${n === 1 ? '' : 's'} for "${r.query}"${among} (lists: ${lists})${tail}${r.fallback ? `; ${r.fallback}` : ''}`;
     const canonical = (r.canonical ?? []).map((c) => el('li', { className: 'canonical' }, [el('div', { className: 'meta', text: `settled fact ${c.key} (confidence ${c.confidence})` }), el('div', { className: 'text', text: c.statement ?? c.value, attrs: { dir: 'auto' } })]));
     const hits = r.results.map((h) => {
       const ranks = Object.entries(h.why?.ranks ?? {}).map(([list, rank]) => `${list} #${rank}`).join(', ');
       const terms = (h.why?.matchedTerms ?? []).join(', ');
       return el('li', { className: 'hit' }, [
         el('div', { className: 'meta' }, [el('span', { className: 'score', text: `score ${Number(h.score).toFixed(4)}` }), document.createTextNode(` · ${h.type} · valid from ${h.validFrom} · `), memoryLink(h.id, 'open')]),
-        ...memoryText(h),
+        ...memoryText(h, each),
         el('div', { className: 'why', text: `why: ${terms ? `terms ${terms}` : 'no query terms'}; ${ranks ? `ranked ${ranks}` : 'no list ranks'}` }),
       ]);
     });
-    $('search-out').replaceChildren(...canonical, ...hits);
+    if (s.offset === 0) $('search-out').replaceChildren(...canonical, ...hits);
+    else $('search-out').append(...hits);
+    $('search-more').hidden = r.nextOffset === null;
+    // The button clicked may be gone: keyboard focus goes to the first new result, where reading goes on.
+    if (s.offset > 0) hits[0]?.querySelector('button[data-memory-id]')?.focus();
   }
 
   // List: in the chosen order and filters, paged by the server's nextCursor; earlier cursors are kept for
@@ -226,7 +244,7 @@
     const cursor = paging.cursors[at];
     if (at === 0) paging.filter = listFilter();
     const { order, types, tags } = paging.filter;
-    const q = new URLSearchParams({ limit: String(PAGE_SIZE), maxChars: String(MAX_CHARS), order });
+    const q = new URLSearchParams({ limit: String(PAGE_SIZE), maxChars: String(MAX_CHARS), maxCharsEach: String(eachOf(PAGE_SIZE)), order });
     // Array fields are the parameter repeated (the /v1 GET routes' form).
     for (const t of types) q.append('types', t);
     for (const t of tags) q.append('tags', t);
@@ -242,7 +260,7 @@
     $('list-summary').textContent = page.items.length ? `memories ${first}–${first + page.items.length - 1} of ${page.total}${filtered} (page ${at + 1})` : `no memories${filtered} visible to this token (${page.total})`;
     $('list-out').replaceChildren(...page.items.map((m) => el('li', { className: 'item' }, [
       el('div', { className: 'meta' }, [document.createTextNode(`${m.type} · ${m.lifecycle} · ${m.visibility} · recorded ${m.recordedAt}${m.tags.length ? ` · tags ${m.tags.join(', ')}` : ''} · `), memoryLink(m.id, 'open')]),
-      ...memoryText(m),
+      ...memoryText(m, eachOf(PAGE_SIZE)),
     ])));
     $('list-next').disabled = !page.nextCursor;
     $('list-prev').disabled = at === 0;
@@ -312,6 +330,9 @@
       ev.preventDefault();
       const query = $('search-input').value.trim();
       if (query) void guarded((live) => runSearch(query, live));
+    });
+    $('search-more').addEventListener('click', () => {
+      if (searching?.offset) void guarded((live) => runSearch(searching.query, live, true));
     });
     $('list-form').addEventListener('submit', (ev) => {
       ev.preventDefault();
