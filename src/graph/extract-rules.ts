@@ -1,5 +1,6 @@
 import type { ExtractedRelation, Extraction, Mention } from './extraction.ts';
-import { hasHonorific, normalizeName } from './names.ts';
+import { normalizeName } from '../domain/name-keys.ts';
+import { hasHonorific } from './names.ts';
 
 /**
  * Offline, rule-based extraction: speakers ("Alice: ..."), @handles, quoted

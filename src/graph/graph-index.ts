@@ -7,7 +7,7 @@ import type { ServiceContext } from '../services/context.ts';
 import { scopeKey } from '../lifecycle/merge-plan.ts';
 import { extractRules } from './extract-rules.ts';
 import { isFunctional, withinNameLimits, type Extraction, type Extractor } from './extraction.ts';
-import { normalizeName } from './names.ts';
+import { normalizeName } from '../domain/name-keys.ts';
 import { resolveMention } from './resolve.ts';
 
 export function requireGraph(ctx: ServiceContext): GraphStore {

@@ -6,7 +6,7 @@ import { LIVE_LIFECYCLES } from '../domain/lifecycle.ts';
 import type { EntityRecord, RelationRecord } from '../ports/lifecycle.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { requireGraph } from './graph-index.ts';
-import { normalizeName } from './names.ts';
+import { normalizeName } from '../domain/name-keys.ts';
 
 export interface RelationView {
   id: string;

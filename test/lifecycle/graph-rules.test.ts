@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractRules } from '../../src/graph/extract-rules.ts';
 import { isFunctional } from '../../src/graph/extraction.ts';
-import { normalizeName } from '../../src/graph/names.ts';
+import { normalizeName } from '../../src/domain/name-keys.ts';
 import { resolveMention, type ResolvableEntity } from '../../src/graph/resolve.ts';
 
 test('name normalisation folds honorifics, case, punctuation and diacritics', () => {
