@@ -9,7 +9,13 @@ import { hasHonorific } from './names.ts';
  * every memory during consolidation.
  */
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
-const NAME = String.raw`(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+){0,3}`;
+/**
+ * Space inside a name: never a line break. With \s a Markdown heading joined
+ * the next line's name ("## Team\nAlice Smith" gave "Team Alice Smith"), and a
+ * line ending in a capitalised word joined the name opening the next one.
+ */
+const GAP = String.raw`[^\S\r\n\v\f\u0085\u2028\u2029]+`;
+const NAME = String.raw`(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?${GAP})?\p{Lu}[\p{L}'’-]+(?:${GAP}\p{Lu}[\p{L}'’-]+){0,3}`;
 const NAME_RE = new RegExp(NAME, 'gu');
 const SPEAKER_RE = /^\s*(\p{Lu}[\p{L}.'’ -]{0,40}?):\s+\S/gmu;
 const HANDLE_RE = /(?<![\w@])@[A-Za-z0-9_]{2,30}\b/g;
@@ -52,9 +58,19 @@ function cleanName(raw: string): string | null {
   return normalizeName(name).length >= 2 ? name : null;
 }
 
+/** How far back a line's opening (indent, a heading's #s) is looked for: a name further in is not at a line start. */
+const LINE_OPENING = 12;
+
 function isSentenceStart(text: string, index: number): boolean {
   const before = text.slice(Math.max(0, index - 3), index);
-  return index === 0 || /(^|[.!?:\n]\s*|^\s*)$/.test(before) || /\n\s*$/.test(before);
+  if (index === 0 || /(^|[.!?:\n]\s*|^\s*)$/.test(before)) return true;
+  // The first word of a line, or of a Markdown heading ("## Day two"), is capitalised as a sentence's is.
+  // Lines end at "\r" too (files saved with classic Mac line ends), where "## Trip\rPacked" made "Packed" a name.
+  const from = Math.max(0, index - LINE_OPENING);
+  const window = text.slice(from, index);
+  const lineBreak = Math.max(window.lastIndexOf('\n'), window.lastIndexOf('\r'));
+  if (lineBreak < 0 && from > 0) return false;
+  return /^[ \t]*(?:#{1,6}[ \t]+)?$/.test(window.slice(lineBreak + 1));
 }
 
 /** Strips what normalizeName strips at the edges of a lower-case key (possessive, quotes), without Unicode folding. */
@@ -89,20 +105,24 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
   }
   // Known names in any case ("dr smith" in a lower-case chat line).
   if (known.size > 0) {
-    const words = text.split(/[^\p{L}\p{N}@'’-]+/u).filter(Boolean);
-    // A cheap key first (lower-case words); the full normalisation runs only on a hit. This loop sees every memory of a run.
-    const lower = words.map((w) => normalizeCheap(w.toLowerCase()));
     const found = new Set([...seen].map((s) => normalizeName(s.slice(s.indexOf('|') + 1))));
-    for (let i = 0; i < words.length; i++) {
-      let key = '';
-      for (let len = 1; len <= 3 && i + len <= words.length; len++) {
-        key = len === 1 ? lower[i]! : `${key} ${lower[i + len - 1]}`;
-        if (!known.has(key)) continue;
-        const phrase = words.slice(i, i + len).join(' ');
-        const norm = normalizeName(phrase);
-        if (norm && known.has(norm) && !NOT_NAMES.has(norm) && !found.has(norm)) {
-          found.add(norm);
-          add(phrase, 'name');
+    const addKnown = (phrase: string) => {
+      const norm = normalizeName(phrase);
+      if (norm && known.has(norm) && !NOT_NAMES.has(norm) && !found.has(norm)) {
+        found.add(norm);
+        add(phrase, 'name');
+      }
+    };
+    // Line by line: a name does not run on into the next line.
+    for (const line of text.split(/[\r\n]+/)) {
+      const words = line.split(/[^\p{L}\p{N}@'’-]+/u).filter(Boolean);
+      // A cheap key first (lower-case words); the full normalisation runs only on a hit. This loop sees every memory of a run.
+      const lower = words.map((w) => normalizeCheap(w.toLowerCase()));
+      for (let i = 0; i < words.length; i++) {
+        let key = '';
+        for (let len = 1; len <= 3 && i + len <= words.length; len++) {
+          key = len === 1 ? lower[i]! : `${key} ${lower[i + len - 1]}`;
+          if (known.has(key)) addKnown(words.slice(i, i + len).join(' '));
         }
       }
     }
