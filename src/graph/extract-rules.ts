@@ -1,12 +1,14 @@
 import type { ExtractedRelation, Extraction, Mention } from './extraction.ts';
 import { normalizeName } from '../domain/name-keys.ts';
 import { hasHonorific } from './names.ts';
+import { bracketedNames, glossAfter, unspacedKnownNames } from './uncased-names.ts';
 
 /**
  * Offline, rule-based extraction: speakers ("Alice: ..."), @handles, quoted
  * titles, dates, capitalised names (with honorifics), names already known to
  * the store (any case), and a few relation patterns. Cheap enough to run on
- * every memory during consolidation.
+ * every memory during consolidation. Scripts without letter case have rules
+ * of their own (uncased-names.ts): bracketed names, glosses, known names.
  */
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
 /**
@@ -73,6 +75,10 @@ function isSentenceStart(text: string, index: number): boolean {
   return /^[ \t]*(?:#{1,6}[ \t]+)?$/.test(window.slice(lineBreak + 1));
 }
 
+/** Combining marks after a Latin or Greek letter, which the name key folds away (a decomposed "Zoe\u0308"). */
+const CHEAP_FOLD = /([\p{Script=Latin}\p{Script=Greek}])\p{M}+/gu;
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** Strips what normalizeName strips at the edges of a lower-case key (possessive, quotes), without Unicode folding. */
 function normalizeCheap(key: string): string {
   return key.replace(/['’]s$/, '').replace(/^['’-]+|['’-]+$/g, '');
@@ -81,11 +87,11 @@ function normalizeCheap(key: string): string {
 export function extractRules(text: string, known: ReadonlySet<string> = new Set()): Extraction {
   const mentions: Mention[] = [];
   const seen = new Set<string>();
-  const add = (name: string, type: Mention['type']) => {
+  const add = (name: string, type: Mention['type'], sameAs?: string) => {
     const key = `${type}|${name}`;
     if (seen.has(key)) return;
     seen.add(key);
-    mentions.push({ name, type });
+    mentions.push(sameAs === undefined ? { name, type } : { name, type, sameAs });
   };
   for (const m of text.matchAll(SPEAKER_RE)) {
     const n = cleanName(m[1]!);
@@ -94,14 +100,18 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
   for (const m of text.matchAll(HANDLE_RE)) add(m[0], 'handle');
   for (const m of text.matchAll(QUOTED_RE)) if (/^\p{Lu}/u.test(m[1]!)) add(m[1]!.trim(), 'title');
   for (const re of DATE_RES) for (const m of text.matchAll(re)) add(m[0], 'date');
+  for (const n of bracketedNames(text)) add(n.name, n.type);
   for (const m of text.matchAll(NAME_RE)) {
     const name = cleanName(m[0]);
     if (!name) continue;
     const single = !name.includes(' ');
+    // "Bangkok (กรุงเทพ)": a spelling in another script says the word is a name, even opening a sentence.
+    const gloss = glossAfter(text, m.index! + m[0].length);
     // A lone capitalised word opening a sentence is too often not a name, unless the store knows it.
-    if (single && !hasHonorific(m[0]) && isSentenceStart(text, m.index!) && !known.has(normalizeName(name))) continue;
+    if (single && !gloss && !hasHonorific(m[0]) && isSentenceStart(text, m.index!) && !known.has(normalizeName(name))) continue;
     const full = hasHonorific(m[0]) ? m[0].trim() : name;
     add(full, hasHonorific(m[0]) ? 'person' : 'name');
+    if (gloss) add(gloss, 'name', full);
   }
   // Known names in any case ("dr smith" in a lower-case chat line).
   if (known.size > 0) {
@@ -113,11 +123,13 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
         add(phrase, 'name');
       }
     };
-    // Line by line: a name does not run on into the next line.
+    // Line by line: a name does not run on into the next line. Marks belong to their word: split at them, a
+    // Devanagari or Thai word fell apart at each vowel sign and no known name in those scripts was found again.
     for (const line of text.split(/[\r\n]+/)) {
-      const words = line.split(/[^\p{L}\p{N}@'’-]+/u).filter(Boolean);
-      // A cheap key first (lower-case words); the full normalisation runs only on a hit. This loop sees every memory of a run.
-      const lower = words.map((w) => normalizeCheap(w.toLowerCase()));
+      const words = line.split(/[^\p{L}\p{M}\p{N}@'’-]+/u).filter(Boolean);
+      // A cheap key first (lower-case words, decomposed Latin and Greek accents dropped as the key drops them); the
+      // full normalisation runs only on a hit. This loop sees every memory of a run.
+      const lower = words.map((w) => normalizeCheap(ASCII.test(w) ? w.toLowerCase() : w.toLowerCase().replace(CHEAP_FOLD, '$1')));
       for (let i = 0; i < words.length; i++) {
         let key = '';
         for (let len = 1; len <= 3 && i + len <= words.length; len++) {
@@ -126,6 +138,8 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
         }
       }
     }
+    // Chinese, Japanese, Thai...: no spaces tell where a known name starts; it is looked for inside the run.
+    for (const name of unspacedKnownNames(text, known)) addKnown(name);
   }
   const relations: ExtractedRelation[] = [];
   const hasCapital = /\p{Lu}/u.test(text);
