@@ -1,14 +1,23 @@
 import type { ExtractedRelation, Extraction, Mention } from './extraction.ts';
-import { hasHonorific, normalizeName } from './names.ts';
+import { normalizeName } from '../domain/name-keys.ts';
+import { hasHonorific } from './names.ts';
+import { bracketedNames, glossAfter, unspacedKnownNames } from './uncased-names.ts';
 
 /**
  * Offline, rule-based extraction: speakers ("Alice: ..."), @handles, quoted
  * titles, dates, capitalised names (with honorifics), names already known to
  * the store (any case), and a few relation patterns. Cheap enough to run on
- * every memory during consolidation.
+ * every memory during consolidation. Scripts without letter case have rules
+ * of their own (uncased-names.ts): bracketed names, glosses, known names.
  */
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
-const NAME = String.raw`(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?\s+)?\p{Lu}[\p{L}'’-]+(?:\s+\p{Lu}[\p{L}'’-]+){0,3}`;
+/**
+ * Space inside a name: never a line break. With \s a Markdown heading joined
+ * the next line's name ("## Team\nAlice Smith" gave "Team Alice Smith"), and a
+ * line ending in a capitalised word joined the name opening the next one.
+ */
+const GAP = String.raw`[^\S\r\n\v\f\u0085\u2028\u2029]+`;
+const NAME = String.raw`(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?${GAP})?\p{Lu}[\p{L}'’-]+(?:${GAP}\p{Lu}[\p{L}'’-]+){0,3}`;
 const NAME_RE = new RegExp(NAME, 'gu');
 const SPEAKER_RE = /^\s*(\p{Lu}[\p{L}.'’ -]{0,40}?):\s+\S/gmu;
 const HANDLE_RE = /(?<![\w@])@[A-Za-z0-9_]{2,30}\b/g;
@@ -51,10 +60,24 @@ function cleanName(raw: string): string | null {
   return normalizeName(name).length >= 2 ? name : null;
 }
 
+/** How far back a line's opening (indent, a heading's #s) is looked for: a name further in is not at a line start. */
+const LINE_OPENING = 12;
+
 function isSentenceStart(text: string, index: number): boolean {
   const before = text.slice(Math.max(0, index - 3), index);
-  return index === 0 || /(^|[.!?:\n]\s*|^\s*)$/.test(before) || /\n\s*$/.test(before);
+  if (index === 0 || /(^|[.!?:\n]\s*|^\s*)$/.test(before)) return true;
+  // The first word of a line, or of a Markdown heading ("## Day two"), is capitalised as a sentence's is.
+  // Lines end at "\r" too (files saved with classic Mac line ends), where "## Trip\rPacked" made "Packed" a name.
+  const from = Math.max(0, index - LINE_OPENING);
+  const window = text.slice(from, index);
+  const lineBreak = Math.max(window.lastIndexOf('\n'), window.lastIndexOf('\r'));
+  if (lineBreak < 0 && from > 0) return false;
+  return /^[ \t]*(?:#{1,6}[ \t]+)?$/.test(window.slice(lineBreak + 1));
 }
+
+/** Combining marks after a Latin or Greek letter, which the name key folds away (a decomposed "Zoe\u0308"). */
+const CHEAP_FOLD = /([\p{Script=Latin}\p{Script=Greek}])\p{M}+/gu;
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Strips what normalizeName strips at the edges of a lower-case key (possessive, quotes), without Unicode folding. */
 function normalizeCheap(key: string): string {
@@ -64,11 +87,11 @@ function normalizeCheap(key: string): string {
 export function extractRules(text: string, known: ReadonlySet<string> = new Set()): Extraction {
   const mentions: Mention[] = [];
   const seen = new Set<string>();
-  const add = (name: string, type: Mention['type']) => {
+  const add = (name: string, type: Mention['type'], sameAs?: string) => {
     const key = `${type}|${name}`;
     if (seen.has(key)) return;
     seen.add(key);
-    mentions.push({ name, type });
+    mentions.push(sameAs === undefined ? { name, type } : { name, type, sameAs });
   };
   for (const m of text.matchAll(SPEAKER_RE)) {
     const n = cleanName(m[1]!);
@@ -77,34 +100,46 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
   for (const m of text.matchAll(HANDLE_RE)) add(m[0], 'handle');
   for (const m of text.matchAll(QUOTED_RE)) if (/^\p{Lu}/u.test(m[1]!)) add(m[1]!.trim(), 'title');
   for (const re of DATE_RES) for (const m of text.matchAll(re)) add(m[0], 'date');
+  for (const n of bracketedNames(text)) add(n.name, n.type);
   for (const m of text.matchAll(NAME_RE)) {
     const name = cleanName(m[0]);
     if (!name) continue;
     const single = !name.includes(' ');
+    // "Bangkok (กรุงเทพ)": a spelling in another script says the word is a name, even opening a sentence.
+    const gloss = glossAfter(text, m.index! + m[0].length);
     // A lone capitalised word opening a sentence is too often not a name, unless the store knows it.
-    if (single && !hasHonorific(m[0]) && isSentenceStart(text, m.index!) && !known.has(normalizeName(name))) continue;
+    if (single && !gloss && !hasHonorific(m[0]) && isSentenceStart(text, m.index!) && !known.has(normalizeName(name))) continue;
     const full = hasHonorific(m[0]) ? m[0].trim() : name;
     add(full, hasHonorific(m[0]) ? 'person' : 'name');
+    if (gloss) add(gloss, 'name', full);
   }
   // Known names in any case ("dr smith" in a lower-case chat line).
   if (known.size > 0) {
-    const words = text.split(/[^\p{L}\p{N}@'’-]+/u).filter(Boolean);
-    // A cheap key first (lower-case words); the full normalisation runs only on a hit. This loop sees every memory of a run.
-    const lower = words.map((w) => normalizeCheap(w.toLowerCase()));
     const found = new Set([...seen].map((s) => normalizeName(s.slice(s.indexOf('|') + 1))));
-    for (let i = 0; i < words.length; i++) {
-      let key = '';
-      for (let len = 1; len <= 3 && i + len <= words.length; len++) {
-        key = len === 1 ? lower[i]! : `${key} ${lower[i + len - 1]}`;
-        if (!known.has(key)) continue;
-        const phrase = words.slice(i, i + len).join(' ');
-        const norm = normalizeName(phrase);
-        if (norm && known.has(norm) && !NOT_NAMES.has(norm) && !found.has(norm)) {
-          found.add(norm);
-          add(phrase, 'name');
+    const addKnown = (phrase: string) => {
+      const norm = normalizeName(phrase);
+      if (norm && known.has(norm) && !NOT_NAMES.has(norm) && !found.has(norm)) {
+        found.add(norm);
+        add(phrase, 'name');
+      }
+    };
+    // Line by line: a name does not run on into the next line. Marks belong to their word: split at them, a
+    // Devanagari or Thai word fell apart at each vowel sign and no known name in those scripts was found again.
+    for (const line of text.split(/[\r\n]+/)) {
+      const words = line.split(/[^\p{L}\p{M}\p{N}@'’-]+/u).filter(Boolean);
+      // A cheap key first (lower-case words, decomposed Latin and Greek accents dropped as the key drops them); the
+      // full normalisation runs only on a hit. This loop sees every memory of a run.
+      const lower = words.map((w) => normalizeCheap(ASCII.test(w) ? w.toLowerCase() : w.toLowerCase().replace(CHEAP_FOLD, '$1')));
+      for (let i = 0; i < words.length; i++) {
+        let key = '';
+        for (let len = 1; len <= 3 && i + len <= words.length; len++) {
+          key = len === 1 ? lower[i]! : `${key} ${lower[i + len - 1]}`;
+          if (known.has(key)) addKnown(words.slice(i, i + len).join(' '));
         }
       }
     }
+    // Chinese, Japanese, Thai...: no spaces tell where a known name starts; it is looked for inside the run.
+    for (const name of unspacedKnownNames(text, known)) addKnown(name);
   }
   const relations: ExtractedRelation[] = [];
   const hasCapital = /\p{Lu}/u.test(text);

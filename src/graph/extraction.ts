@@ -5,6 +5,12 @@ export interface Mention {
   /** Surface form as written. */
   name: string;
   type: EntityKind;
+  /**
+   * Another mention of the same text that names the same entity: a gloss,
+   * "Bangkok (กรุงเทพ)". The indexer files this spelling under that entity
+   * (evidence, so an alias) instead of resolving it on its own.
+   */
+  sameAs?: string;
 }
 
 export interface ExtractedRelation {

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../services/context.ts';
 import { scopeKey } from '../lifecycle/merge-plan.ts';
 import { extractRules } from './extract-rules.ts';
 import { isFunctional, withinNameLimits, type Extraction, type Extractor } from './extraction.ts';
-import { normalizeName } from './names.ts';
+import { normalizeName } from '../domain/name-keys.ts';
 import { resolveMention } from './resolve.ts';
 
 export function requireGraph(ctx: ServiceContext): GraphStore {
@@ -85,7 +85,9 @@ export async function indexGraph(
       for (const mention of ex.mentions) {
         // One memory is one mention of an entity, however many rules found it.
         if (resolved.has(normalizeName(mention.name))) continue;
-        const e = resolveOrCreate(state, m, mention.name, mention.type, out);
+        // A gloss names the entity of the name it glosses: its spelling becomes that entity's alias.
+        const glossed = mention.sameAs === undefined ? undefined : resolved.get(normalizeName(mention.sameAs));
+        const e = glossed ? addSpelling(state, m, glossed, mention.name) : resolveOrCreate(state, m, mention.name, mention.type, out);
         resolved.set(normalizeName(mention.name), e);
         dirty.set(e.id, e);
         w.evidence.push({ entityId: e.id, relationId: null, lineageId: m.lineageId, memoryId: m.id, mention: mention.name, norm: normalizeName(mention.name) });
@@ -107,6 +109,14 @@ export async function indexGraph(
     out.memories += ids.length;
   }
   return out;
+}
+
+/** Another spelling of an entity met in this memory: one more evidence row, as a second rule's hit on it is, and an alias. */
+function addSpelling(state: GraphIndexState, m: Memory, e: EntityRecord, name: string): EntityRecord {
+  e.mentions++;
+  if (e.name !== name && !e.aliases.includes(name)) e.aliases.push(name);
+  state.known.get(scopeKey(m))?.add(normalizeName(name));
+  return e;
 }
 
 function resolveOrCreate(state: GraphIndexState, m: Memory, name: string, type: string, out: IndexGraphResult): EntityRecord {

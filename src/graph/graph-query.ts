@@ -6,7 +6,8 @@ import { LIVE_LIFECYCLES } from '../domain/lifecycle.ts';
 import type { EntityRecord, RelationRecord } from '../ports/lifecycle.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { requireGraph } from './graph-index.ts';
-import { normalizeName } from './names.ts';
+import { unspacedPieces } from './uncased-names.ts';
+import { normalizeName } from '../domain/name-keys.ts';
 
 export interface RelationView {
   id: string;
@@ -75,9 +76,17 @@ async function currentMemoryIds(ctx: ServiceContext, p: Principal, lineages: str
   return out;
 }
 
-/** Word n-grams (1..3) of a query, normalised like entity names. */
-function queryNorms(query: string): string[] {
-  const words = query.split(/[^\p{L}\p{N}@'’-]+/u).filter(Boolean);
+/** Most keys one query looks up from its unspaced runs (uncased-names.ts): a 100-character Chinese query has about 2,000 pieces. */
+const MAX_PIECES = 2000;
+
+/**
+ * Word n-grams (1..3) of a query, normalised like entity names, and, for
+ * text written without spaces (Chinese, Japanese, Thai...), every piece of it
+ * that could be a name: where a word starts is not written there.
+ */
+export function queryNorms(query: string): string[] {
+  // Marks belong to their word: split at them, "दिल्ली" was three one-letter words and its entity was never found.
+  const words = query.split(/[^\p{L}\p{M}\p{N}@'’-]+/u).filter(Boolean);
   const out = new Set<string>();
   for (let i = 0; i < words.length; i++) {
     for (let len = 1; len <= 3 && i + len <= words.length; len++) {
@@ -85,6 +94,7 @@ function queryNorms(query: string): string[] {
       if (n.length >= 2) out.add(n);
     }
   }
+  for (const piece of unspacedPieces(query, MAX_PIECES)) out.add(piece);
   return [...out];
 }
 

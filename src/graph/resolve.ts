@@ -1,5 +1,6 @@
 import type { EntityKind } from './extraction.ts';
-import { editDistance, normalizeName } from './names.ts';
+import { normalizeName } from '../domain/name-keys.ts';
+import { editDistance } from './names.ts';
 
 /**
  * Entity resolution: exact name, normalised name, alias, then similarity

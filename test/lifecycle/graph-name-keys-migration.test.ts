@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { MIGRATIONS } from '../../src/adapters/sqlite/migrations.ts';
 import { PG_MIGRATIONS } from '../../src/adapters/postgres/migrations.ts';
 import { strippedKey } from '../../src/adapters/sql/graph-norms.ts';
-import { normalizeName } from '../../src/graph/names.ts';
+import { normalizeName } from '../../src/domain/name-keys.ts';
 import { openMemory } from '../../src/surfaces/library/open-memory.ts';
 import { BACKEND, named, rawSql, testStores } from '../helpers/backend.ts';
 import Database from 'better-sqlite3';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { extractRules } from '../../src/graph/extract-rules.ts';
 import { isFunctional } from '../../src/graph/extraction.ts';
-import { normalizeName } from '../../src/graph/names.ts';
+import { normalizeName } from '../../src/domain/name-keys.ts';
 import { resolveMention, type ResolvableEntity } from '../../src/graph/resolve.ts';
 
 test('name normalisation folds honorifics, case, punctuation and diacritics', () => {
@@ -103,4 +103,29 @@ test('rule extraction: a past employer or home gets a past predicate, which clos
   for (const [text, want] of rows) assert.deepEqual(extractRules(text).relations.map((r) => `${r.subject}|${r.predicate}|${r.object}`), want, text);
   assert.ok(isFunctional('works_at') && isFunctional('lives_in'));
   assert.ok(!isFunctional('worked_at') && !isFunctional('lived_in'));
+});
+
+// "## Team\nAlice Smith leads it" gave the entity "Team Alice Smith": a name ran on across the line break.
+test('rule extraction: a name never spans a line break, and a heading opens a line as a sentence does', () => {
+  const rows: [string, string[], string[]?][] = [
+    ['## Team\nAlice Smith leads it', ['name:Alice Smith']],
+    ['# Trip\n\nPacked the tent with Bob Jones.', ['name:Bob Jones']], // across a blank line too
+    ['## Trip\rPacked the tent with Bob Jones.', ['name:Bob Jones']], // "\r" line ends
+    ['## Trip\r\nPacked the tent with Bob Jones.', ['name:Bob Jones']],
+    ['## Day two\nRain all day.', []], // a heading's first word is capitalised as a sentence's is
+    ['### Notes\nAlice Smith and Carol Diaz met.', ['name:Alice Smith', 'name:Carol Diaz']],
+    ['Team\n====\nAlice Smith leads it', ['name:Alice Smith']], // setext heading
+    ['We met Carol\nBob Stone works at Acme Corp', ['name:Carol', 'name:Bob Stone', 'name:Acme Corp'], ['Bob Stone|works_at|Acme Corp']],
+    ['# Alice Smith\nleads the team', ['name:Alice Smith']], // a heading may itself be a name
+    ['## Acme\nThe team moved.', []], // a lone heading word is not a name unless known
+    ['Alice Smith leads the team', ['name:Alice Smith']],
+  ];
+  for (const [text, want, relations] of rows) {
+    const ex = extractRules(text);
+    assert.deepEqual(ex.mentions.map((m) => `${m.type}:${m.name}`), want, JSON.stringify(text));
+    if (relations) assert.deepEqual(ex.relations.map((r) => `${r.subject}|${r.predicate}|${r.object}`), relations, JSON.stringify(text));
+  }
+  // A known name is found on its line, not joined across two.
+  assert.deepEqual(extractRules('met alice\nsmith called', new Set(['alice smith'])).mentions, []);
+  assert.deepEqual(extractRules('## Acme\nThe team moved.', new Set(['acme'])).mentions.map((m) => m.name), ['Acme']);
 });

@@ -1,4 +1,4 @@
-import { nameKey, normalizeName } from '../../graph/names.ts';
+import { nameKey, normalizeName } from '../../domain/name-keys.ts';
 
 /**
  * Graph name keys written before names kept the marks of scripts other than

@@ -3,8 +3,10 @@
  * hangul (whose spaces fall between phrases, particles attached), Thai, Lao,
  * Khmer and Myanmar. Script_Extensions rather than Script, so the katakana
  * prolonged sound mark "ー" (script Common) belongs to the run it lengthens.
+ * The knowledge graph looks for known names inside runs of the same scripts
+ * (graph/uncased-names.ts).
  */
-const SCRIPTS = String.raw`\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}`;
+export const SCRIPTS = String.raw`\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}\p{scx=Thai}\p{scx=Lao}\p{scx=Khmer}\p{scx=Myanmar}`;
 
 /** Whether a string holds any character of those scripts. */
 export const NO_SPACE_SCRIPT = new RegExp(`[${SCRIPTS}]`, 'u');
