@@ -139,7 +139,8 @@ export class SqliteVectorIndex implements VectorIndex, VectorRows {
   }
 
   async modelId(p: Principal, provider: string): Promise<string | null> {
-    const r = this.db.prepare('SELECT model FROM embedding_models WHERE namespace = ? AND provider = ?').get(p.namespace, provider) as { model: string } | undefined;
+    // Every write asks (a model another process trained must not be missed), so the statement is kept: preparing it cost more than running it.
+    const r = this.statements.get('SELECT model FROM embedding_models WHERE namespace = ? AND provider = ?').get(p.namespace, provider) as { model: string } | undefined;
     return r?.model ?? null;
   }
 

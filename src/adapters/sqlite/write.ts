@@ -29,6 +29,7 @@ export class SqliteWriter {
   private readonly insertAudit: Database.Statement;
   private readonly auditHead: Database.Statement;
   private setLifecycle: Database.Statement | undefined;
+  private touchRow: Database.Statement | undefined;
   private lifecycleRow: Database.Statement | undefined;
   private closeVersion: Database.Statement | undefined;
   private anyTombstone: Database.Statement | undefined;
@@ -241,7 +242,8 @@ export class SqliteWriter {
 
   private touch(ctx: BatchContext, ids: string[], at: number): number {
     // Access statistics are not content: they change no hash and write no audit entry.
-    const stmt = this.db.prepare('UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ? AND namespace = ?');
+    // Every recall (each GET of a memory) touches: the statement is kept, as preparing it cost more than running it.
+    const stmt = (this.touchRow ??= this.db.prepare('UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? WHERE id = ? AND namespace = ?'));
     let n = 0;
     for (const id of ids) n += stmt.run(at, id, ctx.p.namespace).changes;
     return n;
