@@ -71,7 +71,13 @@ test(named('mnemos context packs whole cited items and never exceeds the budget'
   try {
     const bin = resolve('bin/mnemos.js');
     const run = (...a: string[]) => spawnSync(process.execPath, [bin, ...a], { cwd: dir, encoding: 'utf8', env: { ...process.env, MNEMOS_DB: db } });
-    for (let i = 0; i < 8; i++) run('add', `project atlas note ${i}: ${'the parser ships soon '.repeat(4 + i)}`);
+    // The notes go in through the library (8 spawned adds were most of this test's time); `context` is what is tested, through the CLI.
+    const seed = await openMemory({ db });
+    try {
+      for (let i = 0; i < 8; i++) await seed.remember({ text: `project atlas note ${i}: ${'the parser ships soon '.repeat(4 + i)}` });
+    } finally {
+      await seed.close();
+    }
     for (const budget of [5, 40, 120, 400]) {
       const r = run('context', 'atlas parser', '--max-tokens', String(budget), '--json');
       assert.equal(r.status, 0, r.stderr);

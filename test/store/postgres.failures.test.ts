@@ -152,6 +152,30 @@ test('opening a store still waits for another process\'s migration, however shor
   }
 });
 
+test('an up-to-date store opens at once while another store of the database migrates, even with a short statement_timeout', { ...postgresOnly('PostgreSQL advisory locks'), timeout: 30_000 }, async () => {
+  // The migration lock is one for the whole database: every open waited behind another schema's first open,
+  // and a session with a short statement_timeout failed there (seen when two test files ran at once).
+  const { schema, url } = freshSchema('uptodate');
+  const setup = await openMemory({ db: url });
+  await setup.remember({ text: 'already migrated' });
+  await setup.close();
+  const migrating = await pgClient();
+  try {
+    await migrating.query('BEGIN');
+    await migrating.query('SELECT pg_advisory_xact_lock($1)', [0x6d6e656d6f73]);
+    const m = await openMemory({ db: `${url}&options=${encodeURIComponent('-c statement_timeout=300')}` });
+    try {
+      assert.equal((await m.list({})).total, 1);
+    } finally {
+      await m.close();
+    }
+    await migrating.query('COMMIT');
+  } finally {
+    await migrating.end();
+    await dropSchema(schema);
+  }
+});
+
 test('?pool_size= bounds the connections a store opens; a bad value is refused', { ...postgresOnly('PostgreSQL sessions'), timeout: 30_000 }, async () => {
   assert.equal(parsePgUrl('postgres://u:p@h/db?pool_size=3').poolSize, 3);
   assert.doesNotMatch(parsePgUrl('postgres://u:p@h/db?pool_size=3').connectionString, /pool_size/);

@@ -19,12 +19,20 @@ function node(script: string) {
   return { child, out: () => out, err: () => err };
 }
 
+/** Until the child has written `text` on stderr: a fixed sleep was slower, and on a loaded machine could end before the child even started. */
+const wrote = (c: ReturnType<typeof node>, text: string) =>
+  new Promise<void>((resolve) => {
+    const check = () => (c.err().includes(text) ? (c.child.stderr.off('data', check), resolve()) : undefined);
+    c.child.stderr.on('data', check);
+    check();
+  });
+
 const closed = (c: ReturnType<typeof node>['child']) => new Promise<void>((resolve) => (c.exitCode !== null || c.signalCode !== null ? resolve() : c.once('exit', () => resolve())));
 const lines = (s: string) => (s.match(/\n/g) ?? []).length;
 
 test('output that never comes fails the wait after the bound, with the stderr written before the wait, and the child is stopped', { timeout: 30_000 }, async () => {
   const c = node("process.stderr.write('serving on stdio\\n'); process.stdout.write('{\"id\":1}\\n'); setInterval(() => {}, 1000)");
-  await new Promise((r) => setTimeout(r, 500));
+  await wrote(c, 'serving on stdio\n');
   await assert.rejects(waitForOutput(c.child, () => lines(c.out()) >= 4, '4 replies', { timeoutMs: 2000, what: 'mnemos mcp', stderr: c.err }), /mnemos mcp gave no 4 replies within 2000 ms, and was stopped; stderr: serving on stdio/);
   await closed(c.child);
   assert.equal(c.child.signalCode, 'SIGKILL', 'the silent child does not outlive the wait');
@@ -41,8 +49,9 @@ test('a child that ends before the output fails the wait at once; output already
 });
 
 test('an exit that never comes fails the wait after the bound, and the child is stopped; an exit is reported', { timeout: 30_000 }, async () => {
-  const stuck = node("process.stderr.write('finishing calls...\\n'); process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)");
-  await new Promise((r) => setTimeout(r, 500));
+  // The handler is in place before the line is written, so the SIGTERM sent once it is read is ignored.
+  const stuck = node("process.on('SIGTERM', () => {}); process.stderr.write('finishing calls...\\n'); setInterval(() => {}, 1000)");
+  await wrote(stuck, 'finishing calls...\n');
   stuck.child.kill('SIGTERM');
   await assert.rejects(waitForExit(stuck.child, { timeoutMs: 2000, what: 'mnemos mcp', stderr: stuck.err }), /mnemos mcp did not exit within 2000 ms, and was stopped; stderr: finishing calls/);
   await closed(stuck.child);

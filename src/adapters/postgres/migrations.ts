@@ -459,8 +459,30 @@ CREATE INDEX IF NOT EXISTS memories_salience_current ON memories(namespace, sali
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;
 
+/**
+ * The schema version the store's own table records, or null when there is none yet. The table is named with its
+ * schema: unqualified, a schema not created yet would fall through the search path to another store's table.
+ */
+async function committedVersion(client: pg.PoolClient, schema: string | null): Promise<number | null> {
+  const table = schema ? `${quoteSchema(schema)}.mnemos_schema` : 'mnemos_schema';
+  try {
+    const r = await client.query<{ v: number | null }>(`SELECT max(version) AS v FROM ${table}`);
+    return r.rows[0]?.v ?? null;
+  } catch (err) {
+    // undefined_table, invalid_schema_name: a new store. Outside a transaction, the failed read leaves the session usable.
+    const code = (err as { code?: string }).code;
+    if (code === '42P01' || code === '3F000') return null;
+    throw err;
+  }
+}
+
 /** Applies pending migrations in one transaction; `onProgress` hears the long ones (ports/migration-progress.ts). Returns the schema version. */
 export async function migratePg(client: pg.PoolClient, schema: string | null, analyze: (text: string) => string[], onProgress?: MigrationProgressListener): Promise<number> {
+  // An up-to-date store takes no lock. The migration lock is one for the whole database, so every open waited
+  // behind any other schema's migration there (another store's first open), and a session with a short
+  // statement_timeout failed on it. Migrations commit whole, so the version read here is a committed one;
+  // any other answer (older, newer, no table yet) takes the locked path below, which decides.
+  if ((await committedVersion(client, schema)) === PG_LATEST_SCHEMA_VERSION) return PG_LATEST_SCHEMA_VERSION;
   // A migration waits as long as it must (another process's migration can take minutes on a large
   // table): the session's lock wait, meant for ordinary statements, is lifted for this transaction.
   await client.query('BEGIN; SET LOCAL lock_timeout = 0');
