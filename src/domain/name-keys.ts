@@ -19,7 +19,7 @@ export const HONORIFICS: ReadonlySet<string> = new Set(['dr', 'mr', 'mrs', 'ms',
  * vowels and tone marks, Cyrillic й (и with a breve, another letter), Arabic and Hebrew points.
  * Stripping every mark made กรุงเทพ and กรงเทพ one entity.
  */
-const FOLDED_MARKS = /([\p{Script=Latin}\p{Script=Greek}])\p{M}+/gu;
+export const FOLDED_MARKS = /([\p{Script=Latin}\p{Script=Greek}])\p{M}+/gu;
 
 /** Latin and Greek diacritics removed, every other mark kept; composed again (NFC) so a kept mark sits as it was written. */
 export function foldDiacritics(s: string): string {

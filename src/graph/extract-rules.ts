@@ -1,6 +1,6 @@
 import type { ExtractedRelation, Extraction, Mention } from './extraction.ts';
-import { normalizeName } from '../domain/name-keys.ts';
-import { hasHonorific } from './names.ts';
+import { FOLDED_MARKS, normalizeName } from '../domain/name-keys.ts';
+import { hasHonorific, NAME_WORD_BREAK } from './names.ts';
 import { bracketedNames, glossAfter, unspacedKnownNames } from './uncased-names.ts';
 
 /**
@@ -75,8 +75,6 @@ function isSentenceStart(text: string, index: number): boolean {
   return /^[ \t]*(?:#{1,6}[ \t]+)?$/.test(window.slice(lineBreak + 1));
 }
 
-/** Combining marks after a Latin or Greek letter, which the name key folds away (a decomposed "Zoe\u0308"). */
-const CHEAP_FOLD = /([\p{Script=Latin}\p{Script=Greek}])\p{M}+/gu;
 const ASCII = /^[\x00-\x7f]*$/;
 
 /** Strips what normalizeName strips at the edges of a lower-case key (possessive, quotes), without Unicode folding. */
@@ -123,13 +121,12 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
         add(phrase, 'name');
       }
     };
-    // Line by line: a name does not run on into the next line. Marks belong to their word: split at them, a
-    // Devanagari or Thai word fell apart at each vowel sign and no known name in those scripts was found again.
+    // Line by line: a name does not run on into the next line.
     for (const line of text.split(/[\r\n]+/)) {
-      const words = line.split(/[^\p{L}\p{M}\p{N}@'’-]+/u).filter(Boolean);
-      // A cheap key first (lower-case words, decomposed Latin and Greek accents dropped as the key drops them); the
+      const words = line.split(NAME_WORD_BREAK).filter(Boolean);
+      // A cheap key first (lower-case words, decomposed Latin and Greek accents dropped by the name key's own FOLDED_MARKS); the
       // full normalisation runs only on a hit. This loop sees every memory of a run.
-      const lower = words.map((w) => normalizeCheap(ASCII.test(w) ? w.toLowerCase() : w.toLowerCase().replace(CHEAP_FOLD, '$1')));
+      const lower = words.map((w) => normalizeCheap(ASCII.test(w) ? w.toLowerCase() : w.toLowerCase().replace(FOLDED_MARKS, '$1')));
       for (let i = 0; i < words.length; i++) {
         let key = '';
         for (let len = 1; len <= 3 && i + len <= words.length; len++) {

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../services/context.ts';
 import { requireGraph } from './graph-index.ts';
 import { unspacedPieces } from './uncased-names.ts';
 import { normalizeName } from '../domain/name-keys.ts';
+import { NAME_WORD_BREAK } from './names.ts';
 
 export interface RelationView {
   id: string;
@@ -85,8 +86,7 @@ const MAX_PIECES = 2000;
  * that could be a name: where a word starts is not written there.
  */
 export function queryNorms(query: string): string[] {
-  // Marks belong to their word: split at them, "दिल्ली" was three one-letter words and its entity was never found.
-  const words = query.split(/[^\p{L}\p{M}\p{N}@'’-]+/u).filter(Boolean);
+  const words = query.split(NAME_WORD_BREAK).filter(Boolean);
   const out = new Set<string>();
   for (let i = 0; i < words.length; i++) {
     for (let len = 1; len <= 3 && i + len <= words.length; len++) {

@@ -5,6 +5,14 @@ import { HONORIFICS } from '../domain/name-keys.ts';
  * honorific (extraction) and edit distance (resolution's typo rule). The
  * name key itself is domain/name-keys.ts, shared with the storage adapters.
  */
+/**
+ * What separates the words of a text when names are looked up in it, by
+ * extraction (known names) and by a query alike, so both cut a text the same
+ * way. Marks belong to their word: split at them, "दिल्ली" was three
+ * one-letter words and a Devanagari or Thai name was never found again.
+ */
+export const NAME_WORD_BREAK = /[^\p{L}\p{M}\p{N}@'’-]+/u;
+
 export function hasHonorific(s: string): boolean {
   const first = s.trim().toLowerCase().split(/[\s.]+/)[0] ?? '';
   return HONORIFICS.has(first);
