@@ -2,11 +2,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { named, testStores, type TestStores } from '../helpers/backend.ts';
 import { waitForExit } from '../helpers/child-wait.ts';
-import { createToken, MNEMOS_BIN, spawnServe, type SpawnedServer } from './serve-helpers.ts';
+import { createToken, MNEMOS_BIN, raw, spawnServe, type SpawnedServer } from './serve-helpers.ts';
 
 /**
  * A web page on another site, or one that renamed 127.0.0.1 by DNS rebinding,
@@ -15,26 +14,6 @@ import { createToken, MNEMOS_BIN, spawnServe, type SpawnedServer } from './serve
  * Origin nor Host, so `Origin: http://evil.example` and `Host: evil.example`
  * were answered 200 with a valid token, and JSON went out without nosniff.
  */
-
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-}
-
-/** node:http, not fetch: fetch does not let a caller choose the Host header. */
-function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url + path, { method, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : null }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 const MCP_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };

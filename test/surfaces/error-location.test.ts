@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { request as httpRequest } from 'node:http';
 import { after, describe, it } from 'node:test';
 import { MnemosError } from '../../src/domain/errors.ts';
 import { errorForCaller } from '../../src/surfaces/tools/redact-location.ts';
@@ -8,21 +7,12 @@ import { requestError } from '../../src/surfaces/tools/request-error.ts';
 import { BACKEND, named, postgresOnly, testStores } from '../helpers/backend.ts';
 import { pgClient } from '../helpers/pg-env.ts';
 import { waitForStart } from '../helpers/server-start.ts';
-import { assertHides, createToken, MNEMOS_BIN, relay, request, spawnServe } from './serve-helpers.ts';
+import { assertHides, createToken, MNEMOS_BIN, raw, relay, request, spawnServe } from './serve-helpers.ts';
 
-/** A POST with the Host and Origin a browser would send (fetch lets no caller choose Host); the parsed error. */
-function postAs(url: string, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; error: any }> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url + path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } }, (res) => {
-      let out = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => (out += d));
-      res.on('end', () => resolve({ status: res.statusCode!, error: out ? JSON.parse(out).error : null }));
-    });
-    req.on('error', reject);
-    req.end(text);
-  });
+/** A search POSTed with the Host and Origin a browser would send; the status and the parsed error. */
+async function asBrowser(url: string, headers: Record<string, string>): Promise<{ status: number; error: any }> {
+  const r = await raw(url, 'POST', '/v1/search', { ...headers, 'content-type': 'application/json' }, JSON.stringify({ query: 'x' }));
+  return { status: r.status, error: r.body?.error ?? null };
 }
 
 /** One MCP tools/call over HTTP; the tool's result text, parsed. */
@@ -89,7 +79,7 @@ describe('errors name the store location to owners only', () => {
       const host = `${name}:${port}`;
       // No token at all, and a token: a caller not yet authenticated and the owner read the same hint.
       for (const auth of [{}, { authorization: `Bearer ${owner}` }] as Record<string, string>[]) {
-        const r = await postAs(`http://127.0.0.1:${port}`, '/v1/search', { ...auth, host, origin: `http://${host}` }, { query: 'x' });
+        const r = await asBrowser(`http://127.0.0.1:${port}`, { ...auth, host, origin: `http://${host}` });
         assert.equal(r.status, 403, JSON.stringify(r.error));
         assert.match(r.error.message, new RegExp(`^requests from web pages at origin "http://${name.replace(/\./g, '\\.')}:${port}" are refused`));
         assert.match(r.error.message, new RegExp(`start the server with --allow-host ${name.replace(/\./g, '\\.')}$`));
@@ -97,7 +87,7 @@ describe('errors name the store location to owners only', () => {
       }
       // A loopback server refusing a rebound name lists the names it answers to, 127.0.0.1 among them, whole.
       const lp = new URL(loopback.url).port;
-      const rebound = await postAs(loopback.url, '/v1/search', { host: `evil.example:${lp}` }, { query: 'x' });
+      const rebound = await asBrowser(loopback.url, { host: `evil.example:${lp}` });
       assert.equal(rebound.status, 403);
       assert.equal(rebound.error.details.header, 'Host');
       assert.match(rebound.error.message, /it answers to localhost, 127\.0\.0\.1, \[::1\]\./);
