@@ -57,15 +57,24 @@ describe('a refused start', () => {
   it('leaves no store and no unseen owner token behind: settings are checked before the store opens', async () => {
     const tmp = tempDir('mnemos-refused-start-');
     try {
-      for (const bad of [['--search-threads', '100'], ['--consolidate-every-ms=-5'], ['--cycle-tick-ms=-1']]) {
-        const child = spawn(process.execPath, [START, '--port', '0', ...bad], { cwd: tmp.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      // The environment's settings too: MNEMOS_CYCLE_TICK_MS=abc was read as "off" and the server started without a word.
+      const envBad = (name: string, value: string) => ({ env: { [name]: value }, label: `${name}=${value}` });
+      const cases = [
+        ...[['--search-threads', '100'], ['--consolidate-every-ms=-5'], ['--cycle-tick-ms=-1']].map((args) => ({ args, env: {}, label: args.join(' ') })),
+        { args: [], ...envBad('MNEMOS_CYCLE_TICK_MS', 'abc') },
+        { args: [], ...envBad('MNEMOS_CYCLE_TICK_MS', '-1') },
+        { args: [], ...envBad('MNEMOS_CONSOLIDATE_EVERY_MS', 'abc') },
+        { args: [], ...envBad('MNEMOS_SEARCH_THREADS', 'abc') },
+      ];
+      for (const { args, env, label } of cases) {
+        const child = spawn(process.execPath, [START, '--port', '0', ...args], { cwd: tmp.dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
         let err = '';
         child.stderr.on('data', (d) => (err += d));
-        const { code } = await waitForExit(child, { what: `npm start ${bad.join(' ')}`, stderr: () => err });
-        assert.equal(code, 2, `${bad.join(' ')}: ${err}`);
+        const { code } = await waitForExit(child, { what: `npm start ${label}`, stderr: () => err });
+        assert.equal(code, 2, `${label}: ${err}`);
         assert.match(err, /must be/);
-        assert.equal(existsSync(join(tmp.dir, '.mnemos/memory.db')), false, `${bad.join(' ')} created a store`);
-        assert.equal(existsSync(join(tmp.dir, '.mnemos/owner-token')), false, `${bad.join(' ')} created a token`);
+        assert.equal(existsSync(join(tmp.dir, '.mnemos/memory.db')), false, `${label} created a store`);
+        assert.equal(existsSync(join(tmp.dir, '.mnemos/owner-token')), false, `${label} created a token`);
       }
     } finally {
       tmp.cleanup();

@@ -85,7 +85,9 @@ export const serveCmd: Command = {
     const threadsWanted = num(ctx, 'search-threads') ?? (process.env.MNEMOS_SEARCH_THREADS ? Number(process.env.MNEMOS_SEARCH_THREADS) : defaultSearchThreads());
     if (!Number.isInteger(threadsWanted) || threadsWanted < 0 || threadsWanted > 64) throw new MnemosError('validation_failed', '--search-threads (or MNEMOS_SEARCH_THREADS) must be a whole number from 0 to 64', { field: 'search-threads' });
     const every = consolidationInterval(ctx);
-    const tickMs = num(ctx, 'cycle-tick-ms') ?? (Number(process.env.MNEMOS_CYCLE_TICK_MS) || 0);
+    // Read like MNEMOS_CONSOLIDATE_EVERY_MS: an unset variable is off, a value that is no number is refused (it was read as off).
+    const tickEnv = process.env.MNEMOS_CYCLE_TICK_MS;
+    const tickMs = num(ctx, 'cycle-tick-ms') ?? (tickEnv === undefined || tickEnv.trim() === '' ? 0 : Number(tickEnv));
     if (!Number.isFinite(tickMs) || tickMs < 0) throw new MnemosError('validation_failed', '--cycle-tick-ms (or MNEMOS_CYCLE_TICK_MS) must be a number of milliseconds, 0 to turn it off', { field: 'cycle-tick-ms' });
     const memory = await ctx.open();
     const say = log(ctx);
