@@ -32,6 +32,8 @@ function helpText(cmds: Command[], prefix = ''): string {
     '',
     'Global options:',
     ...GLOBAL_HELP,
+    // Only here: --version answers without a command (README documents it; the help did not say so).
+    '  -V, --version       print the version (with --json: {"version": "..."})',
   ].join('\n');
 }
 

@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runCli } from '../../src/surfaces/cli/main.ts';
+import { COMMANDS } from '../../src/surfaces/cli/commands/index.ts';
+import type { Command } from '../../src/surfaces/cli/command.ts';
+
+// No store: the help, the version and README's command table are all this reads.
+// README's command table is a promise to users; these checks keep it and the CLI from drifting apart.
+
+const README = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await runCli(argv, { stdout: (s) => ((out += s), true), stderr: (s) => ((err += s), true), env: {}, isTTY: false });
+  return { code, out, err };
+}
+
+/** The first column of each row of README's "### Commands" table, split into its backticked command forms. */
+function readmeCommandForms(): string[] {
+  const section = README.split('### Commands')[1]!.split('\n## ')[0]!;
+  const rows = section.split('\n').filter((l) => l.startsWith('| `'));
+  assert.ok(rows.length > 10, 'README has a command table');
+  // A cell's pipes inside backticks are escaped (\|); the first unescaped one ends the first column.
+  return rows.flatMap((row) => [...row.slice(1).split(/(?<!\\)\|/)[0]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\\\|/g, '|')));
+}
+
+/** The command (and sub-command) a form such as `token create --role ...` names, with the options it takes. */
+function resolve(form: string): { cmd: Command; options: Set<string> } | null {
+  const [name, sub] = form.split(/\s+/);
+  const cmd = COMMANDS.find((c) => c.name === name);
+  if (!cmd) return null;
+  const options = new Set(['db', 'namespace', 'json', 'help', ...Object.keys(cmd.options ?? {})]);
+  const subcommand = cmd.subcommands?.find((s) => s.name === sub);
+  for (const o of Object.keys(subcommand?.options ?? {})) options.add(o);
+  return { cmd, options };
+}
+
+test('the top-level help lists --version, which README documents', async () => {
+  const help = await cli(['--help']);
+  assert.equal(help.code, 0);
+  assert.match(help.out, /--version/);
+  assert.match(README, /`mnemos --version`/);
+  const version = await cli(['--version']);
+  assert.equal(version.code, 0);
+  assert.match(version.out, /^mnemos \d+\.\d+\.\d+\n$/);
+});
+
+test("every command in mnemos --help has a row in README's command table, and every row names a real command", () => {
+  const forms = readmeCommandForms();
+  const documented = new Set(forms.map((f) => f.split(/\s+/)[0]!));
+  for (const c of COMMANDS) assert.ok(documented.has(c.name), `mnemos ${c.name} is missing from README's command table`);
+  for (const f of forms) assert.ok(resolve(f), `README's command table names "${f}", which is no command`);
+});
+
+test("every option README's command table gives a command is one that command takes", () => {
+  for (const form of readmeCommandForms()) {
+    const { options } = resolve(form)!;
+    for (const m of form.matchAll(/--([a-z][a-z-]*)/g)) {
+      assert.ok(options.has(m[1]!), `README shows "${form}" with --${m[1]}, which that command refuses`);
+    }
+  }
+});
