@@ -47,7 +47,8 @@ export const isoTime = z
   .string()
   .regex(ISO_SHAPE, { message: ISO_MESSAGE })
   .refine((s) => !ISO_SHAPE.test(s) || !Number.isNaN(parseIso(s)), { message: ISO_MESSAGE })
-  .refine(calendarDayExists, { message: 'names a day its month does not have' });
+  // Only of a time that reads: "2024-13-01" was told both that it is no ISO time and that its month lacks the day.
+  .refine((s) => Number.isNaN(parseIso(s)) || calendarDayExists(s), { message: 'names a day its month does not have' });
 
 /**
  * Date.parse rolls 2024-02-30 over to March 1st; a date the caller could not

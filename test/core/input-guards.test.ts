@@ -244,6 +244,13 @@ test(named('times must be ISO-8601 dates that exist'), () =>
     for (const bad of ['1', 'June 5', 'foo 2020', '2024-02-30T00:00:00Z', '2023-02-29', '2024-13-01']) {
       await assert.rejects(m.remember({ text: `at ${bad}`, validFrom: bad }), refused('validation_failed', /validFrom/), bad);
     }
+    // One reason each: a month that does not exist is no ISO time, not also "a day its month does not have".
+    const reasons = async (validFrom: string) => {
+      const err = await m.remember({ text: 'x', validFrom }).then(() => null, (e: MnemosError) => e);
+      return ((err?.details?.issues ?? []) as { message: string }[]).map((i) => i.message);
+    };
+    assert.deepEqual(await reasons('2024-13-01'), ['must be an ISO-8601 time such as 2026-05-01T12:00:00Z (a time without a zone is UTC)']);
+    assert.deepEqual(await reasons('2023-02-29'), ['names a day its month does not have']);
     for (const good of ['2024-02-29', '2024-05-01T12:00:00Z', '2024-05-01T12:00:00.123+02:00', '2024-05-01T12:00Z']) {
       const r = await m.remember({ text: `at ${good}`, validFrom: good });
       assert.equal((await m.get(r.id)).validFrom, new Date(good).toISOString());
