@@ -29,6 +29,11 @@ test('embedding settings from the environment', () => {
     [{ MNEMOS_EMBEDDINGS: 'onnx', MNEMOS_EMBEDDINGS_DIR: '/m', MNEMOS_EMBEDDINGS_POOLING: 'max' }, 'MNEMOS_EMBEDDINGS_POOLING'],
     [{ MNEMOS_EMBEDDINGS: 'openai', MNEMOS_EMBEDDINGS_URL: 'http://x/v1', MNEMOS_EMBEDDINGS_MODEL: 'm' }, 'MNEMOS_EMBEDDINGS'],
     [{ MNEMOS_EMBEDDINGS: 'openai', MNEMOS_EMBEDDINGS_URL: 'http://x/v1', MNEMOS_EMBEDDINGS_MODEL: 'm', MNEMOS_EMBEDDINGS_DIMENSIONS: '8', MNEMOS_EMBEDDINGS_TIMEOUT_MS: '0x10' }, 'MNEMOS_EMBEDDINGS_TIMEOUT_MS'],
+    // A vector size that is set but not a whole number is named, not reported as missing (and 1.5 is no size).
+    ...['abc', '1.5', '0', '-8', '0x10'].map((d): [Record<string, string>, string] => [
+      { MNEMOS_EMBEDDINGS: 'openai', MNEMOS_EMBEDDINGS_URL: 'http://x/v1', MNEMOS_EMBEDDINGS_MODEL: 'm', MNEMOS_EMBEDDINGS_DIMENSIONS: d },
+      'MNEMOS_EMBEDDINGS_DIMENSIONS',
+    ]),
   ];
   for (const [env, field] of bad) {
     assert.throws(() => embeddingConfigFromEnv(env), (e: unknown) => MnemosError.is(e, 'validation_failed') && e.details?.['field'] === field, JSON.stringify(env));

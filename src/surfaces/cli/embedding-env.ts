@@ -11,7 +11,13 @@ export function embeddingConfigFromEnv(env: NodeJS.ProcessEnv): EmbeddingConfig 
     case 'openai': {
       const baseUrl = env.MNEMOS_EMBEDDINGS_URL;
       const model = env.MNEMOS_EMBEDDINGS_MODEL;
-      const dimensions = Number(env.MNEMOS_EMBEDDINGS_DIMENSIONS);
+      const dims = env.MNEMOS_EMBEDDINGS_DIMENSIONS;
+      // A value that is set but no whole number is named as such: "needs MNEMOS_EMBEDDINGS_DIMENSIONS" read as if it were
+      // missing, and 1.5 passed as a vector size.
+      if (dims !== undefined && dims !== '' && !/^[1-9]\d*$/.test(dims.trim())) {
+        throw new MnemosError('validation_failed', `MNEMOS_EMBEDDINGS_DIMENSIONS must be the model's vector size, a whole number above 0, not "${dims}"`, { field: 'MNEMOS_EMBEDDINGS_DIMENSIONS' });
+      }
+      const dimensions = Number(dims);
       if (!baseUrl || !model || !(dimensions > 0)) {
         throw new MnemosError('validation_failed', 'MNEMOS_EMBEDDINGS=openai needs MNEMOS_EMBEDDINGS_URL (e.g. http://127.0.0.1:11434/v1), MNEMOS_EMBEDDINGS_MODEL and MNEMOS_EMBEDDINGS_DIMENSIONS', { field: 'MNEMOS_EMBEDDINGS' });
       }
