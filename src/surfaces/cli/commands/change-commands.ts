@@ -1,3 +1,4 @@
+import { MnemosError } from '../../../domain/errors.ts';
 import type { History } from '../../../services/history.ts';
 import type { Command } from '../command.ts';
 import { json, list, num, oneLine, positional, previewOrApply, shortTime, str } from './options.ts';
@@ -34,6 +35,10 @@ export const update: Command = {
     }
     if (list(ctx, 'tag')) patch.tags = list(ctx, 'tag');
     if (json(ctx, 'metadata')) patch.metadata = json(ctx, 'metadata');
+    // The library's refusal names no option ("(input): nothing to change: give at least one field"); here the options are known.
+    if (Object.keys(patch).length === 0) {
+      throw new MnemosError('validation_failed', 'nothing to change: give at least one of --text, --type, --importance, --tag, --valid-from, --valid-to, --expires-at, --visibility, --metadata', { field: 'arguments' });
+    }
     const apply = previewOrApply(ctx);
     const preview = await m.previewUpdate(id, patch as never);
     if (!apply) return { applied: false, preview, hint: 'nothing changed; run again with --yes to apply' };
