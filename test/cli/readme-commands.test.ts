@@ -63,3 +63,19 @@ test("every option README's command table gives a command is one that command ta
     }
   }
 });
+
+test('mnemos help <command> is <command> --help, and a mistyped command or sub-command is named back', async () => {
+  const viaHelp = await cli(['help', 'token', 'create']);
+  const viaFlag = await cli(['token', 'create', '--help']);
+  assert.equal(viaHelp.code, 0);
+  assert.equal(viaHelp.out, viaFlag.out);
+  assert.match(viaHelp.out, /^Usage: mnemos token create/);
+  const unknown = await cli(['help', 'bogus']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.err, /unknown command "bogus"/);
+  const sub = await cli(['audit', 'bogus']);
+  assert.equal(sub.code, 2);
+  assert.match(sub.err, /no sub-command "bogus"; it takes: verify/);
+  const none = await cli(['audit']);
+  assert.match(none.err, /needs a sub-command: verify/);
+});

@@ -109,6 +109,13 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     // Options may come before the command (`mnemos --db x status`), so the
     // command is the first word that is not an option or an option's value.
     const at = firstWord(argv, GLOBAL_OPTIONS);
+    // `mnemos help add` is `mnemos add --help` (git's and npm's habit): it printed the general help instead.
+    const helpOf = at !== -1 && argv[at] === 'help' ? firstWord(argv.slice(at + 1), GLOBAL_OPTIONS) : -1;
+    if (helpOf !== -1) {
+      const name = argv[at + 1 + helpOf];
+      if (!COMMANDS.some((c) => c.name === name)) throw new MnemosError('validation_failed', `unknown command "${name}"; run mnemos --help for the list`);
+      return runCli([...argv.slice(0, at), ...argv.slice(at + 1), '--help'], io);
+    }
     const word = at === -1 ? undefined : argv[at];
     let cmd = COMMANDS.find((c) => c.name === word);
     let path = word ?? '';
@@ -137,7 +144,10 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
           io.stdout(commandHelp(cmd, path) + '\n');
           return 0;
         }
-        throw new MnemosError('validation_failed', `mnemos ${cmd.name} needs a sub-command: ${cmd.subcommands.map((s) => s.name).join(', ')}`);
+        const names = cmd.subcommands.map((s) => s.name).join(', ');
+        // A mistyped sub-command is named back, so the user sees which word was not understood.
+        if (subAt !== -1) throw new MnemosError('validation_failed', `mnemos ${cmd.name} has no sub-command "${rest[subAt]}"; it takes: ${names}`);
+        throw new MnemosError('validation_failed', `mnemos ${cmd.name} needs a sub-command: ${names}`);
       }
       rest = rest.filter((_a, i) => i !== subAt);
       path = `${path} ${sub.name}`;
