@@ -576,6 +576,7 @@ export function runStoreContract(factory: StoreFactory): void {
           { entityId: null, relationId: rel.id, lineageId: a.lineageId, memoryId: a.id, mention: null, norm: null },
         ],
         indexed: [{ memoryId: a.id, lineageId: a.lineageId }, { memoryId: b.id, lineageId: b.lineageId }],
+        rulesVersion: 1,
       });
       assert.ok(!(await g.unindexed(owner, 1000)).includes(a.id));
       const found = await g.findEntities(owner, ['countess lovelace']);
