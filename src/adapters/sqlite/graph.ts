@@ -3,7 +3,7 @@ import { readScope, type Principal } from '../../domain/principal.ts';
 import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { EntityRecord, EvidenceSplit, GraphStore, GraphWrite, GraphWriteResult, RelationRecord, StaleQuery } from '../../ports/lifecycle.ts';
 import { scopeSql } from '../sql/scope-sql.ts';
-import { RECOUNT_ENTITY_SQL, SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
+import { distinctHits, RECOUNT_ENTITY_SQL, SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
 import { writeWithRetry } from './connection.ts';
 import type { DerivedPlace } from './places.ts';
 import type { StatementCache } from './statements.ts';
@@ -201,6 +201,7 @@ function rowToRelation(r: Row): RelationRecord {
 }
 
 type Hit = { entity_id: string | null; relation_id: string | null };
+
 type Settled = { entitiesRemoved: number; relationsRemoved: number };
 
 /** The memory's own rows, the stale ones: current, not archived or expired (what `unindexed` would index). */
@@ -234,13 +235,14 @@ function evidenceSettler(db: Database.Database): (hit: readonly Hit[]) => Settle
   return (hit) => {
     out.entitiesRemoved = 0;
     out.relationsRemoved = 0;
-    for (const h of hit) if (h.relation_id && (relLeft.get(h.relation_id) as { n: number }).n === 0) dropRelation(h.relation_id);
-    for (const h of hit) {
-      if (!h.entity_id) continue;
-      if ((entLeft.get(h.entity_id) as { n: number }).n === 0) {
-        for (const r of relationsOfEntity.all(h.entity_id, h.entity_id) as { id: string }[]) dropRelation(r.id);
-        out.entitiesRemoved += delEntity.run(h.entity_id).changes;
-      } else rename.run({ id: h.entity_id });
+    // Each once: a re-index slice's memories name the same few entities hundreds of times, and a recount reads all their evidence.
+    const { entities, relations } = distinctHits(hit);
+    for (const id of relations) if ((relLeft.get(id) as { n: number }).n === 0) dropRelation(id);
+    for (const id of entities) {
+      if ((entLeft.get(id) as { n: number }).n === 0) {
+        for (const r of relationsOfEntity.all(id, id) as { id: string }[]) dropRelation(r.id);
+        out.entitiesRemoved += delEntity.run(id).changes;
+      } else rename.run({ id });
     }
     return { ...out };
   };
