@@ -106,10 +106,12 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
  * evidence of other memories (the slice's own comes back as it is found).
  */
 function setAsideOwnEvidence(state: GraphIndexState, split: readonly { entityId: string; here: number; elsewhere: number }[]): void {
+  const aside: EntityRecord[] = [];
   for (const s of split) {
     const e = state.byId.get(s.entityId);
     if (!e) continue; // made by another process after the run loaded its entities
-    if (s.elsewhere === 0) state.setAside(e);
+    if (s.elsewhere === 0) aside.push(e);
     else e.mentions = s.elsewhere;
   }
+  state.setAside(aside);
 }
