@@ -67,6 +67,8 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
   };
   const total = opts.onProgress ? Math.min(limit, await graph.staleIndexedCount(p, q)) : 0;
   const batchSize = opts.batch ?? 500;
+  // A slice's ids are bound as statement parameters (SQLite takes at most 32,766 a statement).
+  if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 5000)) throw new MnemosError('validation_failed', 'batch must be a whole number from 1 to 5000', { field: 'batch' });
   let state: GraphIndexState | null = null;
   // Paged by id, not by "still stale": with `all` nothing stops being listed, and a slice the store did not return must not come back.
   let after: string | null = null;
