@@ -204,7 +204,9 @@ const graphReindex: Command = {
   },
   human: (r: ReindexGraphResult) =>
     r.memories === 0
-      ? `nothing to re-index: every memory is indexed under extraction rules version ${r.rulesVersion}${r.all ? '' : ' (--all re-indexes them anyway)'}`
+      ? r.all
+        ? 'nothing to re-index: no memory is in the graph yet (mnemos graph index, or consolidate, indexes them)'
+        : `nothing to re-index: every memory is indexed under extraction rules version ${r.rulesVersion} (--all re-indexes them anyway)`
       : [
           `re-indexed ${r.memories} ${r.memories === 1 ? 'memory' : 'memories'} under extraction rules version ${r.rulesVersion}`,
           `  entities: ${r.entitiesCreated} added, ${r.entitiesRemoved} removed`,
