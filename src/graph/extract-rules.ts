@@ -10,6 +10,20 @@ import { bracketedNames, glossAfter, unspacedKnownNames } from './uncased-names.
  * every memory during consolidation. Scripts without letter case have rules
  * of their own (uncased-names.ts): bracketed names, glosses, known names.
  */
+/**
+ * The version of what these rules find, recorded with every memory the graph
+ * indexes (graph_indexed.rules_version). Bump it with any change to this file,
+ * uncased-names.ts, names.ts or the name key that finds other names in the
+ * same text (a name gained or lost, or cut differently): memories indexed
+ * under an older version are stale, and consolidation and `mnemos graph
+ * reindex` extract them again. A change that finds the same names (speed,
+ * refactoring) keeps the number, so nothing is re-indexed for nothing.
+ * 0 is "indexed before versions were recorded" (stores from before schema
+ * SQLite 18, PostgreSQL 19). 1: names no longer span a line break, names in
+ * scripts without capitals, Devanagari and Thai words whole at vowel signs.
+ */
+export const EXTRACTION_RULES_VERSION = 1;
+
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
 /**
  * Space inside a name: never a line break. With \s a Markdown heading joined

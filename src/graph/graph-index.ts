@@ -5,10 +5,10 @@ import type { Principal } from '../domain/principal.ts';
 import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../ports/lifecycle.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { scopeKey } from '../lifecycle/merge-plan.ts';
-import { extractRules } from './extract-rules.ts';
+import { EXTRACTION_RULES_VERSION, extractRules } from './extract-rules.ts';
 import { isFunctional, withinNameLimits, type Extraction, type Extractor } from './extraction.ts';
 import { normalizeName } from '../domain/name-keys.ts';
-import { resolveMention } from './resolve.ts';
+import { compatibleKinds, resolveMention } from './resolve.ts';
 
 export function requireGraph(ctx: ServiceContext): GraphStore {
   if (!ctx.store.graph) throw new MnemosError('unsupported', `the ${ctx.store.backend} store has no knowledge graph yet`);
@@ -20,17 +20,26 @@ export function requireGraph(ctx: ServiceContext): GraphStore {
  * memory's entities never resolve against another scope's), plus the open
  * relations of the subjects seen so far.
  */
-class GraphIndexState {
+export class GraphIndexState {
   readonly byScope = new Map<string, EntityRecord[]>();
+  readonly byId = new Map<string, EntityRecord>();
   readonly known = new Map<string, Set<string>>();
   readonly openRelations = new Map<string, RelationRecord[]>();
   readonly loadedSubjects = new Set<string>();
+  /**
+   * A re-index's entities that only the memories being re-indexed evidence,
+   * by scope and name key: set aside, so they resolve nothing and are known
+   * to no rule (a junk "Team Alice Smith" must not make "Smith" ambiguous),
+   * yet a name found again takes its entity back, keeping its id.
+   */
+  readonly reclaimable = new Map<string, EntityRecord>();
 
   constructor(entities: EntityRecord[]) {
     for (const e of entities) this.addEntity(e);
   }
 
   addEntity(e: EntityRecord): void {
+    this.byId.set(e.id, e);
     const k = scopeKey(e);
     const list = this.byScope.get(k);
     if (list) list.push(e);
@@ -39,6 +48,30 @@ class GraphIndexState {
     known.add(e.norm);
     for (const a of e.aliases) known.add(normalizeName(a));
     this.known.set(k, known);
+  }
+
+  /**
+   * Sets these entities aside (see `reclaimable`); each scope they leave gathers its known names again from
+   * the entities left, once for all of them (a slice of a whole-store re-index sets thousands aside).
+   */
+  setAside(entities: readonly EntityRecord[]): void {
+    const gone = new Set(entities.map((e) => e.id));
+    const scopes = new Set<string>();
+    for (const e of entities) {
+      const k = scopeKey(e);
+      scopes.add(k);
+      this.reclaimable.set(`${k}|${e.norm}`, e);
+    }
+    for (const k of scopes) {
+      const list = (this.byScope.get(k) ?? []).filter((x) => !gone.has(x.id));
+      this.byScope.set(k, list);
+      const known = new Set<string>();
+      for (const x of list) {
+        known.add(x.norm);
+        for (const a of x.aliases) known.add(normalizeName(a));
+      }
+      this.known.set(k, known);
+    }
   }
 }
 
@@ -75,33 +108,9 @@ export async function indexGraph(
     state ??= new GraphIndexState(await graph.allEntities(p));
     const memories = todo ? todo.slice(offset, offset + take) : await ctx.store.getMany(p, ids);
     offset += ids.length;
-    const w: GraphWrite = { upsertEntities: [], insertRelations: [], closeRelations: [], evidence: [], indexed: [] };
+    const w = emptyWrite();
     const dirty = new Map<string, EntityRecord>();
-    for (const m of memories) {
-      const k = scopeKey(m);
-      const known = state.known.get(k) ?? new Set<string>();
-      const ex: Extraction = withinNameLimits(opts.extractor ? mergeExtractions(extractRules(m.text, known), await opts.extractor(m.text, known)) : extractRules(m.text, known));
-      const resolved = new Map<string, EntityRecord>();
-      for (const mention of ex.mentions) {
-        // One memory is one mention of an entity, however many rules found it.
-        if (resolved.has(normalizeName(mention.name))) continue;
-        // A gloss names the entity of the name it glosses: its spelling becomes that entity's alias.
-        const glossed = mention.sameAs === undefined ? undefined : resolved.get(normalizeName(mention.sameAs));
-        const e = glossed ? addSpelling(state, m, glossed, mention.name) : resolveOrCreate(state, m, mention.name, mention.type, out);
-        resolved.set(normalizeName(mention.name), e);
-        dirty.set(e.id, e);
-        w.evidence.push({ entityId: e.id, relationId: null, lineageId: m.lineageId, memoryId: m.id, mention: mention.name, norm: normalizeName(mention.name) });
-        out.mentions++;
-      }
-      for (const r of ex.relations) {
-        const s = resolved.get(normalizeName(r.subject)) ?? resolveOrCreate(state, m, r.subject, 'name', out);
-        const o = resolved.get(normalizeName(r.object)) ?? resolveOrCreate(state, m, r.object, 'name', out);
-        dirty.set(s.id, s);
-        dirty.set(o.id, o);
-        await addRelation(graph, p, state, w, m, s.id, r.predicate, o.id, out);
-      }
-      w.indexed.push({ memoryId: m.id, lineageId: m.lineageId });
-    }
+    for (const m of memories) await indexMemory(graph, p, state, w, dirty, m, opts.extractor, out);
     // Ids the store did not return (forgotten meanwhile) are marked too, so they are not retried forever.
     for (const id of ids) if (!memories.some((m) => m.id === id)) w.indexed.push({ memoryId: id, lineageId: id });
     w.upsertEntities.push(...dirty.values());
@@ -109,6 +118,47 @@ export async function indexGraph(
     out.memories += ids.length;
   }
   return out;
+}
+
+/** A write recording its memories under the current extraction rules. */
+export function emptyWrite(): GraphWrite {
+  return { upsertEntities: [], insertRelations: [], closeRelations: [], evidence: [], indexed: [], rulesVersion: EXTRACTION_RULES_VERSION };
+}
+
+/** One memory's extraction, resolved against `state`, added to `w`; the entities it touched go into `dirty` (to upsert). */
+export async function indexMemory(
+  graph: GraphStore,
+  p: Principal,
+  state: GraphIndexState,
+  w: GraphWrite,
+  dirty: Map<string, EntityRecord>,
+  m: Memory,
+  extractor: Extractor | undefined,
+  out: IndexGraphResult,
+): Promise<void> {
+  const k = scopeKey(m);
+  const known = state.known.get(k) ?? new Set<string>();
+  const ex: Extraction = withinNameLimits(extractor ? mergeExtractions(extractRules(m.text, known), await extractor(m.text, known)) : extractRules(m.text, known));
+  const resolved = new Map<string, EntityRecord>();
+  for (const mention of ex.mentions) {
+    // One memory is one mention of an entity, however many rules found it.
+    if (resolved.has(normalizeName(mention.name))) continue;
+    // A gloss names the entity of the name it glosses: its spelling becomes that entity's alias.
+    const glossed = mention.sameAs === undefined ? undefined : resolved.get(normalizeName(mention.sameAs));
+    const e = glossed ? addSpelling(state, m, glossed, mention.name) : resolveOrCreate(state, m, mention.name, mention.type, out);
+    resolved.set(normalizeName(mention.name), e);
+    dirty.set(e.id, e);
+    w.evidence.push({ entityId: e.id, relationId: null, lineageId: m.lineageId, memoryId: m.id, mention: mention.name, norm: normalizeName(mention.name) });
+    out.mentions++;
+  }
+  for (const r of ex.relations) {
+    const s = resolved.get(normalizeName(r.subject)) ?? resolveOrCreate(state, m, r.subject, 'name', out);
+    const o = resolved.get(normalizeName(r.object)) ?? resolveOrCreate(state, m, r.object, 'name', out);
+    dirty.set(s.id, s);
+    dirty.set(o.id, o);
+    await addRelation(graph, p, state, w, m, s.id, r.predicate, o.id, out);
+  }
+  w.indexed.push({ memoryId: m.id, lineageId: m.lineageId });
 }
 
 /** Another spelling of an entity met in this memory: one more evidence row, as a second rule's hit on it is, and an alias. */
@@ -138,6 +188,8 @@ function resolveOrCreate(state: GraphIndexState, m: Memory, name: string, type: 
     state.known.get(k)?.add(normalizeName(name));
     return e;
   }
+  const back = reclaim(state, k, name, type, seen);
+  if (back) return back;
   const e: EntityRecord = {
     id: newId(),
     name,
@@ -154,6 +206,20 @@ function resolveOrCreate(state: GraphIndexState, m: Memory, name: string, type: 
   };
   state.addEntity(e);
   out.entitiesCreated++;
+  return e;
+}
+
+/**
+ * A name a re-index set aside (GraphIndexState.reclaimable) found again: its entity comes back with this
+ * sighting only, as a new one would (the old evidence is gone; the store recounts it from what remains).
+ */
+function reclaim(state: GraphIndexState, k: string, name: string, type: string, seen: string): EntityRecord | null {
+  const key = `${k}|${normalizeName(name)}`;
+  const e = state.reclaimable.get(key);
+  if (!e || !compatibleKinds(e.type, type)) return null;
+  state.reclaimable.delete(key);
+  Object.assign(e, { name, type, aliases: [], mentions: 1, firstSeen: seen, lastSeen: seen });
+  state.addEntity(e);
   return e;
 }
 

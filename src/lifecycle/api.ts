@@ -1,6 +1,7 @@
 import type { Principal } from '../domain/principal.ts';
 import { entityView, graphCandidates } from '../graph/graph-query.ts';
 import { indexGraph } from '../graph/graph-index.ts';
+import { reindexGraph, type ReindexGraphOptions } from '../graph/graph-reindex.ts';
 import type { Extractor } from '../graph/extraction.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { consolidate, consolidationStatus, type ConsolidateOptions } from './consolidate.ts';
@@ -93,5 +94,10 @@ export class LifecycleApi {
   indexGraph(given: { limit?: number; extractor?: Extractor } | null = {}) {
     const opts = given ?? {};
     return indexGraph(this.ctx, this.p, { limit: opts.limit ?? lifecycleConfig(this.ctx).graphBatch, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
+  }
+
+  /** Owner only: memories indexed under older extraction rules (with `all`, every indexed memory) indexed again now. */
+  reindexGraph(opts: ReindexGraphOptions | null = {}) {
+    return reindexGraph(this.ctx, this.p, opts ?? {});
   }
 }

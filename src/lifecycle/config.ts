@@ -24,6 +24,12 @@ export interface LifecycleConfig {
   maxIdleMs: number;
   /** Memories indexed into the knowledge graph per run. */
   graphBatch: number;
+  /**
+   * Most memories indexed again per run because they were indexed under older
+   * extraction rules (the rest wait for the next run, or `mnemos graph reindex`):
+   * a new rules version makes every indexed memory stale at once.
+   */
+  graphReindexBatch: number;
   /** Most memories given a missing vector in one run (the rest wait for the next). */
   vectorBatch: number;
   /**
@@ -56,6 +62,7 @@ export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = {
   leaseMs: 2 * MIN,
   maxIdleMs: DAY,
   graphBatch: 200_000,
+  graphReindexBatch: 20_000,
   vectorBatch: 50_000,
   vectorLogKeep: 100_000,
   memoryLogKeep: 100_000,

@@ -4,6 +4,7 @@ import type { Principal } from '../domain/principal.ts';
 import { toIso } from '../domain/time.ts';
 import type { Extractor } from '../graph/extraction.ts';
 import { indexGraph } from '../graph/graph-index.ts';
+import { reindexGraph } from '../graph/graph-reindex.ts';
 import { embeddingsFor, embedMissing } from '../services/embeddings.ts';
 import type { ModelRefresh } from '../services/model-refresh.ts';
 import type { JobRecord, JobStore } from '../ports/lifecycle.ts';
@@ -184,6 +185,15 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         counts.entitiesCreated = (counts.entitiesCreated ?? 0) + g.entitiesCreated;
         counts.relationsAdded = (counts.relationsAdded ?? 0) + g.relationsAdded;
         counts.relationsClosed = (counts.relationsClosed ?? 0) + g.relationsClosed;
+        // Then memories indexed under older extraction rules, a bounded number a run, so a new rules version
+        // does not turn one run into a re-index of the whole store.
+        const r = await reindexGraph(ctx, sys, { limit: cfg.graphReindexBatch, ...(opts.extractor ? { extractor: opts.extractor } : {}), onProgress: () => afterBatch() });
+        counts.graphReindexed = (counts.graphReindexed ?? 0) + r.memories;
+        counts.entitiesCreated += r.entitiesCreated;
+        counts.entitiesRemoved = (counts.entitiesRemoved ?? 0) + r.entitiesRemoved;
+        counts.relationsAdded += r.relationsAdded;
+        counts.relationsClosed += r.relationsClosed;
+        counts.relationsRemoved = (counts.relationsRemoved ?? 0) + r.relationsRemoved;
       } else if (phase === 'vectors') {
         model = await refreshModel(ctx, sys, cfg, opts.signal, afterBatch);
         for (const [k, v] of Object.entries(modelCounts(model))) counts[k] = (counts[k] ?? 0) + v;

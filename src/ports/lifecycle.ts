@@ -60,8 +60,41 @@ export interface GraphWrite {
   insertRelations: RelationRecord[];
   closeRelations: { id: string; validTo: string; supersededBy: string }[];
   evidence: EvidenceRecord[];
-  /** Memories whose extraction is done (even when nothing was found). */
+  /** Memories whose extraction is done (even when nothing was found), recorded under `rulesVersion`. */
   indexed: { memoryId: string; lineageId: string }[];
+  /** The extraction rules version the `indexed` memories were extracted under (EXTRACTION_RULES_VERSION). */
+  rulesVersion: number;
+  /**
+   * Memories indexed before whose extraction this write replaces (a re-index):
+   * their evidence rows go first, the write's own come in, and then every
+   * relation and entity left with no evidence from any memory goes, as after
+   * a forget; entities that keep evidence are recounted. Other memories'
+   * evidence is not touched.
+   */
+  replaces?: { memoryId: string; lineageId: string }[];
+}
+
+/** What a write removed of the graph the `replaces` memories had held up. */
+export interface GraphWriteResult {
+  /** Evidence rows of entities (mentions) that went with the replaced extraction. */
+  mentionsRemoved: number;
+  entitiesRemoved: number;
+  relationsRemoved: number;
+}
+
+/** Which memories count as stale: indexed under rules older than `rulesVersion`, or (`all`) every indexed one. */
+export interface StaleQuery {
+  rulesVersion: number;
+  all: boolean;
+}
+
+/** Entity evidence of some memories, against the entity's evidence from every other memory. */
+export interface EvidenceSplit {
+  entityId: string;
+  /** Evidence rows from the memories asked about. */
+  here: number;
+  /** Evidence rows from any other memory. */
+  elsewhere: number;
 }
 
 export interface GraphStore {
@@ -76,7 +109,17 @@ export interface GraphStore {
   evidenceLineages(p: Principal, entityIds: string[], relationIds?: string[]): Promise<string[]>;
   /** Current memory versions not yet extracted, oldest first. */
   unindexed(p: Principal, limit: number): Promise<string[]>;
-  write(p: Principal, w: GraphWrite): Promise<void>;
+  /**
+   * Current memory versions (not archived or expired, as `unindexed`) that are
+   * indexed and stale by `q`, in id order after `after`, so a caller pages
+   * through them even when a page is not re-indexed.
+   */
+  staleIndexed(p: Principal, q: StaleQuery & { after: string | null; limit: number }): Promise<string[]>;
+  /** How many memories `staleIndexed` would list from the start. */
+  staleIndexedCount(p: Principal, q: StaleQuery): Promise<number>;
+  /** For each entity these memories evidence: its evidence rows from them and from every other memory. */
+  evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]>;
+  write(p: Principal, w: GraphWrite): Promise<GraphWriteResult>;
   /** Optional fast path: ids of every indexed memory version, so a run holding all memories can skip the per-batch look-up. */
   indexedIds?(p: Principal): Promise<Set<string>>;
 }

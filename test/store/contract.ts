@@ -576,6 +576,7 @@ export function runStoreContract(factory: StoreFactory): void {
           { entityId: null, relationId: rel.id, lineageId: a.lineageId, memoryId: a.id, mention: null, norm: null },
         ],
         indexed: [{ memoryId: a.id, lineageId: a.lineageId }, { memoryId: b.id, lineageId: b.lineageId }],
+        rulesVersion: 1,
       });
       assert.ok(!(await g.unindexed(owner, 1000)).includes(a.id));
       const found = await g.findEntities(owner, ['countess lovelace']);
@@ -594,6 +595,46 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.equal(left?.name, 'Countess Lovelace', 'a surviving entity is renamed from the evidence left');
       assert.equal(left?.mentions, 1);
       assert.deepEqual(await g.evidenceLineages(owner, [ada.id]), [b.lineageId]);
+    });
+
+    test(named('graph: stale memories by rules version, paged by id; a write replacing a memory takes what only it held up'), async (t) => {
+      const g = s.graph;
+      if (!g) return t.skip('this adapter has no graph store');
+      const c = mem(owner, { text: 'Team Grace Hopper wrote compilers', visibility: 'owner' });
+      const d = mem(owner, { text: 'Grace Hopper found a moth', visibility: 'owner' });
+      await s.apply(owner, [insert(c), insert(d)]);
+      const scope = { namespace: owner.namespace, ownerId: owner.id, agentId: null, visibility: 'owner' as const };
+      const at = toIso(Date.now());
+      const entity = (name: string, mentions: number) => ({ ...scope, id: newId(), name, norm: name.toLowerCase(), type: 'name', aliases: [], firstSeen: at, lastSeen: at, mentions });
+      const junk = entity('Team Grace Hopper', 1);
+      const grace = entity('Grace Hopper', 1);
+      const ev = (e: { id: string; name: string; norm: string }, m: Memory) => ({ entityId: e.id, relationId: null, lineageId: m.lineageId, memoryId: m.id, mention: e.name, norm: e.norm });
+      await g.write(owner, { upsertEntities: [junk], insertRelations: [], closeRelations: [], evidence: [ev(junk, c)], indexed: [{ memoryId: c.id, lineageId: c.lineageId }], rulesVersion: 1 });
+      await g.write(owner, { upsertEntities: [grace], insertRelations: [], closeRelations: [], evidence: [ev(grace, d)], indexed: [{ memoryId: d.id, lineageId: d.lineageId }], rulesVersion: 2 });
+      const stale = await g.staleIndexed(owner, { rulesVersion: 2, all: false, after: null, limit: 1000 });
+      assert.ok(stale.includes(c.id) && !stale.includes(d.id), 'below the version is stale, at it is not');
+      assert.equal(await g.staleIndexedCount(owner, { rulesVersion: 2, all: false }), stale.length);
+      const every = await g.staleIndexed(owner, { rulesVersion: 2, all: true, after: null, limit: 1000 });
+      assert.ok(every.includes(c.id) && every.includes(d.id));
+      assert.deepEqual(every, [...every].sort(), 'in id order');
+      assert.deepEqual(await g.staleIndexed(owner, { rulesVersion: 2, all: true, after: every[0]!, limit: 1 }), every.slice(1, 2), 'paged after an id');
+      assert.deepEqual(await g.staleIndexed(guest, { rulesVersion: 2, all: true, after: null, limit: 1000 }), [], 'a guest lists no owner memory');
+      // c again under version 2: its junk goes, it evidences Grace Hopper, and d's evidence stays.
+      assert.deepEqual(await g.evidenceSplit(owner, [{ memoryId: c.id, lineageId: c.lineageId }]), [{ entityId: junk.id, here: 1, elsewhere: 0 }]);
+      const r = await g.write(owner, {
+        upsertEntities: [{ ...grace, mentions: 2 }],
+        insertRelations: [],
+        closeRelations: [],
+        evidence: [ev(grace, c)],
+        indexed: [{ memoryId: c.id, lineageId: c.lineageId }],
+        rulesVersion: 2,
+        replaces: [{ memoryId: c.id, lineageId: c.lineageId }],
+      });
+      assert.deepEqual(r, { mentionsRemoved: 1, entitiesRemoved: 1, relationsRemoved: 0 });
+      assert.equal(await g.entity(owner, junk.id), null);
+      assert.equal((await g.entity(owner, grace.id))?.mentions, 2);
+      assert.deepEqual(new Set(await g.evidenceLineages(owner, [grace.id])), new Set([c.lineageId, d.lineageId]));
+      assert.ok(!(await g.staleIndexed(owner, { rulesVersion: 2, all: false, after: null, limit: 1000 })).includes(c.id), 'recorded under the version it was indexed under');
     });
 
     test(named('ledger: one active fact per key, scoped reads, patches and proposals audited'), async (t) => {

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { readScope, type Principal } from '../../domain/principal.ts';
 import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
-import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../../ports/lifecycle.ts';
+import type { EntityRecord, EvidenceSplit, GraphStore, GraphWrite, GraphWriteResult, RelationRecord, StaleQuery } from '../../ports/lifecycle.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
 import { scopeSql, type SqlPart } from '../sql/scope-sql.ts';
-import { RECOUNT_ENTITY_SQL, SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
+import { distinctHits, RECOUNT_ENTITY_SQL, SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
 import { inTransaction, rows, withRetry, type PgConnection } from './connection.ts';
 import type { PgPlace } from './places.ts';
 
@@ -83,10 +83,49 @@ export class PgGraph implements GraphStore {
     return found.map((r) => r.id);
   }
 
-  async write(p: Principal, w: GraphWrite): Promise<void> {
+  async staleIndexed(p: Principal, q: StaleQuery & { after: string | null; limit: number }): Promise<string[]> {
+    const found = await this.q<{ id: string }>([
+      'SELECT m.id FROM graph_indexed g JOIN memories m ON m.id = g.memory_id WHERE ',
+      staleWhere(q),
+      sql(' AND g.memory_id > ? AND ', q.after ?? ''),
+      STALE_MEMORY_SQL,
+      ' AND ',
+      scopeSql(readScope(p), 'm'),
+      sql(' ORDER BY g.memory_id LIMIT ?', q.limit),
+    ]);
+    return found.map((r) => r.id);
+  }
+
+  async staleIndexedCount(p: Principal, q: StaleQuery): Promise<number> {
+    const found = await this.q<{ n: string }>([
+      'SELECT count(*) AS n FROM graph_indexed g JOIN memories m ON m.id = g.memory_id WHERE ',
+      staleWhere(q),
+      ' AND ',
+      STALE_MEMORY_SQL,
+      ' AND ',
+      scopeSql(readScope(p), 'm'),
+    ]);
+    return Number(found[0]?.n ?? 0);
+  }
+
+  async evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]> {
+    readScope(p);
+    if (memories.length === 0) return [];
+    const found = await this.q<{ entity_id: string; here: string; elsewhere: string }>([
+      'WITH here AS (SELECT entity_id, count(*) AS n FROM graph_evidence WHERE ',
+      // By lineage first: graph_evidence is indexed by lineage, not by memory id.
+      sql('lineage_id = ANY(?::text[]) AND memory_id = ANY(?::text[])', [...new Set(memories.map((m) => m.lineageId))], memories.map((m) => m.memoryId)),
+      ' AND entity_id IS NOT NULL GROUP BY entity_id) SELECT h.entity_id, h.n AS here, (SELECT count(*) FROM graph_evidence g WHERE g.entity_id = h.entity_id) - h.n AS elsewhere FROM here h',
+    ]);
+    return found.map((r) => ({ entityId: r.entity_id, here: Number(r.here), elsewhere: Number(r.elsewhere) }));
+  }
+
+  async write(p: Principal, w: GraphWrite): Promise<GraphWriteResult> {
     readScope(p);
     const mine = (ns: string) => ns === p.namespace;
-    await inTransaction(this.conn, async (c) => {
+    return inTransaction(this.conn, async (c) => {
+      // The replaced extraction's evidence goes before anything else, so the settle at the end sees only what is left.
+      const replaced = await removeOwnEvidence(c, w.replaces ?? []);
       for (const e of w.upsertEntities.filter((x) => mine(x.namespace))) {
         await c.query(
           `INSERT INTO graph_entities (id, namespace, owner_id, agent_id, visibility, name, norm, type, first_seen, last_seen, mentions) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
@@ -108,8 +147,15 @@ export class PgGraph implements GraphStore {
           e.entityId, e.relationId, e.lineageId, e.memoryId, e.mention, e.norm,
         ]);
       }
-      for (const i of w.indexed) await c.query('INSERT INTO graph_indexed (memory_id, lineage_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [i.memoryId, i.lineageId]);
+      // A memory indexed again (re-index, or a second process) records the rules it was indexed under now.
+      for (const i of w.indexed) {
+        await c.query('INSERT INTO graph_indexed (memory_id, lineage_id, rules_version) VALUES ($1, $2, $3) ON CONFLICT (memory_id) DO UPDATE SET rules_version = EXCLUDED.rules_version', [
+          i.memoryId, i.lineageId, w.rulesVersion,
+        ]);
+      }
       await retractOlderVersions(c, w.indexed);
+      const settled = replaced.hit.length === 0 ? { entitiesRemoved: 0, relationsRemoved: 0 } : await settleEvidence(c, replaced.hit);
+      return { mentionsRemoved: replaced.mentions, ...settled };
     });
   }
 }
@@ -154,25 +200,51 @@ async function count(c: pg.Pool | pg.PoolClient, text: string, values: unknown[]
 }
 
 type Hit = { entity_id: string | null; relation_id: string | null };
+type Settled = { entitiesRemoved: number; relationsRemoved: number };
 
-async function dropRelation(c: pg.PoolClient, id: string): Promise<void> {
-  await c.query('DELETE FROM graph_evidence WHERE relation_id = $1', [id]);
-  await c.query(SPLICE_SUPERSEDED_SQL, [id]);
-  await c.query('DELETE FROM graph_relations WHERE id = $1', [id]);
+/** The memory's own rows, the stale ones: current, not archived or expired (what `unindexed` would index). */
+const STALE_MEMORY_SQL = "m.superseded_at IS NULL AND m.lifecycle NOT IN ('expired', 'archived')";
+
+function staleWhere(q: StaleQuery): SqlPart | string {
+  return q.all ? 'true' : sql('g.rules_version < ?', q.rulesVersion);
 }
 
-/** After evidence went: relations and entities left with none go, surviving entities are recounted (as settleEvidence for SQLite). */
-async function settleEvidence(c: pg.PoolClient, hit: readonly Hit[]): Promise<void> {
-  for (const h of hit) if (h.relation_id && (await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE relation_id = $1', [h.relation_id])) === 0) await dropRelation(c, h.relation_id);
-  for (const h of hit) {
-    if (!h.entity_id) continue;
-    if ((await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE entity_id = $1', [h.entity_id])) === 0) {
-      for (const r of await rows<{ id: string }>(c, 'SELECT id FROM graph_relations WHERE subject_id = $1 OR object_id = $1', [h.entity_id])) await dropRelation(c, r.id);
-      await c.query('DELETE FROM graph_entities WHERE id = $1', [h.entity_id]);
+/** Deletes a relation and its evidence; 1 when it was there (two memories' hits can name one relation). */
+async function dropRelation(c: pg.PoolClient, id: string): Promise<number> {
+  await c.query('DELETE FROM graph_evidence WHERE relation_id = $1', [id]);
+  await c.query(SPLICE_SUPERSEDED_SQL, [id]);
+  return (await c.query('DELETE FROM graph_relations WHERE id = $1', [id])).rowCount ?? 0;
+}
+
+/** After evidence went: relations and entities left with none go, surviving entities are recounted (as evidenceSettler for SQLite). */
+async function settleEvidence(c: pg.PoolClient, hit: readonly Hit[]): Promise<Settled> {
+  const out: Settled = { entitiesRemoved: 0, relationsRemoved: 0 };
+  const { entities, relations } = distinctHits(hit);
+  for (const id of relations) if ((await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE relation_id = $1', [id])) === 0) out.relationsRemoved += await dropRelation(c, id);
+  for (const id of entities) {
+    if ((await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE entity_id = $1', [id])) === 0) {
+      for (const r of await rows<{ id: string }>(c, 'SELECT id FROM graph_relations WHERE subject_id = $1 OR object_id = $1', [id])) out.relationsRemoved += await dropRelation(c, r.id);
+      out.entitiesRemoved += (await c.query('DELETE FROM graph_entities WHERE id = $1', [id])).rowCount ?? 0;
     } else {
-      await c.query(RECOUNT_ENTITY_SQL, [h.entity_id]);
+      await c.query(RECOUNT_ENTITY_SQL, [id]);
     }
   }
+  return out;
+}
+
+/**
+ * A re-index takes these memories' own evidence out (see ownEvidenceRemover in the SQLite graph), in three
+ * statements for the slice (a round trip each per memory doubled a re-index's time); the caller settles `hit`
+ * once the new evidence is in. By lineage first: graph_evidence is indexed by lineage, not by memory id.
+ */
+async function removeOwnEvidence(c: pg.PoolClient, memories: NonNullable<GraphWrite['replaces']>): Promise<{ hit: Hit[]; mentions: number }> {
+  if (memories.length === 0) return { hit: [], mentions: 0 };
+  const where = 'lineage_id = ANY($1::text[]) AND memory_id = ANY($2::text[])';
+  const params = [[...new Set(memories.map((m) => m.lineageId))], memories.map((m) => m.memoryId)];
+  const hit = await rows<Hit>(c, `SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE ${where}`, params);
+  const mentions = await count(c, `SELECT count(*) AS n FROM graph_evidence WHERE ${where} AND entity_id IS NOT NULL`, params);
+  await c.query(`DELETE FROM graph_evidence WHERE ${where}`, params);
+  return { hit, mentions };
 }
 
 /** A new version's extraction replaces the older versions' (see retractOlderVersions in the SQLite graph). */

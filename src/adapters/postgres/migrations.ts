@@ -455,6 +455,16 @@ CREATE INDEX IF NOT EXISTS memories_salience_current ON memories(namespace, sali
     sql: '',
     run: (c) => rekeyGraphNamesPg(c),
   },
+  {
+    version: 19,
+    name: 'the extraction rules version each graph-indexed memory was indexed under',
+    sql: `
+-- As SQLite migration 18: memories indexed under older rules are stale (EXTRACTION_RULES_VERSION) and are
+-- indexed again; rows already here predate versions (0). A constant default adds the column without a rewrite.
+ALTER TABLE graph_indexed ADD COLUMN IF NOT EXISTS rules_version INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS graph_indexed_rules ON graph_indexed(rules_version, memory_id);
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

@@ -23,3 +23,18 @@ export const RECOUNT_ENTITY_SQL = `UPDATE graph_entities SET mentions = (SELECT 
   first_seen = coalesce((SELECT min(m.valid_from) FROM graph_evidence g JOIN memories m ON m.id = g.memory_id WHERE g.entity_id = $1), first_seen),
   last_seen = coalesce((SELECT max(m.valid_from) FROM graph_evidence g JOIN memories m ON m.id = g.memory_id WHERE g.entity_id = $1), last_seen)
 WHERE id = $1`;
+
+/**
+ * The entities and relations some evidence rows named, each once, for the
+ * settle after evidence went: a re-index slice's memories name the same few
+ * entities hundreds of times, and each recount reads all their evidence.
+ */
+export function distinctHits(hit: readonly { entity_id: string | null; relation_id: string | null }[]): { entities: Set<string>; relations: Set<string> } {
+  const entities = new Set<string>();
+  const relations = new Set<string>();
+  for (const h of hit) {
+    if (h.entity_id) entities.add(h.entity_id);
+    if (h.relation_id) relations.add(h.relation_id);
+  }
+  return { entities, relations };
+}

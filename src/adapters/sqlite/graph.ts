@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import { readScope, type Principal } from '../../domain/principal.ts';
 import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
-import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../../ports/lifecycle.ts';
+import type { EntityRecord, EvidenceSplit, GraphStore, GraphWrite, GraphWriteResult, RelationRecord, StaleQuery } from '../../ports/lifecycle.ts';
 import { scopeSql } from '../sql/scope-sql.ts';
-import { RECOUNT_ENTITY_SQL, SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
+import { distinctHits, RECOUNT_ENTITY_SQL, SPLICE_SUPERSEDED_SQL } from '../sql/graph-sql.ts';
 import { writeWithRetry } from './connection.ts';
 import type { DerivedPlace } from './places.ts';
 import type { StatementCache } from './statements.ts';
@@ -92,13 +92,43 @@ export class SqliteGraph implements GraphStore {
     return rows.map((r) => r.id);
   }
 
+  async staleIndexed(p: Principal, q: StaleQuery & { after: string | null; limit: number }): Promise<string[]> {
+    const s = scopeSql(readScope(p), 'm');
+    const { sql, params } = staleWhere(q);
+    return this.db
+      .prepare(`SELECT m.id FROM graph_indexed g JOIN memories m ON m.id = g.memory_id WHERE ${sql} AND g.memory_id > ? AND ${STALE_MEMORY_SQL} AND ${s.sql} ORDER BY g.memory_id LIMIT ?`)
+      .pluck()
+      .all(...params, q.after ?? '', ...s.params, q.limit) as string[];
+  }
+
+  async staleIndexedCount(p: Principal, q: StaleQuery): Promise<number> {
+    const s = scopeSql(readScope(p), 'm');
+    const { sql, params } = staleWhere(q);
+    return this.db.prepare(`SELECT count(*) FROM graph_indexed g JOIN memories m ON m.id = g.memory_id WHERE ${sql} AND ${STALE_MEMORY_SQL} AND ${s.sql}`).pluck().get(...params, ...s.params) as number;
+  }
+
+  async evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]> {
+    readScope(p);
+    if (memories.length === 0) return [];
+    const lineages = [...new Set(memories.map((m) => m.lineageId))];
+    const ids = memories.map((m) => m.memoryId);
+    // By lineage first: graph_evidence is indexed by lineage, not by memory id.
+    const rows = this.db
+      .prepare(
+        `WITH here AS (SELECT entity_id, count(*) AS n FROM graph_evidence WHERE lineage_id IN (${lineages.map(() => '?').join(', ')}) AND memory_id IN (${ids.map(() => '?').join(', ')}) AND entity_id IS NOT NULL GROUP BY entity_id)
+         SELECT h.entity_id AS entityId, h.n AS here, (SELECT count(*) FROM graph_evidence g WHERE g.entity_id = h.entity_id) - h.n AS elsewhere FROM here h`,
+      )
+      .all(...lineages, ...ids) as EvidenceSplit[];
+    return rows;
+  }
+
   async indexedIds(p: Principal): Promise<Set<string>> {
     const s = scopeSql(readScope(p), 'm');
     const rows = this.db.prepare(`SELECT g.memory_id AS id FROM graph_indexed g JOIN memories m ON m.id = g.memory_id WHERE ${s.sql}`).pluck().all(...s.params) as string[];
     return new Set(rows);
   }
 
-  async write(p: Principal, w: GraphWrite): Promise<void> {
+  async write(p: Principal, w: GraphWrite): Promise<GraphWriteResult> {
     readScope(p);
     const upsert = this.db.prepare(
       `INSERT INTO graph_entities (id, namespace, owner_id, agent_id, visibility, name, norm, type, first_seen, last_seen, mentions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -109,10 +139,14 @@ export class SqliteGraph implements GraphStore {
     );
     const close = this.db.prepare('UPDATE graph_relations SET valid_to = ?, superseded_by = ? WHERE id = ? AND valid_to IS NULL');
     const ev = this.db.prepare('INSERT OR IGNORE INTO graph_evidence (entity_id, relation_id, lineage_id, memory_id, mention, norm) VALUES (?, ?, ?, ?, ?, ?)');
-    const idx = this.db.prepare('INSERT OR IGNORE INTO graph_indexed (memory_id, lineage_id) VALUES (?, ?)');
+    // A memory indexed again (re-index, or a second process) records the rules it was indexed under now.
+    const idx = this.db.prepare('INSERT INTO graph_indexed (memory_id, lineage_id, rules_version) VALUES (?, ?, ?) ON CONFLICT(memory_id) DO UPDATE SET rules_version = excluded.rules_version');
     const retract = olderVersionsRetractor(this.db);
+    const replace = ownEvidenceRemover(this.db);
     const namespaceOk = (ns: string) => ns === p.namespace;
-    const run = this.db.transaction(() => {
+    const run = this.db.transaction((): GraphWriteResult => {
+      // The replaced extraction's evidence goes before anything else, so the settle at the end sees only what is left.
+      const replaced = replace(w.replaces ?? []);
       for (const e of w.upsertEntities) {
         if (!namespaceOk(e.namespace)) continue;
         upsert.run(e.id, e.namespace, e.ownerId, e.agentId, e.visibility, e.name, e.norm, e.type, toMs(e.firstSeen), toMs(e.lastSeen), e.mentions);
@@ -123,10 +157,11 @@ export class SqliteGraph implements GraphStore {
       }
       for (const c of w.closeRelations) close.run(toMs(c.validTo), c.supersededBy, c.id);
       for (const e of w.evidence) ev.run(e.entityId, e.relationId, e.lineageId, e.memoryId, e.mention, e.norm);
-      for (const i of w.indexed) idx.run(i.memoryId, i.lineageId);
+      for (const i of w.indexed) idx.run(i.memoryId, i.lineageId, w.rulesVersion);
       retract(w.indexed);
+      return { mentionsRemoved: replaced.mentions, ...replaced.settle() };
     });
-    await writeWithRetry(this.db, () => run.immediate());
+    return writeWithRetry(this.db, () => run.immediate());
   }
 }
 
@@ -167,13 +202,22 @@ function rowToRelation(r: Row): RelationRecord {
 
 type Hit = { entity_id: string | null; relation_id: string | null };
 
+type Settled = { entitiesRemoved: number; relationsRemoved: number };
+
+/** The memory's own rows, the stale ones: current, not archived or expired (what `unindexed` would index). */
+const STALE_MEMORY_SQL = "m.superseded_at IS NULL AND m.lifecycle NOT IN ('expired', 'archived')";
+
+function staleWhere(q: StaleQuery): { sql: string; params: unknown[] } {
+  return q.all ? { sql: '1 = 1', params: [] } : { sql: 'g.rules_version < ?', params: [q.rulesVersion] };
+}
+
 /**
  * After evidence went: every relation and entity left without evidence goes
  * (a relation leaving the chain of closures it was in), and surviving
  * entities take their name, count and sightings from the evidence that
  * remains. Shared by forget and by a new version's extraction.
  */
-function evidenceSettler(db: Database.Database): (hit: readonly Hit[]) => void {
+function evidenceSettler(db: Database.Database): (hit: readonly Hit[]) => Settled {
   const relLeft = db.prepare('SELECT count(*) AS n FROM graph_evidence WHERE relation_id = ?');
   const entLeft = db.prepare('SELECT count(*) AS n FROM graph_evidence WHERE entity_id = ?');
   const delRelation = db.prepare('DELETE FROM graph_relations WHERE id = ?');
@@ -181,20 +225,47 @@ function evidenceSettler(db: Database.Database): (hit: readonly Hit[]) => void {
   const delEntity = db.prepare('DELETE FROM graph_entities WHERE id = ?');
   const unlinkSuperseded = db.prepare(SPLICE_SUPERSEDED_SQL.replaceAll('$1', '@id'));
   const rename = db.prepare(RECOUNT_ENTITY_SQL.replaceAll('$1', '@id'));
+  const out: Settled = { entitiesRemoved: 0, relationsRemoved: 0 };
   const dropRelation = (id: string) => {
     db.prepare('DELETE FROM graph_evidence WHERE relation_id = ?').run(id);
     unlinkSuperseded.run({ id });
-    delRelation.run(id);
+    // Counted by what was deleted: two memories' hits can name one relation or entity.
+    out.relationsRemoved += delRelation.run(id).changes;
   };
   return (hit) => {
-    for (const h of hit) if (h.relation_id && (relLeft.get(h.relation_id) as { n: number }).n === 0) dropRelation(h.relation_id);
-    for (const h of hit) {
-      if (!h.entity_id) continue;
-      if ((entLeft.get(h.entity_id) as { n: number }).n === 0) {
-        for (const r of relationsOfEntity.all(h.entity_id, h.entity_id) as { id: string }[]) dropRelation(r.id);
-        delEntity.run(h.entity_id);
-      } else rename.run({ id: h.entity_id });
+    out.entitiesRemoved = 0;
+    out.relationsRemoved = 0;
+    // Each once: a re-index slice's memories name the same few entities hundreds of times, and a recount reads all their evidence.
+    const { entities, relations } = distinctHits(hit);
+    for (const id of relations) if ((relLeft.get(id) as { n: number }).n === 0) dropRelation(id);
+    for (const id of entities) {
+      if ((entLeft.get(id) as { n: number }).n === 0) {
+        for (const r of relationsOfEntity.all(id, id) as { id: string }[]) dropRelation(r.id);
+        out.entitiesRemoved += delEntity.run(id).changes;
+      } else rename.run({ id });
     }
+    return { ...out };
+  };
+}
+
+/**
+ * A re-index takes a memory's own evidence out (its lineage's other versions are the retractor's): the rows
+ * go at once, and `settle`, called once the new evidence is in, removes what nothing holds up any more.
+ */
+function ownEvidenceRemover(db: Database.Database): (memories: NonNullable<GraphWrite['replaces']>) => { mentions: number; settle: () => Settled } {
+  const touched = db.prepare('SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = ? AND memory_id = ?');
+  const mentions = db.prepare('SELECT count(*) FROM graph_evidence WHERE lineage_id = ? AND memory_id = ? AND entity_id IS NOT NULL').pluck();
+  const del = db.prepare('DELETE FROM graph_evidence WHERE lineage_id = ? AND memory_id = ?');
+  const settle = evidenceSettler(db);
+  return (memories) => {
+    const hit: Hit[] = [];
+    let n = 0;
+    for (const m of memories) {
+      hit.push(...(touched.all(m.lineageId, m.memoryId) as Hit[]));
+      n += mentions.get(m.lineageId, m.memoryId) as number;
+      del.run(m.lineageId, m.memoryId);
+    }
+    return { mentions: n, settle: () => (hit.length === 0 ? { entitiesRemoved: 0, relationsRemoved: 0 } : settle(hit)) };
   };
 }
 

@@ -302,6 +302,20 @@ CREATE INDEX IF NOT EXISTS memories_salience_current ON memories(namespace, sali
     sql: '',
     run: (db) => rekeyGraphNames(db),
   },
+  {
+    version: 18,
+    name: 'the extraction rules version each graph-indexed memory was indexed under',
+    // Memories indexed under older rules keep what those rules found ("Team Alice Smith" across a heading's
+    // line break) until they are indexed again; the version says which are stale (EXTRACTION_RULES_VERSION,
+    // graph/extract-rules.ts). Rows already here were indexed before versions existed: 0, so all are stale.
+    sql: '',
+    run: (db) => {
+      // SQLite has no ADD COLUMN IF NOT EXISTS: a store whose recorded version was set back (tests do) has it already.
+      const columns = db.prepare("SELECT name FROM pragma_table_info('graph_indexed')").pluck().all() as string[];
+      if (!columns.includes('rules_version')) db.exec('ALTER TABLE graph_indexed ADD COLUMN rules_version INTEGER NOT NULL DEFAULT 0');
+      db.exec('CREATE INDEX IF NOT EXISTS graph_indexed_rules ON graph_indexed(rules_version, memory_id)');
+    },
+  },
 ];
 
 /** Applies pending migrations; `onProgress` hears the long ones (ports/migration-progress.ts). Returns the schema version. */

@@ -1,4 +1,5 @@
 import type { EntityView } from '../../../graph/graph-query.ts';
+import type { ReindexGraphResult } from '../../../graph/graph-reindex.ts';
 import { CONSOLIDATION_PHASES, type ConsolidationReport } from '../../../lifecycle/consolidate.ts';
 import type { LedgerFact } from '../../../lifecycle/ledger-rules.ts';
 import type { PinOutcome } from '../../../lifecycle/ledger.ts';
@@ -184,11 +185,41 @@ const graphIndex: Command = {
   },
 };
 
+const graphReindex: Command = {
+  name: 'reindex',
+  usage: 'reindex [--all]',
+  summary: 'index again the memories indexed under older extraction rules (--all: every indexed memory)',
+  options: { all: { type: 'boolean' } },
+  async run(ctx) {
+    const m = await ctx.open();
+    const all = ctx.values.all === true;
+    const line = progressLine(ctx);
+    if (!line) return m.lifecycle.reindexGraph({ all });
+    line.show('re-indexing the graph', true);
+    try {
+      return await m.lifecycle.reindexGraph({ all, onProgress: (done, total) => line.show(`re-indexing the graph: ${done} of ${total} memories`) });
+    } finally {
+      line.clear();
+    }
+  },
+  human: (r: ReindexGraphResult) =>
+    r.memories === 0
+      ? r.all
+        ? 'nothing to re-index: no memory is in the graph yet (mnemos graph index, or consolidate, indexes them)'
+        : `nothing to re-index: every memory is indexed under extraction rules version ${r.rulesVersion} (--all re-indexes them anyway)`
+      : [
+          `re-indexed ${r.memories} ${r.memories === 1 ? 'memory' : 'memories'} under extraction rules version ${r.rulesVersion}`,
+          `  entities: ${r.entitiesCreated} added, ${r.entitiesRemoved} removed`,
+          `  mentions: ${r.mentions} found, ${r.mentionsRemoved} of the old extraction removed`,
+          `  relations: ${r.relationsAdded} added, ${r.relationsClosed} closed, ${r.relationsRemoved} removed`,
+        ].join('\n'),
+};
+
 export const graphCmd: Command = {
   name: 'graph',
-  usage: 'graph <entity|index>',
+  usage: 'graph <entity|index|reindex>',
   summary: 'the knowledge graph',
-  subcommands: [graphEntity, graphIndex],
+  subcommands: [graphEntity, graphIndex, graphReindex],
   async run() {
     return undefined;
   },
