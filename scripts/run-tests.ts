@@ -12,11 +12,17 @@
  * Node 20 does not expand globs, so the file list is built here. Extra
  * arguments filter by substring: `npm test -- sqlite` runs only files whose
  * path contains "sqlite".
+ *
+ * The files run compiled, against dist/ (scripts/test-build.ts says why and
+ * how), so dist/ is built first when it is missing or older than src/.
+ * MNEMOS_TEST_TSX=1 runs them as before instead, src/ through tsx (slower;
+ * a failure's stack then names src/ lines).
  */
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { buildTests, compiledPath } from './test-build.ts';
 
 function collect(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir).sort()) {
@@ -46,7 +52,8 @@ function pass(backend: 'sqlite' | 'postgres', files: string[]): Promise<{ ok: bo
   const log = join(mkdtempSync(join(tmpdir(), 'mnemos-test-log-')), `${backend}.log`);
   const out = openSync(log, 'w');
   console.log(`=== ${backend} pass started: ${files.length} test files, ${concurrency} at a time ===`);
-  const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], { stdio: ['ignore', out, out], env });
+  const run = viaTsx ? ['--import', 'tsx', ...files] : files.map((f) => relative(process.cwd(), compiledPath(process.cwd(), f)));
+  const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...run], { stdio: ['ignore', out, out], env });
   return new Promise((resolve) => {
     child.on('exit', (code) => {
       closeSync(out);
@@ -73,6 +80,19 @@ const files = collect('test').filter((f) => filters.length === 0 || filters.some
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(', ')}`);
   process.exit(1);
+}
+
+const viaTsx = process.env.MNEMOS_TEST_TSX === '1';
+if (!viaTsx) {
+  // bin/ is plain JavaScript without declarations: named through a variable, it is imported untyped.
+  const cliModule = '../bin/cli-module.js';
+  const { buildProblem } = (await import(cliModule)) as { buildProblem: () => string | null };
+  const problem = buildProblem();
+  if (problem !== null) {
+    console.log(`=== building dist/ first: ${problem} ===`);
+    if (spawnSync(process.execPath, ['scripts/build.js'], { stdio: 'inherit' }).status !== 0) process.exit(1);
+  }
+  buildTests(process.cwd());
 }
 
 const summary: string[] = [];

@@ -10,8 +10,14 @@ test(named('startScheduler runs consolidations on its interval, one at a time, a
   try {
     await s.m.remember({ text: 'scheduled work' });
     const reports: ConsolidationReport[] = [];
-    const sched = startScheduler(s.m, { intervalMs: 20, onReport: (r) => reports.push(r) });
-    await new Promise((r) => setTimeout(r, 400));
+    // Waits for the second report rather than a fixed 400 ms, which a loaded machine could spend on the first
+    // consolidation alone (this failed as "ran 1 times" with four test files sharing two cores); bounded at 30 s.
+    let secondRun!: () => void;
+    const twoRuns = new Promise<void>((r) => (secondRun = r));
+    const sched = startScheduler(s.m, { intervalMs: 20, onReport: (r) => reports.push(r) >= 2 && secondRun() });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([twoRuns, new Promise((r) => (timer = setTimeout(r, 30_000)))]);
+    clearTimeout(timer);
     await sched.stop();
     assert.ok(reports.length >= 2, `ran ${reports.length} times`);
     assert.equal(reports[0]!.status, 'done');

@@ -7,7 +7,8 @@ import { MnemosError, toMnemosError } from '../../domain/errors.ts';
 import { localOwner } from '../../domain/principal.ts';
 import { openMemory, type Mnemos } from '../library/open-memory.ts';
 import type { Command, CommandContext, ReportedFailure } from './command.ts';
-import { COMMANDS } from './commands/index.ts';
+import { COMMANDS, loadCommand } from './commands/index.ts';
+import type { CommandHead } from './commands/heads.ts';
 import { EXIT_CODES } from './exit-codes.ts';
 import { embeddingConfigFromEnv } from './embedding-env.ts';
 import { vectorIndexConfigFromEnv } from './vector-index-env.ts';
@@ -20,7 +21,7 @@ const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-function helpText(cmds: Command[], prefix = ''): string {
+function helpText(cmds: CommandHead[], prefix = ''): string {
   const lines = cmds.map((c) => `  ${(prefix + c.usage).padEnd(44)} ${c.summary}`);
   return [
     'mnemos: persistent memory for AI agents',
@@ -117,9 +118,9 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       return runCli([...argv.slice(0, at), ...argv.slice(at + 1), '--help'], io);
     }
     const word = at === -1 ? undefined : argv[at];
-    let cmd = COMMANDS.find((c) => c.name === word);
+    const found = COMMANDS.find((c) => c.name === word);
     let path = word ?? '';
-    if (!cmd) {
+    if (!found) {
       if (!word && (argv.includes('--version') || argv.includes('-V'))) {
         io.stdout(wantsJson ? `${JSON.stringify({ version: packageVersion() })}\n` : `mnemos ${packageVersion()}\n`);
         return 0;
@@ -135,6 +136,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       if (!word) throw new MnemosError('validation_failed', `no command given (${argv.join(' ')}); run mnemos --help for the list`);
       throw new MnemosError('validation_failed', `unknown command "${word}"; run mnemos --help for the list`);
     }
+    let cmd = await loadCommand(found);
     let rest = argv.filter((_a, i) => i !== at);
     if (cmd.subcommands) {
       const subAt = firstWord(rest, { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) });

@@ -8,6 +8,7 @@ import { benchConsolidateCmd } from './bench-consolidate-command.ts';
 import { benchJournalCmd } from './bench-journal-command.ts';
 import { benchImportCmd } from './bench-import-command.ts';
 import { num, str } from './options.ts';
+import { BENCH_HEAD } from './heads.ts';
 
 
 function progress(ctx: CommandContext, label: string) {
@@ -57,9 +58,7 @@ const ingest: Command = {
 };
 
 export const bench: Command = {
-  name: 'bench',
-  usage: 'bench <ingest|...>',
-  summary: 'benchmarks: print figures and update docs/BENCHMARKS.md',
+  ...BENCH_HEAD,
   subcommands: [ingest, benchImportCmd, benchServeCmd, benchCycleCmd, benchConsolidateCmd, benchLocomoCmd, benchBeirCmd, benchLatencyCmd, benchJournalCmd],
   async run() {
     return undefined;

@@ -17,6 +17,7 @@ import { stateDir } from '../../../services/state-dir.ts';
 import { MAX_TEXT_CHARS } from '../../../services/inputs.ts';
 import type { Command, CommandContext } from '../command.ts';
 import { num, oneLine, positional, shortTime, str } from './options.ts';
+import { CYCLE_HEAD, EPISODES_HEAD } from './heads.ts';
 
 /**
  * The durable safety-event log: --log, else the store's own log beside a SQLite
@@ -67,9 +68,7 @@ const run: Command = {
 };
 
 export const cycle: Command = {
-  name: 'cycle',
-  usage: 'cycle run <scenario.jsonl>',
-  summary: 'the cognitive cycle (blackboard, salience, sleep consolidation)',
+  ...CYCLE_HEAD,
   subcommands: [run],
   async run() {
     return undefined;
@@ -77,10 +76,8 @@ export const cycle: Command = {
 };
 
 export const episodes: Command = {
-  name: 'episodes',
+  ...EPISODES_HEAD,
   needsExistingStore: true,
-  usage: 'episodes [--min-salience x] [--since iso] [--label SafetyAudit] [--limit n]',
-  summary: 'persisted episodes, by salience',
   options: { 'min-salience': { type: 'string' }, since: { type: 'string' }, label: { type: 'string' }, limit: { type: 'string' } },
   async run(ctx) {
     const m = await ctx.open();

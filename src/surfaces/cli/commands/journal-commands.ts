@@ -16,6 +16,7 @@ import { openJournalForRead, queryJournalFile, VIEW_KINDS, viewJournalFile, type
 import { reportedFailure, type Command, type CommandContext } from '../command.ts';
 import { list, num, positional, str } from './options.ts';
 import { prepareFileFolder, type FileRole } from '../../../runtime/make-folders.ts';
+import { JOURNAL_HEAD } from './heads.ts';
 
 /**
  * `mnemos journal ...`: the MeTTa journal (src/journal) and PLN (src/pln)
@@ -257,9 +258,7 @@ function lines(items: readonly string[]): string {
 }
 
 export const journalCmd: Command = {
-  name: 'journal',
-  usage: 'journal <validate|append|query|view|derive|export>',
-  summary: 'the MeTTa memory journal: validate, append, query, views, PLN derive and exports',
+  ...JOURNAL_HEAD,
   subcommands: [validate, append, query, view, derive, exportCmd],
   async run() {
     return undefined;
