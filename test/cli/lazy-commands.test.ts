@@ -22,7 +22,7 @@ test('a lazily loaded command still parses its sub-commands, options and help', 
   assert.match(out.join(''), /journal validate/);
   out.length = 0;
   assert.equal(await runCli(['bench', 'nope'], io), 2);
-  assert.match(out.join(''), /mnemos bench needs a sub-command: ingest, import/);
+  assert.match(out.join(''), /mnemos bench has no sub-command "nope"; it takes: ingest, import/);
   out.length = 0;
   assert.equal(await runCli(['--help'], io), 0);
   assert.match(out.join(''), /journal <validate\|append\|query\|view\|derive\|export>\s+the MeTTa memory journal/);
