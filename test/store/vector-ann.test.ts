@@ -371,7 +371,9 @@ test(named('approximate index: the build goes on while the process waits on noth
     const first = await s.vectors.nearest(owner, { model: M, vector: data[7]!, filter: {}, limit: 3 });
     assert.equal(first.index.kind, 'exact', 'the exact scan answers while the graph builds');
     let kind: string = first.index.kind;
-    for (let wakeUps = 0; wakeUps < 12 && kind !== 'approximate'; wakeUps++) {
+    // Up to 40 wake-ups: the build takes about 4 s of CPU here, and a test run sharing two cores with three
+    // others stretched it past 12 s; with slices only once per wake-up it took over two minutes.
+    for (let wakeUps = 0; wakeUps < 40 && kind !== 'approximate'; wakeUps++) {
       await new Promise((r) => setTimeout(r, 1000));
       kind = (await s.vectors.nearest(owner, { model: M, vector: data[7]!, filter: {}, limit: 3 })).index.kind;
     }

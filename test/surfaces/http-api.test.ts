@@ -127,7 +127,8 @@ describe('HTTP API (mnemos serve)', () => {
       let got = '';
       socket.on('data', (d) => (got += d.toString()));
       const until = async (re: RegExp) => {
-        for (let i = 0; i < 200 && !re.test(got); i++) await new Promise((r) => setTimeout(r, 50));
+        // Up to 30 s: a 5 MiB body over loopback, on a machine a whole test run can load four files deep.
+        for (let i = 0; i < 600 && !re.test(got); i++) await new Promise((r) => setTimeout(r, 50));
         assert.match(got, re);
       };
       const big = JSON.stringify({ text: 'x'.repeat(5 * 1024 * 1024) });
