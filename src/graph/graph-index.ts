@@ -45,8 +45,7 @@ export class GraphIndexState {
     if (list) list.push(e);
     else this.byScope.set(k, [e]);
     const known = this.known.get(k) ?? new Set<string>();
-    known.add(e.norm);
-    for (const a of e.aliases) known.add(normalizeName(a));
+    addKnownNames(known, e);
     this.known.set(k, known);
   }
 
@@ -66,13 +65,16 @@ export class GraphIndexState {
       const list = (this.byScope.get(k) ?? []).filter((x) => !gone.has(x.id));
       this.byScope.set(k, list);
       const known = new Set<string>();
-      for (const x of list) {
-        known.add(x.norm);
-        for (const a of x.aliases) known.add(normalizeName(a));
-      }
+      for (const x of list) addKnownNames(known, x);
       this.known.set(k, known);
     }
   }
+}
+
+/** The name keys by which the extraction rules know an entity: its own and its aliases'. */
+function addKnownNames(known: Set<string>, e: EntityRecord): void {
+  known.add(e.norm);
+  for (const a of e.aliases) known.add(normalizeName(a));
 }
 
 export interface IndexGraphResult {
@@ -142,13 +144,14 @@ export async function indexMemory(
   const resolved = new Map<string, EntityRecord>();
   for (const mention of ex.mentions) {
     // One memory is one mention of an entity, however many rules found it.
-    if (resolved.has(normalizeName(mention.name))) continue;
+    const norm = normalizeName(mention.name);
+    if (resolved.has(norm)) continue;
     // A gloss names the entity of the name it glosses: its spelling becomes that entity's alias.
     const glossed = mention.sameAs === undefined ? undefined : resolved.get(normalizeName(mention.sameAs));
     const e = glossed ? addSpelling(state, m, glossed, mention.name) : resolveOrCreate(state, m, mention.name, mention.type, out);
-    resolved.set(normalizeName(mention.name), e);
+    resolved.set(norm, e);
     dirty.set(e.id, e);
-    w.evidence.push({ entityId: e.id, relationId: null, lineageId: m.lineageId, memoryId: m.id, mention: mention.name, norm: normalizeName(mention.name) });
+    w.evidence.push({ entityId: e.id, relationId: null, lineageId: m.lineageId, memoryId: m.id, mention: mention.name, norm });
     out.mentions++;
   }
   for (const r of ex.relations) {
