@@ -13,7 +13,7 @@ import { toStoreFilter } from './build-memory.ts';
 import type { ServiceContext } from './context.ts';
 import { embeddingsFor } from './embeddings.ts';
 import { BuiltinEmbedder } from '../embedding/builtin/builtin-embedder.ts';
-import { searchSchema, type SearchInput } from './inputs.ts';
+import { MAX_SEARCH_OFFSET, searchSchema, type SearchInput } from './inputs.ts';
 import { parseInput } from './validate.ts';
 import { parseIso } from '../domain/time.ts';
 import { analyze } from '../retrieval/text/analyze.ts';
@@ -45,6 +45,10 @@ export interface SearchResult {
   /** Exact hits in the canonical ledger of settled facts; they come before everything else. */
   ledger: LedgerHit[];
   hits: SearchHit[];
+  /** Whether the ranking goes on past this page (above minScore, when one was given). */
+  hasMore: boolean;
+  /** The offset of the next page, or null: none follows, or it would start past MAX_SEARCH_OFFSET. */
+  nextOffset: number | null;
   /** What was searched; always present, and the whole answer when nothing matched. */
   explain: SearchExplain;
 }
@@ -120,7 +124,9 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
   const filter = toStoreFilter(q.filter);
   const terms = ctx.analyzeQuery(q.query);
   const time = parseTimeQuery(q.query, q.referenceTime ?? new Date(ctx.now()).toISOString());
-  const want = q.offset + q.limit;
+  // One result past the page says whether another page follows, without a second search: a page is a slice of
+  // the one ranking every page of the query shares, whatever its length.
+  const want = q.offset + q.limit + 1;
   // A single list is the same order at any depth, so it is read only as deep as the page needs (with room for
   // records a race removed); fused lists are read to the deepest tier the page reaches.
   const tiers = mode === 'hybrid' ? tierDepths(want) : [Math.min(Math.max(DEPTH, want), 2 * want + 10)];
@@ -236,10 +242,14 @@ export async function searchMemories(ctx: ServiceContext, p: Principal, input: S
           ? `memories matched, but every one scored below minScore ${q.minScore} (the best scored ${explain.belowMinScore.bestScore.toFixed(4)}; scores are rank-fusion sums, at most about ${(explain.lists.length / (ctx.config.rrfK + 1)).toFixed(3)} here): lower minScore or leave it out`
           : `nothing among the ${searched} memories visible to ${p.role} "${p.id}" in namespace "${p.namespace}" matched ${terms.length ? `the words ${terms.join(', ')}` : 'the query'} (lists searched: ${explain.lists.join(', ') || 'none'})`;
   }
+  const next = q.offset + q.limit;
+  const hasMore = ranking.length > next;
   return {
     query: q.query,
     ledger: settled.map((f) => ({ key: f.key, value: f.value, statement: f.statement ?? null, confidence: f.confidence, score: f.score })),
     hits,
+    hasMore,
+    nextOffset: hasMore && next <= MAX_SEARCH_OFFSET ? next : null,
     explain,
   };
 }

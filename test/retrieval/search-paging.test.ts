@@ -143,3 +143,40 @@ test(named('an answer emptied by minScore says so, with the best score it droppe
     assert.match(miss.explain.message ?? '', /nothing among the 2 memories/);
   });
 });
+
+test(named('every page says whether another follows and where: hasMore and nextOffset, at the end, with minScore and at the deepest offset'), async () => {
+  await withStore(async (m) => {
+    const inputs = [];
+    for (let i = 0; i < 25; i++) inputs.push({ text: `lantern ${i} ${'wick '.repeat(i % 4)}`, key: `l${i}` });
+    await m.rememberMany(inputs);
+    const seen: string[] = [];
+    let offset: number | null = 0;
+    let pages = 0;
+    while (offset !== null) {
+      const r = await m.search({ query: 'lantern wick', limit: 10, offset });
+      assert.equal(r.hasMore, offset + 10 < 25, `page at ${offset}`);
+      assert.equal(r.nextOffset, r.hasMore ? offset + 10 : null, `page at ${offset}`);
+      seen.push(...r.hits.map((h) => h.memory.id));
+      offset = r.nextOffset;
+      pages++;
+    }
+    assert.equal(pages, 3);
+    assert.equal(new Set(seen).size, 25, 'following nextOffset reaches every result once');
+    const exact = await m.search({ query: 'lantern', limit: 25 });
+    assert.equal(exact.hits.length, 25);
+    assert.equal(exact.hasMore, false, 'a page holding the last result says none follows');
+    // minScore ends the ranking: a page that shows every result above it has nothing after it.
+    const top = exact.hits[4]!.score;
+    const above = await m.search({ query: 'lantern', limit: 3, minScore: top });
+    const count = exact.hits.filter((h) => h.score >= top).length;
+    assert.equal(above.hasMore, count > 3);
+    const all = await m.search({ query: 'lantern', limit: count, minScore: top });
+    assert.equal(all.hasMore, false, 'results below minScore are not more results');
+    // The deepest page a search gives: more may match, but no offset reaches them.
+    const many = [];
+    for (let i = 0; i < 12; i++) many.push({ text: `beacon ${i}`, key: `b${i}` });
+    await m.rememberMany(many);
+    const none = await m.search({ query: 'beacon', limit: 10, offset: 10_000 });
+    assert.deepEqual([none.hasMore, none.nextOffset], [false, null]);
+  });
+});

@@ -48,20 +48,16 @@ export const memorySearch = defineTool({
     .strict()
     .refine((q) => boundsInOrder(q.since, q.until), { message: 'until must not be before since (since is inclusive, until exclusive)', path: ['until'] }),
   async run(q, { memory }) {
-    // One result more than asked says whether another page follows, without a second search: a page is a slice
-    // of the one ranking every page of the query shares (services/search.ts), whatever its length.
     const r = await memory.search({
       query: q.query,
-      limit: q.maxResults + 1,
+      limit: q.maxResults,
       offset: q.offset,
       ...(q.minScore !== undefined ? { minScore: q.minScore } : {}),
       filter: { ...(q.types ? { types: q.types } : {}), ...(q.since ? { since: q.since } : {}), ...(q.until ? { until: q.until } : {}) },
     });
-    const hasMore = r.hits.length > q.maxResults;
-    const next = q.offset + q.maxResults;
     // Texts are bounded in rank order: ten long memories came to megabytes of tool result.
     const budget = new TextBudget(q.maxChars, q.maxCharsEach);
-    const results = r.hits.slice(0, q.maxResults).map((h) => ({
+    const results = r.hits.map((h) => ({
       id: h.memory.id,
       ...withinBudget(budget, h.memory.text),
       score: h.score,
@@ -77,9 +73,9 @@ export const memorySearch = defineTool({
       canonical: q.offset === 0 ? r.ledger : [],
       results,
       offset: q.offset,
-      hasMore,
+      hasMore: r.hasMore,
       // Past the deepest offset a search pages to, more results exist but no page reaches them.
-      nextOffset: hasMore && next <= MAX_SEARCH_OFFSET ? next : null,
+      nextOffset: r.nextOffset,
       searched: r.explain,
       lists: r.explain.lists,
       model: r.explain.vectorModel,

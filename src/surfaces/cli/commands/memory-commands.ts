@@ -85,7 +85,8 @@ export const search: Command = {
       r.hits.length === 0
         ? [`${facts.length ? 'no memories matched' : 'nothing found'}. ${r.explain.message ?? ''}`]
         : r.hits.map((h, i) => `${String(i + 1).padStart(2)}. [${h.score.toFixed(4)}] ${oneLine(h.memory.text)}\n    ${h.memory.id}  ${citation(h.memory)}  matched: ${h.why.matchedTerms.join(', ')}`);
-    return [...facts, ...hits].join('\n');
+    const more = r.nextOffset !== null ? [`(more results: --offset ${r.nextOffset})`] : r.hasMore ? ['(more results match, past the deepest page a search gives)'] : [];
+    return [...facts, ...hits, ...more].join('\n');
   },
 };
 
