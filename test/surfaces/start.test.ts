@@ -60,7 +60,7 @@ describe('a refused start', () => {
       // The environment's settings too: MNEMOS_CYCLE_TICK_MS=abc was read as "off" and the server started without a word.
       const envBad = (name: string, value: string) => ({ env: { [name]: value }, label: `${name}=${value}` });
       const cases = [
-        ...[['--search-threads', '100'], ['--consolidate-every-ms=-5'], ['--cycle-tick-ms=-1']].map((args) => ({ args, env: {}, label: args.join(' ') })),
+        ...[['--search-threads', '100'], ['--consolidate-every-ms=-5'], ['--cycle-tick-ms=-1'], ['--cycle-tick-ms', '0.5'], ['--consolidate-every-ms', '1.5']].map((args) => ({ args, env: {}, label: args.join(' ') })),
         { args: [], ...envBad('MNEMOS_CYCLE_TICK_MS', 'abc') },
         { args: [], ...envBad('MNEMOS_CYCLE_TICK_MS', '-1') },
         { args: [], ...envBad('MNEMOS_CONSOLIDATE_EVERY_MS', 'abc') },

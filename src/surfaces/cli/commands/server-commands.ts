@@ -56,8 +56,16 @@ function scheduleConsolidation(every: number, memory: Mnemos, surface: string): 
 /** The timer's period, checked before anything opens: a refused start must leave no store and no token behind. */
 function consolidationInterval(ctx: CommandContext): number {
   const every = num(ctx, 'consolidate-every-ms') ?? (process.env.MNEMOS_CONSOLIDATE_EVERY_MS !== undefined ? Number(process.env.MNEMOS_CONSOLIDATE_EVERY_MS) : 30 * 60_000);
-  if (!Number.isFinite(every) || every < 0) throw new MnemosError('validation_failed', '--consolidate-every-ms (or MNEMOS_CONSOLIDATE_EVERY_MS) must be a number of milliseconds, 0 to turn it off', { field: 'consolidate-every-ms' });
-  return every;
+  return timerPeriod(every, 'consolidate-every-ms', 'MNEMOS_CONSOLIDATE_EVERY_MS');
+}
+
+/**
+ * A timer's period in whole milliseconds, 0 for off. A fraction was taken and
+ * ran at Node's 1 ms floor: `--cycle-tick-ms 0.5` ticked a thousand times a second.
+ */
+function timerPeriod(ms: number, option: string, variable: string): number {
+  if (!Number.isInteger(ms) || ms < 0) throw new MnemosError('validation_failed', `--${option} (or ${variable}) must be a whole number of milliseconds, 0 to turn it off`, { field: option });
+  return ms;
 }
 
 /** A comma-separated list from the environment; empty when unset. Bad items are refused by the policy, naming the setting. */
@@ -87,8 +95,7 @@ export const serveCmd: Command = {
     const every = consolidationInterval(ctx);
     // Read like MNEMOS_CONSOLIDATE_EVERY_MS: an unset variable is off, a value that is no number is refused (it was read as off).
     const tickEnv = process.env.MNEMOS_CYCLE_TICK_MS;
-    const tickMs = num(ctx, 'cycle-tick-ms') ?? (tickEnv === undefined || tickEnv.trim() === '' ? 0 : Number(tickEnv));
-    if (!Number.isFinite(tickMs) || tickMs < 0) throw new MnemosError('validation_failed', '--cycle-tick-ms (or MNEMOS_CYCLE_TICK_MS) must be a number of milliseconds, 0 to turn it off', { field: 'cycle-tick-ms' });
+    const tickMs = timerPeriod(num(ctx, 'cycle-tick-ms') ?? (tickEnv === undefined || tickEnv.trim() === '' ? 0 : Number(tickEnv)), 'cycle-tick-ms', 'MNEMOS_CYCLE_TICK_MS');
     const memory = await ctx.open();
     const say = log(ctx);
     const tokenFile = str(ctx, 'owner-token-file');
