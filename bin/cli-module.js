@@ -1,5 +1,6 @@
 // Finds the CLI module for bin/mnemos.js and bin/start.js: the compiled build
-// (dist/, written by `npm run build`, which `npm install` runs) when it is
+// (dist/, written by `npm run build`, which `npm install` runs; its bundle
+// dist/cli/main.js when there is one) when it is
 // complete and at least as new as every file under src/; otherwise src/
 // itself through the tsx loader, with a note on stderr. A stale build never
 // runs: after an edit without a rebuild, the edited source is what runs.
@@ -28,9 +29,15 @@ export function buildProblem(root = ROOT) {
   return null;
 }
 
+/** The built CLI module bin/ runs: the bundle (scripts/build.js says why) when the build made one, else the compiled modules. */
+export function builtCliEntry(root = ROOT) {
+  const bundle = join(root, 'dist/cli/main.js');
+  return existsSync(bundle) ? bundle : join(root, 'dist/surfaces/cli/main.js');
+}
+
 export async function loadCli() {
   const problem = buildProblem();
-  if (problem === null) return import(pathToFileURL(join(ROOT, 'dist/surfaces/cli/main.js')).href);
+  if (problem === null) return import(pathToFileURL(builtCliEntry()).href);
   process.stderr.write(`mnemos: running src/ through tsx (${problem}; \`npm run build\` makes start-up faster)\n`);
   const { register } = await import('tsx/esm/api');
   register();

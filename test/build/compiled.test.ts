@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it, before } from 'node:test';
 import { tempDir } from '../helpers/temp.ts';
+import { waitForStart } from '../helpers/server-start.ts';
+import { waitForExit } from '../helpers/child-wait.ts';
 
 // SQLite only: the compiled build (dist/) that bin/ runs and that `import 'mnemos'` loads.
 const ROOT = resolve(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/mnemos.js');
-const { buildProblem } = (await import(join(ROOT, 'bin/cli-module.js'))) as { buildProblem: (root?: string) => string | null };
+const { buildProblem, builtCliEntry } = (await import(join(ROOT, 'bin/cli-module.js'))) as { buildProblem: (root?: string) => string | null; builtCliEntry: () => string };
 
 /** `npm test` builds first; a file run on its own builds here when dist/ is missing or older than src/. */
 function ensureBuilt(): void {
@@ -50,6 +52,33 @@ describe('the compiled build', () => {
       assert.equal(found.stderr, '');
       assert.equal(JSON.parse(found.stdout).hits[0].memory.id, JSON.parse(added.stdout).id);
     } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('bin/ runs the CLI bundle, whose modules still find what sits beside them: package.json, the inspector files, a search thread', async () => {
+    assert.equal(builtCliEntry(), join(ROOT, 'dist/cli/main.js'));
+    const version = node([BIN, '--version'], ROOT);
+    assert.equal(version.stdout.trim(), `mnemos ${(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version}`);
+    const tmp = tempDir('mnemos-bundle-');
+    const tokenFile = join(tmp.dir, 'token');
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', join(tmp.dir, 'm.db'), '--search-threads', '1', '--owner-token-file', tokenFile, '--json'], {
+      cwd: tmp.dir,
+      env: { ...process.env, NODE_OPTIONS: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const start = JSON.parse((await waitForStart(child, /^\{.*\}$/m, { stream: 'stdout', what: 'mnemos serve' }))[0]) as { url: string; searchThreads: number };
+      assert.equal(start.searchThreads, 1);
+      const asset = await fetch(`${start.url}/inspector/assets/inspector.js`);
+      assert.equal(await asset.text(), readFileSync(join(ROOT, 'src/surfaces/inspector/assets/inspector.js'), 'utf8'));
+      const auth = { authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}`, 'content-type': 'application/json' };
+      const added = (await (await fetch(`${start.url}/v1/memories`, { method: 'POST', headers: auth, body: JSON.stringify({ text: 'bundled lanterns glow' }) })).json()) as { id: string };
+      const found = (await (await fetch(`${start.url}/v1/search`, { method: 'POST', headers: auth, body: JSON.stringify({ query: 'lanterns' }) })).json()) as { results: { id: string }[] };
+      assert.deepEqual(found.results.map((r) => r.id), [added.id]);
+    } finally {
+      child.kill('SIGTERM');
+      await waitForExit(child, { what: 'mnemos serve' });
       tmp.cleanup();
     }
   });
