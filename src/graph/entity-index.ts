@@ -67,17 +67,9 @@ export class EntityIndex<E extends IndexableEntity> {
     for (const e of entities) this.add(e);
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   /** The entities in the order they were added (an entity taken out and added again comes last). */
   entities(): IterableIterator<E> {
     return this.entries.keys();
-  }
-
-  has(e: E): boolean {
-    return this.entries.has(e);
   }
 
   /** Adds an entity at the end; one already in keeps its place. */

@@ -40,7 +40,7 @@ export function compatibleKinds(a: string, b: string): boolean {
   return a === b || (PERSONISH.has(a) && PERSONISH.has(b));
 }
 
-export function unique(ids: string[]): string[] {
+function unique(ids: string[]): string[] {
   return [...new Set(ids)];
 }
 
