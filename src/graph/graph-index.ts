@@ -8,7 +8,8 @@ import { scopeKey } from '../lifecycle/merge-plan.ts';
 import { EXTRACTION_RULES_VERSION, extractRules } from './extract-rules.ts';
 import { isFunctional, withinNameLimits, type Extraction, type Extractor } from './extraction.ts';
 import { normalizeName } from '../domain/name-keys.ts';
-import { compatibleKinds, resolveMention } from './resolve.ts';
+import { EntityIndex } from './entity-index.ts';
+import { compatibleKinds, type Resolution } from './resolve.ts';
 
 export function requireGraph(ctx: ServiceContext): GraphStore {
   if (!ctx.store.graph) throw new MnemosError('unsupported', `the ${ctx.store.backend} store has no knowledge graph yet`);
@@ -17,11 +18,13 @@ export function requireGraph(ctx: ServiceContext): GraphStore {
 
 /**
  * Resolution state of one indexing run: entities per scope partition (a
- * memory's entities never resolve against another scope's), plus the open
- * relations of the subjects seen so far.
+ * memory's entities never resolve against another scope's), each scope's
+ * keyed for resolution (entity-index.ts), plus the open relations of the
+ * subjects seen so far. An entity of the state is changed through its
+ * methods, which keep the scope's index in step.
  */
 export class GraphIndexState {
-  readonly byScope = new Map<string, EntityRecord[]>();
+  readonly byScope = new Map<string, EntityIndex<EntityRecord>>();
   readonly byId = new Map<string, EntityRecord>();
   readonly known = new Map<string, Set<string>>();
   readonly openRelations = new Map<string, RelationRecord[]>();
@@ -41,12 +44,31 @@ export class GraphIndexState {
   addEntity(e: EntityRecord): void {
     this.byId.set(e.id, e);
     const k = scopeKey(e);
-    const list = this.byScope.get(k);
-    if (list) list.push(e);
-    else this.byScope.set(k, [e]);
+    const index = this.byScope.get(k);
+    if (index) index.add(e);
+    else this.byScope.set(k, new EntityIndex([e]));
     const known = this.known.get(k) ?? new Set<string>();
     addKnownNames(known, e);
     this.known.set(k, known);
+  }
+
+  /** Resolves a mention against the entities of scope `k`. */
+  resolve(k: string, mention: { name: string; type: string }): Resolution {
+    return this.byScope.get(k)?.resolve(mention) ?? { kind: 'new' };
+  }
+
+  /** Another surface form of an entity. */
+  addAlias(e: EntityRecord, alias: string): void {
+    const index = this.byScope.get(scopeKey(e));
+    if (index) index.addAlias(e, alias);
+    else e.aliases.push(alias);
+  }
+
+  /** A new display name for an entity (its name key stays). */
+  rename(e: EntityRecord, name: string): void {
+    const index = this.byScope.get(scopeKey(e));
+    if (index) index.rename(e, name);
+    else e.name = name;
   }
 
   /**
@@ -54,18 +76,16 @@ export class GraphIndexState {
    * the entities left, once for all of them (a slice of a whole-store re-index sets thousands aside).
    */
   setAside(entities: readonly EntityRecord[]): void {
-    const gone = new Set(entities.map((e) => e.id));
     const scopes = new Set<string>();
     for (const e of entities) {
       const k = scopeKey(e);
       scopes.add(k);
       this.reclaimable.set(`${k}|${e.norm}`, e);
+      this.byScope.get(k)?.remove(e);
     }
     for (const k of scopes) {
-      const list = (this.byScope.get(k) ?? []).filter((x) => !gone.has(x.id));
-      this.byScope.set(k, list);
       const known = new Set<string>();
-      for (const x of list) addKnownNames(known, x);
+      for (const x of this.byScope.get(k)?.entities() ?? []) addKnownNames(known, x);
       this.known.set(k, known);
     }
   }
@@ -167,26 +187,25 @@ export async function indexMemory(
 /** Another spelling of an entity met in this memory: one more evidence row, as a second rule's hit on it is, and an alias. */
 function addSpelling(state: GraphIndexState, m: Memory, e: EntityRecord, name: string): EntityRecord {
   e.mentions++;
-  if (e.name !== name && !e.aliases.includes(name)) e.aliases.push(name);
+  if (e.name !== name && !e.aliases.includes(name)) state.addAlias(e, name);
   state.known.get(scopeKey(m))?.add(normalizeName(name));
   return e;
 }
 
 function resolveOrCreate(state: GraphIndexState, m: Memory, name: string, type: string, out: IndexGraphResult): EntityRecord {
   const k = scopeKey(m);
-  const candidates = state.byScope.get(k) ?? [];
-  const r = resolveMention({ name, type }, candidates);
+  const r = state.resolve(k, { name, type });
   const seen = m.validFrom;
   if (r.kind === 'match') {
-    const e = candidates.find((c) => c.id === r.id)!;
+    const e = state.byId.get(r.id)!;
     e.mentions++;
     if (seen > e.lastSeen) e.lastSeen = seen;
     if (seen < e.firstSeen) e.firstSeen = seen;
-    if (e.name !== name && !e.aliases.includes(name)) e.aliases.push(name);
+    if (e.name !== name && !e.aliases.includes(name)) state.addAlias(e, name);
     // A fuller name ("John Smith" after "Smith") becomes the display name.
     if (name.length > e.name.length && (type === 'person' || type === 'name')) {
-      if (!e.aliases.includes(e.name)) e.aliases.push(e.name);
-      e.name = name;
+      if (!e.aliases.includes(e.name)) state.addAlias(e, e.name);
+      state.rename(e, name);
     }
     state.known.get(k)?.add(normalizeName(name));
     return e;
@@ -221,6 +240,7 @@ function reclaim(state: GraphIndexState, k: string, name: string, type: string, 
   const e = state.reclaimable.get(key);
   if (!e || !compatibleKinds(e.type, type)) return null;
   state.reclaimable.delete(key);
+  // Set aside, it is in no scope's index: changed here, it is keyed afresh as it is added back.
   Object.assign(e, { name, type, aliases: [], mentions: 1, firstSeen: seen, lastSeen: seen });
   state.addEntity(e);
   return e;
