@@ -19,13 +19,20 @@ function newestMtime(dir) {
   return newest;
 }
 
-/** Why the build under `root` cannot run, or null when it can. */
+/**
+ * Why the build under `root` cannot run, or null when it can. Only a
+ * checkout (a .git beside src/) is checked for edits since the build: an
+ * installed package ships its build, and npm writes the files of a package
+ * it installs in no set order with the time of writing, so src/ came out
+ * newer than the stamp and every command of a tarball install ran through
+ * tsx (1.3 s instead of 0.2).
+ */
 export function buildProblem(root = ROOT) {
   // Written last by scripts/build.js, so it exists only after a whole, successful build.
   const stamp = join(root, 'dist/.built');
   if (!existsSync(stamp)) return 'dist/ has not been built';
   const src = join(root, 'src');
-  if (existsSync(src) && newestMtime(src) > statSync(stamp).mtimeMs) return 'src/ has changed since the last build';
+  if (existsSync(join(root, '.git')) && existsSync(src) && newestMtime(src) > statSync(stamp).mtimeMs) return 'src/ has changed since the last build';
   return null;
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it, before } from 'node:test';
 import { tempDir } from '../helpers/temp.ts';
@@ -83,6 +83,23 @@ describe('the compiled build', () => {
     }
   });
 
+  it('an installed package runs the build it ships, though npm wrote its src/ after dist/', () => {
+    // What npm install of the tarball leaves: the package's files (no .git), each written when npm extracted it.
+    const tmp = tempDir('mnemos-installed-');
+    try {
+      const pkg = join(tmp.dir, 'node_modules/mnemos');
+      for (const part of ['bin', 'dist', 'src', 'package.json']) cpSync(join(ROOT, part), join(pkg, part), { recursive: true });
+      symlinkSync(join(ROOT, 'node_modules'), join(pkg, 'node_modules'), 'dir');
+      const t = Date.now() / 1000;
+      utimesSync(join(pkg, 'dist/.built'), t - 60, t - 60);
+      const run = node([join(pkg, 'bin/mnemos.js'), 'add', 'installed packages start fast', '--db', join(tmp.dir, 'm.db'), '--json'], tmp.dir);
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stderr, '', 'no "running src/ through tsx" note');
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it("a plain JavaScript project imports 'mnemos', and training runs on a compiled worker thread", () => {
     const run = inConsumerProject(`import { openMemory } from 'mnemos';
 const memory = await openMemory({ db: 'm.db' });
@@ -131,9 +148,10 @@ console.log(JSON.stringify(out));
     assert.equal(out['/inspector/assets/inspector.css'], readFileSync(join(assets, 'inspector.css'), 'utf8'));
   });
 
-  it('is used only when complete and at least as new as src/ (buildProblem)', () => {
+  it('is used only when complete and, in a checkout, at least as new as src/ (buildProblem)', () => {
     const tmp = tempDir('mnemos-stamp-');
     try {
+      mkdirSync(join(tmp.dir, '.git'));
       mkdirSync(join(tmp.dir, 'src/deep'), { recursive: true });
       writeFileSync(join(tmp.dir, 'src/deep/a.ts'), '');
       assert.match(buildProblem(tmp.dir)!, /not been built/);
@@ -145,6 +163,9 @@ console.log(JSON.stringify(out));
       assert.equal(buildProblem(tmp.dir), null);
       utimesSync(join(tmp.dir, 'src/deep/a.ts'), t, t);
       assert.match(buildProblem(tmp.dir)!, /changed since the last build/);
+      // An installed package (no .git): npm wrote its src/ after its dist/.built, and that is no edit.
+      rmSync(join(tmp.dir, '.git'), { recursive: true });
+      assert.equal(buildProblem(tmp.dir), null);
     } finally {
       tmp.cleanup();
     }
