@@ -64,6 +64,10 @@ test('entity resolution: exact, normalised, alias and similarity; shared first n
     ['Joan Smith', [johnS], 'new'],
     ['Jonathon Smith', [ent('jonathan', 'Jonathan Smith')], 'match:jonathan:similar'],
     ['John Smith', [smith], 'match:smith:surname'],
+    // Once "John Smith" joined "Dr. Smith", the entity is John Smith: another Smith is someone else.
+    ['Mary Smith', [{ ...ent('smith', 'Dr. Smith', 'person', ['Dr. Smith']), name: 'John Smith' }], 'new'],
+    ['Mary Smith', [ent('smith', 'Dr. Smith', 'person', ['John Smith'])], 'new'],
+    ['John Smith', [ent('smith', 'Dr. Smith', 'person', ['John Smith'])], 'match:smith:alias'],
     ['@smith', [smith], 'new'],
   ];
   for (const [name, cands, want] of rows) {

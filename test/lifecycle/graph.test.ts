@@ -55,6 +55,28 @@ test(named('entity resolution in the store: "Dr. Smith", "Smith" and "dr smith" 
   }
 });
 
+// Each full name joined the one-word "Dr. Hughes" by the short-form rule, so three people became one entity.
+test(named('people who share a surname stay apart after one of them joined the lone surname'), async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: 'Appointment with Dr. Hughes on Monday' });
+    await s.m.remember({ text: 'Alice Hughes plays chess on Sundays' });
+    await s.m.remember({ text: 'Bob Hughes plays golf on Fridays' });
+    await s.m.remember({ text: 'Carol Hughes works at Acme Corp' });
+    await s.m.consolidate({ force: true });
+    const ids = new Map<string, string[]>();
+    for (const n of ['Alice Hughes', 'Bob Hughes', 'Carol Hughes']) ids.set(n, (await s.m.lifecycle.entity(n)).entities.map((v) => v.entity.id));
+    for (const [n, found] of ids) assert.equal(found.length, 1, n);
+    assert.equal(new Set([...ids.values()].flat()).size, 3, 'three people, three entities');
+    const alice = (await s.m.lifecycle.entity('Alice Hughes')).entities[0]!.entity;
+    const names = [alice.name, ...alice.aliases];
+    assert.ok(names.includes('Dr. Hughes'), 'the first full name still joins the lone surname');
+    assert.ok(!names.includes('Bob Hughes') && !names.includes('Carol Hughes'), names.join(', '));
+  } finally {
+    await s.close();
+  }
+});
+
 test(named('graph candidates: memories of the entities in the query first, then one-hop neighbours'), async () => {
   const s = await lifecycleStore();
   try {
