@@ -77,6 +77,46 @@ test(named('people who share a surname stay apart after one of them joined the l
   }
 });
 
+// The graph kept the entities and relations of a memory made owner-only, in the public scope they were read in,
+// until the next consolidation indexed the new version: a guest saw what the memory said and could not read it.
+test(named('a memory made owner-only takes its public entities and relations with it at once'), async () => {
+  const s = await lifecycleStore();
+  const guest = s.m.as({ role: 'guest', namespace: 'default', id: 'visitor' });
+  try {
+    const keep = await s.m.remember({ text: 'Alice Smith works at Public Corp', visibility: 'public' });
+    const hush = await s.m.remember({ text: 'Alice Smith knows Secret Person', visibility: 'public' });
+    const twice = await s.m.remember({ text: 'Quiet Quentin lives in Hushville', visibility: 'public' });
+    await s.m.consolidate({ force: true });
+    assert.equal((await guest.lifecycle.entity('Secret Person')).entities.length, 1);
+    assert.equal((await guest.lifecycle.entity('Quiet Quentin')).entities.length, 1);
+
+    await s.m.update(hush.id, { visibility: 'owner' });
+    // Edited first in the same scope (not indexed since), then made owner-only: the first version's evidence goes too.
+    const edited = await s.m.update(twice.id, { text: 'Quiet Quentin lives in Hushville now' });
+    await s.m.update(edited.id, { visibility: 'owner' });
+    assert.deepEqual((await guest.lifecycle.entity('Secret Person')).entities, []);
+    assert.deepEqual((await guest.lifecycle.entity('Quiet Quentin')).entities, []);
+    assert.deepEqual((await guest.lifecycle.entity('Hushville')).entities, []);
+    const alice = (await guest.lifecycle.entity('Alice Smith')).entities;
+    assert.equal(alice.length, 1);
+    assert.deepEqual(alice[0]!.relations.map((r) => `${r.predicate} ${r.object}`), ['works_at Public Corp'], 'the public memory keeps its part');
+    assert.deepEqual(alice[0]!.memoryIds, [keep.id]);
+    assert.deepEqual(await guest.lifecycle.graphCandidates('Secret Person', 10), []);
+    for (const table of ['graph_entities', 'graph_relations']) {
+      const rows = await rawSql(s.db, `SELECT count(*) AS n FROM ${table} WHERE visibility = 'public'`);
+      assert.equal(Number(rows[0]!.n), table === 'graph_entities' ? 2 : 1, `${table}: Alice Smith, Public Corp and their relation are all that is public`);
+    }
+
+    await s.m.consolidate({ force: true });
+    const owner = (await s.m.lifecycle.entity('Secret Person')).entities;
+    assert.equal(owner.length, 1, 'the owner finds it again once the new version is indexed');
+    assert.equal(owner[0]!.entity.visibility, 'owner');
+    assert.deepEqual((await guest.lifecycle.entity('Secret Person')).entities, []);
+  } finally {
+    await s.close();
+  }
+});
+
 test(named('graph candidates: memories of the entities in the query first, then one-hop neighbours'), async () => {
   const s = await lifecycleStore();
   try {
