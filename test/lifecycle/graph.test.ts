@@ -117,6 +117,32 @@ test(named('a memory made owner-only takes its public entities and relations wit
   }
 });
 
+// A known name was found again inside longer names and as a lower-case word: Paris Hilton's memory was evidence
+// for the city, Alice Cooper's for Ana's friend Alice, and every "we will" for a person called Will.
+test(named('a known name is not found inside a longer name, nor as a lower-case word of capitalised text'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const paris = await s.m.remember({ text: 'I met Ana in Paris last spring' });
+    const will = await s.m.remember({ text: 'I had coffee with Will and Ana' });
+    const alice = await s.m.remember({ text: 'Ana said Alice is coming over' });
+    await s.m.consolidate({ force: true });
+    const hilton = await s.m.remember({ text: 'At the airport I saw Paris Hilton' });
+    const cooper = await s.m.remember({ text: 'On the radio they played Alice Cooper' });
+    const word = await s.m.remember({ text: 'We will visit Rome in June' });
+    const chat = await s.m.remember({ text: 'will says the boat is ready' });
+    await s.m.consolidate({ force: true });
+    const memoriesOf = async (n: string) => (await s.m.lifecycle.entity(n)).entities.flatMap((v) => v.memoryIds).sort();
+    assert.deepEqual(await memoriesOf('Paris'), [paris.id]);
+    assert.deepEqual(await memoriesOf('Paris Hilton'), [hilton.id]);
+    assert.deepEqual(await memoriesOf('Alice'), [alice.id]);
+    assert.deepEqual(await memoriesOf('Alice Cooper'), [cooper.id]);
+    assert.deepEqual(await memoriesOf('Will'), [will.id, chat.id].sort(), 'a lower-case chat line still names a known Will');
+    assert.ok(!(await s.m.lifecycle.graphCandidates('Will', 10)).includes(word.id));
+  } finally {
+    await s.close();
+  }
+});
+
 test(named('graph candidates: memories of the entities in the query first, then one-hop neighbours'), async () => {
   const s = await lifecycleStore();
   try {
