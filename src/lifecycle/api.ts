@@ -1,6 +1,6 @@
 import type { Principal } from '../domain/principal.ts';
 import { entityView, graphCandidates } from '../graph/graph-query.ts';
-import { indexGraph } from '../graph/graph-index.ts';
+import { indexGraph, requireGraph } from '../graph/graph-index.ts';
 import { checkReindex, reindexGraph, type ReindexGraphOptions } from '../graph/graph-reindex.ts';
 import { graphRunOrBusy } from './graph-lease.ts';
 import type { Extractor } from '../graph/extraction.ts';
@@ -93,9 +93,10 @@ export class LifecycleApi {
   }
 
   /** A `busy` error while another process indexes the graph (graph-lease.ts). */
-  indexGraph(given: { limit?: number; extractor?: Extractor } | null = {}) {
+  async indexGraph(given: { limit?: number; extractor?: Extractor } | null = {}) {
     const opts = given ?? {};
     const limit = opts.limit ?? lifecycleConfig(this.ctx).graphBatch;
+    requireGraph(this.ctx);
     return graphRunOrBusy(this.ctx, this.p.namespace, (renew) => indexGraph(this.ctx, this.p, { limit, onBatch: renew, ...(opts.extractor ? { extractor: opts.extractor } : {}) }));
   }
 
@@ -103,6 +104,7 @@ export class LifecycleApi {
   async reindexGraph(given: ReindexGraphOptions | null = {}) {
     const opts = given ?? {};
     checkReindex(this.p, opts);
+    requireGraph(this.ctx);
     return graphRunOrBusy(this.ctx, this.p.namespace, (renew) =>
       reindexGraph(this.ctx, this.p, {
         ...opts,
