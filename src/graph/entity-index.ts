@@ -134,8 +134,9 @@ export class EntityIndex<E extends IndexableEntity> {
     if (tokens.length === 1) {
       return pick(this.ids(this.byLast.get(norm), type), 'surname') ?? pick(this.ids(this.byFirst.get(norm), type), 'first_name') ?? { kind: 'new' };
     }
-    // The short form: an entity whose whole name key is the mention's last token (a key without a space has one token).
-    const shortForm = pick(this.ids(this.byNorm.get(tokens[tokens.length - 1]!), type), 'surname');
+    // The short form: an entity whose whole name key is the mention's last token (a key without a space has one
+    // token), still known by that one name only.
+    const shortForm = pick(this.ids(this.byNorm.get(tokens[tokens.length - 1]!), type, (x) => !this.fullNamed(x)), 'surname');
     if (shortForm) return shortForm;
     const near = new Set<E>();
     for (let i = 0; i < tokens.length; i++) {
@@ -145,11 +146,17 @@ export class EntityIndex<E extends IndexableEntity> {
     return pick(this.ids(near, type), 'similar') ?? { kind: 'new' };
   }
 
-  /** The ids of the kind-compatible entities of a bucket, in the order of addition. */
-  private ids(found: Set<E> | undefined, type: string): string[] {
+  /** `hasFullName` from what the entity was keyed under: its name and alias keys. */
+  private fullNamed(e: E): boolean {
+    const entry = this.entries.get(e)!;
+    return normalizeName(entry.name).includes(' ') || entry.aliasNorms.some((a) => a.includes(' '));
+  }
+
+  /** The ids of the kind-compatible entities of a bucket that pass `keep`, in the order of addition. */
+  private ids(found: Set<E> | undefined, type: string, keep?: (e: E) => boolean): string[] {
     if (!found || found.size === 0) return [];
     const hits: { seq: number; id: string }[] = [];
-    for (const e of found) if (compatibleKinds(e.type, type)) hits.push({ seq: this.entries.get(e)!.seq, id: e.id });
+    for (const e of found) if (compatibleKinds(e.type, type) && (!keep || keep(e))) hits.push({ seq: this.entries.get(e)!.seq, id: e.id });
     if (hits.length > 1) hits.sort((a, b) => a.seq - b.seq);
     return hits.map((h) => h.id);
   }

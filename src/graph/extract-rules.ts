@@ -21,8 +21,11 @@ import { bracketedNames, glossAfter, unspacedKnownNames } from './uncased-names.
  * 0 is "indexed before versions were recorded" (stores from before schema
  * SQLite 18, PostgreSQL 19). 1: names no longer span a line break, names in
  * scripts without capitals, Devanagari and Thai words whole at vowel signs.
+ * 2: a known name inside a longer name of the text is no mention of its own
+ * ("Paris" in "Paris Hilton"), and a known one-word name in lower case counts
+ * only in text written all in lower case ("will" in "we will go" is a word).
  */
-export const EXTRACTION_RULES_VERSION = 1;
+export const EXTRACTION_RULES_VERSION = 2;
 
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
 /**
@@ -91,6 +94,11 @@ function isSentenceStart(text: string, index: number): boolean {
 
 const ASCII = /^[\x00-\x7f]*$/;
 
+/** Written in lower-case letters: a script with letter case and no capital (Chinese or Thai has no case, so never). */
+function isLowerCase(s: string): boolean {
+  return /\p{Ll}/u.test(s) && !/[\p{Lu}\p{Lt}]/u.test(s);
+}
+
 /** Strips what normalizeName strips at the edges of a lower-case key (possessive, quotes), without Unicode folding. */
 function normalizeCheap(key: string): string {
   return key.replace(/['’]s$/, '').replace(/^['’-]+|['’-]+$/g, '');
@@ -128,12 +136,23 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
   // Known names in any case ("dr smith" in a lower-case chat line).
   if (known.size > 0) {
     const found = new Set([...seen].map((s) => normalizeName(s.slice(s.indexOf('|') + 1))));
-    const addKnown = (phrase: string) => {
+    // Found before any known name is: the names the text itself marks (capitals, brackets, handles...).
+    const marked = [...found].filter((n) => n.includes(' ')).map((n) => ` ${n} `);
+    const lowerCaseText = !/\p{Lu}/u.test(text);
+    /** Whether the phrase is a known name here (found now or before). */
+    const addKnown = (phrase: string): boolean => {
       const norm = normalizeName(phrase);
-      if (norm && known.has(norm) && !NOT_NAMES.has(norm) && !found.has(norm)) {
+      if (!norm || !known.has(norm) || NOT_NAMES.has(norm)) return false;
+      // Part of a longer name the text marks: "Smith" of "Bob Smith" or "Paris" of "Paris Hilton" is not another
+      // entity met here (each made Bob's memory evidence for Dr. Smith, Paris Hilton's for the city).
+      if (marked.some((n) => n.includes(` ${norm} `))) return false;
+      // A lower-case word where the text capitalises its names is a word: "will" in "we will go" is not Will.
+      if (!lowerCaseText && !norm.includes(' ') && isLowerCase(phrase)) return false;
+      if (!found.has(norm)) {
         found.add(norm);
         add(phrase, 'name');
       }
+      return true;
     };
     // Line by line: a name does not run on into the next line.
     for (const line of text.split(/[\r\n]+/)) {
@@ -141,12 +160,13 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
       // A cheap key first (lower-case words, decomposed Latin and Greek accents dropped by the name key's own FOLDED_MARKS); the
       // full normalisation runs only on a hit. This loop sees every memory of a run.
       const lower = words.map((w) => normalizeCheap(ASCII.test(w) ? w.toLowerCase() : w.toLowerCase().replace(FOLDED_MARKS, '$1')));
-      for (let i = 0; i < words.length; i++) {
-        let key = '';
-        for (let len = 1; len <= 3 && i + len <= words.length; len++) {
-          key = len === 1 ? lower[i]! : `${key} ${lower[i + len - 1]}`;
-          if (known.has(key)) addKnown(words.slice(i, i + len).join(' '));
-        }
+      // Longest first, never overlapping: "alice smith" is Alice Smith, not Alice and Smith too.
+      for (let i = 0; i < words.length; ) {
+        const keys = [lower[i]!];
+        for (let len = 2; len <= 3 && i + len <= words.length; len++) keys.push(`${keys[len - 2]} ${lower[i + len - 1]}`);
+        let len = keys.length;
+        while (len > 0 && !(known.has(keys[len - 1]!) && addKnown(words.slice(i, i + len).join(' ')))) len--;
+        i += Math.max(len, 1);
       }
     }
     // Chinese, Japanese, Thai...: no spaces tell where a known name starts; it is looked for inside the run.

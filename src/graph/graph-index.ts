@@ -109,7 +109,15 @@ export interface IndexGraphResult {
 export async function indexGraph(
   ctx: ServiceContext,
   p: Principal,
-  opts: { limit: number; extractor?: Extractor; batch?: number; /** Current memories the caller already holds (consolidation). */ current?: readonly Memory[] },
+  opts: {
+    limit: number;
+    extractor?: Extractor;
+    batch?: number;
+    /** Current memories the caller already holds (consolidation). */
+    current?: readonly Memory[];
+    /** After each batch's transaction (the caller renews its lease). */
+    onBatch?: () => Promise<void>;
+  },
 ): Promise<IndexGraphResult> {
   const graph = requireGraph(ctx);
   const out: IndexGraphResult = { memories: 0, entitiesCreated: 0, mentions: 0, relationsAdded: 0, relationsClosed: 0 };
@@ -138,6 +146,7 @@ export async function indexGraph(
     w.upsertEntities.push(...dirty.values());
     await graph.write(p, w);
     out.memories += ids.length;
+    await opts.onBatch?.();
   }
   return out;
 }

@@ -48,9 +48,7 @@ export interface ReindexGraphOptions {
  * memories share with others'.
  */
 export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: ReindexGraphOptions = {}): Promise<ReindexGraphResult> {
-  if (p.role !== 'owner') throw new MnemosError('forbidden', 'only the owner can re-index the knowledge graph');
-  const limit = opts.limit ?? Number.MAX_SAFE_INTEGER;
-  if (!(Number.isInteger(limit) && limit >= 1)) throw new MnemosError('validation_failed', 'limit must be a whole number of at least 1', { field: 'limit' });
+  const { limit, batchSize } = checkReindex(p, opts);
   const graph = requireGraph(ctx);
   const q: StaleQuery = { rulesVersion: EXTRACTION_RULES_VERSION, all: opts.all === true };
   const out: ReindexGraphResult = {
@@ -66,9 +64,6 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
     all: q.all,
   };
   const total = opts.onProgress ? Math.min(limit, await graph.staleIndexedCount(p, q)) : 0;
-  const batchSize = opts.batch ?? 500;
-  // A slice's ids are bound as statement parameters (SQLite takes at most 32,766 a statement).
-  if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 5000)) throw new MnemosError('validation_failed', 'batch must be a whole number from 1 to 5000', { field: 'batch' });
   let state: GraphIndexState | null = null;
   // Paged by id, not by "still stale": with `all` nothing stops being listed, and a slice the store did not return must not come back.
   let after: string | null = null;
@@ -100,6 +95,17 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
     await opts.onProgress?.(out.memories, Math.max(total, out.memories));
   }
   return out;
+}
+
+/** Who may re-index and with what options, checked before anything runs (or a lease is taken for it). */
+export function checkReindex(p: Principal, opts: ReindexGraphOptions): { limit: number; batchSize: number } {
+  if (p.role !== 'owner') throw new MnemosError('forbidden', 'only the owner can re-index the knowledge graph');
+  const limit = opts.limit ?? Number.MAX_SAFE_INTEGER;
+  if (!(Number.isInteger(limit) && limit >= 1)) throw new MnemosError('validation_failed', 'limit must be a whole number of at least 1', { field: 'limit' });
+  const batchSize = opts.batch ?? 500;
+  // A slice's ids are bound as statement parameters (SQLite takes at most 32,766 a statement).
+  if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 5000)) throw new MnemosError('validation_failed', 'batch must be a whole number from 1 to 5000', { field: 'batch' });
+  return { limit, batchSize };
 }
 
 /**

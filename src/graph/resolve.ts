@@ -74,11 +74,20 @@ export function resolveMention(mention: { name: string; type: EntityKind | strin
   }
   // "John Smith" after "Dr. Smith": a full name whose surname is exactly one known single-name person.
   const last = tokens[tokens.length - 1]!;
-  const shortForm = pick(idsWhere(pool, (c) => { const k = c.norm.split(' '); return k.length === 1 && k[0] === last; }), 'surname');
+  const shortForm = pick(idsWhere(pool, (c) => c.norm === last && !hasFullName(c)), 'surname');
   if (shortForm) return shortForm;
   // One token differs by one edit, and it is long enough that this is a typo, not another name (Joan/John).
   const similar = idsWhere(pool, (c) => { const k = c.norm.split(' '); return k.length === tokens.length && oneTokenTypo(k, tokens); });
   return pick(similar, 'similar') ?? { kind: 'new' };
+}
+
+/**
+ * Whether an entity already goes by a name of more than one word, as "Dr. Smith" does once "John Smith" joined
+ * it: it is no longer a single-name person, and a full name with another first name ("Mary Smith") is not it.
+ * The short form joined every Smith of a text into the first one.
+ */
+function hasFullName(c: Pick<ResolvableEntity, 'name' | 'aliases'>): boolean {
+  return normalizeName(c.name).includes(' ') || c.aliases.some((a) => normalizeName(a).includes(' '));
 }
 
 /** The ids of the entities that pass, in order. */

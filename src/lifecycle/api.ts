@@ -1,7 +1,8 @@
 import type { Principal } from '../domain/principal.ts';
 import { entityView, graphCandidates } from '../graph/graph-query.ts';
-import { indexGraph } from '../graph/graph-index.ts';
-import { reindexGraph, type ReindexGraphOptions } from '../graph/graph-reindex.ts';
+import { indexGraph, requireGraph } from '../graph/graph-index.ts';
+import { checkReindex, reindexGraph, type ReindexGraphOptions } from '../graph/graph-reindex.ts';
+import { graphRunOrBusy } from './graph-lease.ts';
 import type { Extractor } from '../graph/extraction.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { consolidate, consolidationStatus, type ConsolidateOptions } from './consolidate.ts';
@@ -91,13 +92,27 @@ export class LifecycleApi {
     return graphCandidates(this.ctx, this.p, query, limit);
   }
 
-  indexGraph(given: { limit?: number; extractor?: Extractor } | null = {}) {
+  /** A `busy` error while another process indexes the graph (graph-lease.ts). */
+  async indexGraph(given: { limit?: number; extractor?: Extractor } | null = {}) {
     const opts = given ?? {};
-    return indexGraph(this.ctx, this.p, { limit: opts.limit ?? lifecycleConfig(this.ctx).graphBatch, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
+    const limit = opts.limit ?? lifecycleConfig(this.ctx).graphBatch;
+    requireGraph(this.ctx);
+    return graphRunOrBusy(this.ctx, this.p.namespace, (renew) => indexGraph(this.ctx, this.p, { limit, onBatch: renew, ...(opts.extractor ? { extractor: opts.extractor } : {}) }));
   }
 
-  /** Owner only: memories indexed under older extraction rules (with `all`, every indexed memory) indexed again now. */
-  reindexGraph(opts: ReindexGraphOptions | null = {}) {
-    return reindexGraph(this.ctx, this.p, opts ?? {});
+  /** Owner only: memories indexed under older extraction rules (with `all`, every indexed memory) indexed again now; `busy` as indexGraph. */
+  async reindexGraph(given: ReindexGraphOptions | null = {}) {
+    const opts = given ?? {};
+    checkReindex(this.p, opts);
+    requireGraph(this.ctx);
+    return graphRunOrBusy(this.ctx, this.p.namespace, (renew) =>
+      reindexGraph(this.ctx, this.p, {
+        ...opts,
+        onProgress: async (done, total) => {
+          await renew();
+          await opts.onProgress?.(done, total);
+        },
+      }),
+    );
   }
 }

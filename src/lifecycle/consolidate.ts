@@ -27,6 +27,7 @@ import {
   type OpenLoop,
 } from './consolidation-phases.ts';
 import { holderDead, newHolder } from './holder.ts';
+import { underGraphLease } from './graph-lease.ts';
 import { lifecyclePrincipal } from './principals.ts';
 
 export const CONSOLIDATE_JOB = 'consolidate';
@@ -180,20 +181,35 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         openLoops = stalledGoals(memories, now, cfg);
         counts.openLoops = openLoops.length;
       } else if (phase === 'graph' && ctx.store.graph) {
-        const g = await indexGraph(ctx, sys, { limit: cfg.graphBatch, current: memories, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
-        counts.graphMemories = (counts.graphMemories ?? 0) + g.memories;
-        counts.entitiesCreated = (counts.entitiesCreated ?? 0) + g.entitiesCreated;
-        counts.relationsAdded = (counts.relationsAdded ?? 0) + g.relationsAdded;
-        counts.relationsClosed = (counts.relationsClosed ?? 0) + g.relationsClosed;
-        // Then memories indexed under older extraction rules, a bounded number a run, so a new rules version
-        // does not turn one run into a re-index of the whole store.
-        const r = await reindexGraph(ctx, sys, { limit: cfg.graphReindexBatch, ...(opts.extractor ? { extractor: opts.extractor } : {}), onProgress: () => afterBatch() });
-        counts.graphReindexed = (counts.graphReindexed ?? 0) + r.memories;
-        counts.entitiesCreated += r.entitiesCreated;
-        counts.entitiesRemoved = (counts.entitiesRemoved ?? 0) + r.entitiesRemoved;
-        counts.relationsAdded += r.relationsAdded;
-        counts.relationsClosed += r.relationsClosed;
-        counts.relationsRemoved = (counts.relationsRemoved ?? 0) + r.relationsRemoved;
+        // Under the graph lease: while `mnemos graph index` or `graph reindex` runs, this run leaves the graph to it.
+        const run = await underGraphLease(ctx, p.namespace, async (renew) => {
+          const g = await indexGraph(ctx, sys, { limit: cfg.graphBatch, current: memories, onBatch: renew, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
+          // Then memories indexed under older extraction rules, a bounded number a run, so a new rules version
+          // does not turn one run into a re-index of the whole store.
+          const r = await reindexGraph(ctx, sys, {
+            limit: cfg.graphReindexBatch,
+            ...(opts.extractor ? { extractor: opts.extractor } : {}),
+            onProgress: async () => {
+              await renew();
+              await afterBatch();
+            },
+          });
+          return { g, r };
+        });
+        if ('busy' in run) counts.graphBusy = (counts.graphBusy ?? 0) + 1;
+        else {
+          const { g, r } = run.done;
+          counts.graphMemories = (counts.graphMemories ?? 0) + g.memories;
+          counts.entitiesCreated = (counts.entitiesCreated ?? 0) + g.entitiesCreated;
+          counts.relationsAdded = (counts.relationsAdded ?? 0) + g.relationsAdded;
+          counts.relationsClosed = (counts.relationsClosed ?? 0) + g.relationsClosed;
+          counts.graphReindexed = (counts.graphReindexed ?? 0) + r.memories;
+          counts.entitiesCreated += r.entitiesCreated;
+          counts.entitiesRemoved = (counts.entitiesRemoved ?? 0) + r.entitiesRemoved;
+          counts.relationsAdded += r.relationsAdded;
+          counts.relationsClosed += r.relationsClosed;
+          counts.relationsRemoved = (counts.relationsRemoved ?? 0) + r.relationsRemoved;
+        }
       } else if (phase === 'vectors') {
         model = await refreshModel(ctx, sys, cfg, opts.signal, afterBatch);
         for (const [k, v] of Object.entries(modelCounts(model))) counts[k] = (counts[k] ?? 0) + v;

@@ -64,6 +64,10 @@ test('entity resolution: exact, normalised, alias and similarity; shared first n
     ['Joan Smith', [johnS], 'new'],
     ['Jonathon Smith', [ent('jonathan', 'Jonathan Smith')], 'match:jonathan:similar'],
     ['John Smith', [smith], 'match:smith:surname'],
+    // Once "John Smith" joined "Dr. Smith", the entity is John Smith: another Smith is someone else.
+    ['Mary Smith', [{ ...ent('smith', 'Dr. Smith', 'person', ['Dr. Smith']), name: 'John Smith' }], 'new'],
+    ['Mary Smith', [ent('smith', 'Dr. Smith', 'person', ['John Smith'])], 'new'],
+    ['John Smith', [ent('smith', 'Dr. Smith', 'person', ['John Smith'])], 'match:smith:alias'],
     ['@smith', [smith], 'new'],
   ];
   for (const [name, cands, want] of rows) {
@@ -128,4 +132,25 @@ test('rule extraction: a name never spans a line break, and a heading opens a li
   // A known name is found on its line, not joined across two.
   assert.deepEqual(extractRules('met alice\nsmith called', new Set(['alice smith'])).mentions, []);
   assert.deepEqual(extractRules('## Acme\nThe team moved.', new Set(['acme'])).mentions.map((m) => m.name), ['Acme']);
+});
+
+test('known names: not a part of a longer name, longest first, a lower-case word only in lower-case text', () => {
+  const known = new Set(['hughes', 'paris', 'alice', 'smith', 'alice smith', 'will', 'new york', 'дмитрий']);
+  const rows: [string, string[]][] = [
+    // Each also gave the known part as a mention of its own: Bob's memory became evidence for Dr. Hughes.
+    ['Bob Hughes plays golf', ['name:Bob Hughes']],
+    ['Paris Hilton came by', ['name:Paris Hilton']],
+    ['I met Alice Smith in Paris', ['name:Alice Smith', 'name:Paris']],
+    ['Hughes called. Then Bob Hughes did', ['name:Hughes', 'name:Bob Hughes']], // a lone Hughes of its own stays
+    // Longest first: one name, not three.
+    ['met alice smith today', ['name:alice smith']],
+    ['smith and alice', ['name:smith', 'name:alice']],
+    // A lower-case common word where the text capitalises its names.
+    ['We will go to Rome', ['name:Rome']],
+    ['will said hi', ['name:will']],
+    ['we fly to new york on Monday', ['name:new york']],
+    ['Сегодня дмитрий пришёл, Анна тоже', ['name:Анна']],
+    ['The Hughes family', ['name:Hughes']],
+  ];
+  for (const [text, want] of rows) assert.deepEqual(extractRules(text, known).mentions.map((m) => `${m.type}:${m.name}`), want, text);
 });

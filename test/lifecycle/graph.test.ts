@@ -55,6 +55,94 @@ test(named('entity resolution in the store: "Dr. Smith", "Smith" and "dr smith" 
   }
 });
 
+// Each full name joined the one-word "Dr. Hughes" by the short-form rule, so three people became one entity.
+test(named('people who share a surname stay apart after one of them joined the lone surname'), async () => {
+  const s = await lifecycleStore();
+  try {
+    await s.m.remember({ text: 'Appointment with Dr. Hughes on Monday' });
+    await s.m.remember({ text: 'Alice Hughes plays chess on Sundays' });
+    await s.m.remember({ text: 'Bob Hughes plays golf on Fridays' });
+    await s.m.remember({ text: 'Carol Hughes works at Acme Corp' });
+    await s.m.consolidate({ force: true });
+    const ids = new Map<string, string[]>();
+    for (const n of ['Alice Hughes', 'Bob Hughes', 'Carol Hughes']) ids.set(n, (await s.m.lifecycle.entity(n)).entities.map((v) => v.entity.id));
+    for (const [n, found] of ids) assert.equal(found.length, 1, n);
+    assert.equal(new Set([...ids.values()].flat()).size, 3, 'three people, three entities');
+    const alice = (await s.m.lifecycle.entity('Alice Hughes')).entities[0]!.entity;
+    const names = [alice.name, ...alice.aliases];
+    assert.ok(names.includes('Dr. Hughes'), 'the first full name still joins the lone surname');
+    assert.ok(!names.includes('Bob Hughes') && !names.includes('Carol Hughes'), names.join(', '));
+  } finally {
+    await s.close();
+  }
+});
+
+// The graph kept the entities and relations of a memory made owner-only, in the public scope they were read in,
+// until the next consolidation indexed the new version: a guest saw what the memory said and could not read it.
+test(named('a memory made owner-only takes its public entities and relations with it at once'), async () => {
+  const s = await lifecycleStore();
+  const guest = s.m.as({ role: 'guest', namespace: 'default', id: 'visitor' });
+  try {
+    const keep = await s.m.remember({ text: 'Alice Smith works at Public Corp', visibility: 'public' });
+    const hush = await s.m.remember({ text: 'Alice Smith knows Secret Person', visibility: 'public' });
+    const twice = await s.m.remember({ text: 'Quiet Quentin lives in Hushville', visibility: 'public' });
+    await s.m.consolidate({ force: true });
+    assert.equal((await guest.lifecycle.entity('Secret Person')).entities.length, 1);
+    assert.equal((await guest.lifecycle.entity('Quiet Quentin')).entities.length, 1);
+
+    await s.m.update(hush.id, { visibility: 'owner' });
+    // Edited first in the same scope (not indexed since), then made owner-only: the first version's evidence goes too.
+    const edited = await s.m.update(twice.id, { text: 'Quiet Quentin lives in Hushville now' });
+    await s.m.update(edited.id, { visibility: 'owner' });
+    assert.deepEqual((await guest.lifecycle.entity('Secret Person')).entities, []);
+    assert.deepEqual((await guest.lifecycle.entity('Quiet Quentin')).entities, []);
+    assert.deepEqual((await guest.lifecycle.entity('Hushville')).entities, []);
+    const alice = (await guest.lifecycle.entity('Alice Smith')).entities;
+    assert.equal(alice.length, 1);
+    assert.deepEqual(alice[0]!.relations.map((r) => `${r.predicate} ${r.object}`), ['works_at Public Corp'], 'the public memory keeps its part');
+    assert.deepEqual(alice[0]!.memoryIds, [keep.id]);
+    assert.deepEqual(await guest.lifecycle.graphCandidates('Secret Person', 10), []);
+    for (const table of ['graph_entities', 'graph_relations']) {
+      const rows = await rawSql(s.db, `SELECT count(*) AS n FROM ${table} WHERE visibility = 'public'`);
+      assert.equal(Number(rows[0]!.n), table === 'graph_entities' ? 2 : 1, `${table}: Alice Smith, Public Corp and their relation are all that is public`);
+    }
+
+    await s.m.consolidate({ force: true });
+    const owner = (await s.m.lifecycle.entity('Secret Person')).entities;
+    assert.equal(owner.length, 1, 'the owner finds it again once the new version is indexed');
+    assert.equal(owner[0]!.entity.visibility, 'owner');
+    assert.deepEqual((await guest.lifecycle.entity('Secret Person')).entities, []);
+  } finally {
+    await s.close();
+  }
+});
+
+// A known name was found again inside longer names and as a lower-case word: Paris Hilton's memory was evidence
+// for the city, Alice Cooper's for Ana's friend Alice, and every "we will" for a person called Will.
+test(named('a known name is not found inside a longer name, nor as a lower-case word of capitalised text'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const paris = await s.m.remember({ text: 'I met Ana in Paris last spring' });
+    const will = await s.m.remember({ text: 'I had coffee with Will and Ana' });
+    const alice = await s.m.remember({ text: 'Ana said Alice is coming over' });
+    await s.m.consolidate({ force: true });
+    const hilton = await s.m.remember({ text: 'At the airport I saw Paris Hilton' });
+    const cooper = await s.m.remember({ text: 'On the radio they played Alice Cooper' });
+    const word = await s.m.remember({ text: 'We will visit Rome in June' });
+    const chat = await s.m.remember({ text: 'will says the boat is ready' });
+    await s.m.consolidate({ force: true });
+    const memoriesOf = async (n: string) => (await s.m.lifecycle.entity(n)).entities.flatMap((v) => v.memoryIds).sort();
+    assert.deepEqual(await memoriesOf('Paris'), [paris.id]);
+    assert.deepEqual(await memoriesOf('Paris Hilton'), [hilton.id]);
+    assert.deepEqual(await memoriesOf('Alice'), [alice.id]);
+    assert.deepEqual(await memoriesOf('Alice Cooper'), [cooper.id]);
+    assert.deepEqual(await memoriesOf('Will'), [will.id, chat.id].sort(), 'a lower-case chat line still names a known Will');
+    assert.ok(!(await s.m.lifecycle.graphCandidates('Will', 10)).includes(word.id));
+  } finally {
+    await s.close();
+  }
+});
+
 test(named('graph candidates: memories of the entities in the query first, then one-hop neighbours'), async () => {
   const s = await lifecycleStore();
   try {

@@ -273,5 +273,12 @@ export function graphPgPlace(): PgPlace {
       await c.query('DELETE FROM graph_indexed WHERE lineage_id = $1', [lineageId]);
       await settleEvidence(c, hit);
     },
+    // A version replaced under another scope takes its evidence with it now (see graphPlace in the SQLite graph).
+    rescoped: async (c, lineageId) => {
+      const hit = await rows<Hit>(c, 'SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
+      if (hit.length === 0) return;
+      await c.query('DELETE FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
+      await settleEvidence(c, hit);
+    },
   };
 }

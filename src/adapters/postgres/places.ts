@@ -11,6 +11,8 @@ export interface PgPlace {
   name: string;
   count(c: pg.Pool | pg.PoolClient, versionIds: string[], lineageId: string): Promise<number>;
   remove(c: pg.PoolClient, versionIds: string[], lineageId: string): Promise<void>;
+  /** A version was replaced by one read under another scope (see sqlite/places.ts). */
+  rescoped?(c: pg.PoolClient, lineageId: string): Promise<void>;
 }
 
 async function n(c: pg.Pool | pg.PoolClient, text: string, values: unknown[]): Promise<number> {

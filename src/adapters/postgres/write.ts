@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { actorOf, chainEntry, type AuditDraft, type AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { claimsHash } from '../../domain/memory-claims.ts';
-import type { Memory } from '../../domain/memory.ts';
+import { sameScope, type Memory } from '../../domain/memory.ts';
 import { canWrite, withArticle, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
@@ -363,6 +363,7 @@ export class PgWriter {
     }
     if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
     await ctx.c.query('UPDATE memories SET superseded_at = $1, superseded_by = $2 WHERE id = $3', [supersededAtMs(prev, next), next.id, prev.id]);
+    if (!sameScope(prev, next)) for (const place of this.places()) await place.rescoped?.(ctx.c, prev.lineageId);
     await this.writeRow(ctx, next, vector);
     await this.audit(ctx, {
       action,

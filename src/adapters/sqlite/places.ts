@@ -10,6 +10,11 @@ export interface DerivedPlace {
   name: string;
   count(rowids: number[], versionIds: string[], lineageId: string): number;
   remove(rowids: number[], versionIds: string[], lineageId: string): void;
+  /**
+   * A lineage's new version is read under another scope than the one it replaces (its visibility changed): what the
+   * place derived from the older versions goes now, not when the new one is next indexed, as it carries the old scope.
+   */
+  rescoped?(lineageId: string): void;
 }
 
 export function corePlaces(db: Database.Database): DerivedPlace[] {

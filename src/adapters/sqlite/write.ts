@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { actorOf, chainEntry, type AuditDraft, type AuditEntry } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { claimsHash } from '../../domain/memory-claims.ts';
-import type { Memory } from '../../domain/memory.ts';
+import { sameScope, type Memory } from '../../domain/memory.ts';
 import { canWrite, withArticle, type Principal } from '../../domain/principal.ts';
 import { toIso, toMs } from '../../domain/time.ts';
 import type { ForgetFootprint, WriteOp, WriteResult } from '../../ports/store.ts';
@@ -189,6 +189,7 @@ export class SqliteWriter {
     }
     if (next.lineageId !== prev.lineageId || next.version !== prev.version + 1) throw new MnemosError('internal', 'a new version must continue the lineage of the one it replaces');
     (this.closeVersion ??= this.db.prepare('UPDATE memories SET superseded_at = ?, superseded_by = ? WHERE id = ?')).run(supersededAtMs(prev, next), next.id, prev.id);
+    if (!sameScope(prev, next)) for (const place of this.places()) place.rescoped?.(prev.lineageId);
     this.writeRow(next, vector);
     this.audit(ctx, {
       action,
