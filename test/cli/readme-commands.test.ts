@@ -100,3 +100,12 @@ test('every stdio MCP config the docs show names its store and runs this package
   }
   assert.ok(configs >= 2, 'README and docs/SERVER.md each show a stdio config');
 });
+
+test('every bench sub-command takes --no-write, which README gives as the way to keep it from writing docs/BENCHMARKS.md', async () => {
+  // The file is written under the working directory: run from a project that installed Mnemos, into that project.
+  const row = README.split('\n').find((l) => l.startsWith('| `bench '))!;
+  assert.match(row, /`--no-write` only prints/);
+  const bench = await loadCommand(COMMANDS.find((c) => c.name === 'bench')!);
+  assert.ok((bench.subcommands?.length ?? 0) >= 9);
+  for (const sub of bench.subcommands!) assert.ok('no-write' in (sub.options ?? {}), `bench ${sub.name} takes no --no-write`);
+});
