@@ -81,3 +81,31 @@ test('mnemos help <command> is <command> --help, and a mistyped command or sub-c
   const none = await cli(['audit']);
   assert.match(none.err, /needs a sub-command: verify/);
 });
+
+test('every stdio MCP config the docs show names its store and runs this package, never `npx mnemos`', () => {
+  // A desktop agent starts the server in a folder of its own choosing (`/` for some), where the default
+  // ./.mnemos/memory.db cannot be made or is not the user's store; and `npx mnemos` run outside a project
+  // that has Mnemos installed fetches the npm registry's package named mnemos, another project's code.
+  const docs = { 'README.md': README, 'docs/SERVER.md': readFileSync(join(import.meta.dirname, '../../docs/SERVER.md'), 'utf8') };
+  let configs = 0;
+  for (const [file, text] of Object.entries(docs)) {
+    for (const m of text.matchAll(/"command":\s*"([^"]*)",\s*"args":\s*\[([^\]]*)\]/g)) {
+      configs++;
+      const args = JSON.parse(`[${m[2]}]`) as string[];
+      assert.notEqual(m[1], 'npx', `${file} runs ${m[1]} ${args.join(' ')}`);
+      assert.ok(args.includes('mcp'), `${file}: ${m[0]}`);
+      const db = args[args.indexOf('--db') + 1];
+      assert.ok(args.includes('--db') && db?.startsWith('/'), `${file}'s config names no absolute --db: ${m[0]}`);
+    }
+  }
+  assert.ok(configs >= 2, 'README and docs/SERVER.md each show a stdio config');
+});
+
+test('every bench sub-command takes --no-write, which README gives as the way to keep it from writing docs/BENCHMARKS.md', async () => {
+  // The file is written under the working directory: run from a project that installed Mnemos, into that project.
+  const row = README.split('\n').find((l) => l.startsWith('| `bench '))!;
+  assert.match(row, /`--no-write` only prints/);
+  const bench = await loadCommand(COMMANDS.find((c) => c.name === 'bench')!);
+  assert.ok((bench.subcommands?.length ?? 0) >= 9);
+  for (const sub of bench.subcommands!) assert.ok('no-write' in (sub.options ?? {}), `bench ${sub.name} takes no --no-write`);
+});

@@ -5,6 +5,18 @@ import { prepareFileFolder, type FileRole } from '../../runtime/make-folders.ts'
 const STORE_FILE: FileRole = { name: 'a Mnemos store', field: 'db', example: 'memory.db', fix: 'check --db / MNEMOS_DB. Nothing was created' };
 
 /**
+ * What to do when better-sqlite3's compiled module cannot be loaded: it is
+ * built when it is installed, so an install with --ignore-scripts or without a
+ * C++ toolchain has none (the bindings package then lists a dozen paths it
+ * tried and no remedy), and one built before a Node upgrade no longer loads.
+ * Empty for any other failure to open.
+ */
+export function nativeModuleHint(message: string): string {
+  if (!/Could not locate the bindings file|NODE_MODULE_VERSION|better_sqlite3\.node/.test(message)) return '';
+  return `\nbetter-sqlite3's compiled module is missing or was built for another Node.js (an install with --ignore-scripts or without a C++ toolchain, or Node upgraded since): run \`npm rebuild better-sqlite3\` in the folder that installed Mnemos (with -g for a global install), which compiles it for Node ${process.versions.node}`;
+}
+
+/**
  * Opens a database file the way every Mnemos process must, so several
  * processes can share it: WAL (readers never block the writer), a busy
  * timeout (writers wait for each other instead of failing), foreign keys on,
@@ -18,7 +30,7 @@ export function openDatabase(path: string, opts: { mnemosStore?: boolean } = {})
   try {
     db = new Database(path);
   } catch (err) {
-    throw new MnemosError('unavailable', `cannot open SQLite database at ${path}: ${(err as Error).message}`, { path }, { cause: err });
+    throw new MnemosError('unavailable', `cannot open SQLite database at ${path}: ${(err as Error).message}${nativeModuleHint((err as Error).message)}`, { path }, { cause: err });
   }
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Before anything is set on the file: the store's own opening refuses a file that is not one of ours.

@@ -7,6 +7,7 @@ import { createApp } from './app.ts';
 import { DEFAULT_LIMITS, type HttpLimits } from './limits.ts';
 import { refuseOversizedBody } from './oversized-body.ts';
 import { answerClientError } from './client-error.ts';
+import { listenError } from './listen-error.ts';
 import type { PartReport } from '../../services/self-state.ts';
 import type { BrowserPolicy } from './browser-guard.ts';
 
@@ -56,7 +57,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (!refuseOversizedBody(req, res, maxBodyBytes)) void listener(req, res);
     });
     s.on('clientError', answerClientError);
-    s.once('error', reject);
+    s.once('error', (err) => reject(listenError(err, opts.host, opts.port)));
     s.listen(opts.port, opts.host, () => resolve(s));
   });
   // A slow client cannot hold anything: bodies are read in full before the store is touched, and these bound the wait.

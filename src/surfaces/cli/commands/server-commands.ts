@@ -124,6 +124,9 @@ export const serveCmd: Command = {
     const { startServer } = await import('../../http/server.ts');
     const consolidation = scheduleConsolidation(every, memory, 'serve');
     const server = await startServer({ memory, host, port, log: say, browsers, parts: [searchPart, cachesPart, consolidation.part] });
+    // Listened for before the start lines say it is up: a supervisor (or a test) that stops it on seeing them sent
+    // SIGTERM before the handler was there, and the process died at once without closing the store.
+    const signalled = shutdownSignal();
     // Once the server listens: a start that fails (a port in use) makes no token it would never show.
     const boot = tokenFile ? await memory.ensureOwnerToken(tokenFile) : null;
     // Each agent that has used its blackboard gets a cycle tick on this timer (off unless asked for).
@@ -148,6 +151,10 @@ export const serveCmd: Command = {
       if (boot.movedAside) say(`  ${boot.path} held another store's or namespace's owner token; it was kept as ${boot.movedAside}`);
     } else if (boot) {
       say(`  owner token: ${boot.token ? boot.path : `none saved at ${boot.path}; create one with mnemos token create --role owner`}`);
+    } else if (!(await memory.listTokens()).some((t) => t.revokedAt === null)) {
+      // `npm start` makes the first token; a plain `mnemos serve` (a global or npx install) does not, and its
+      // start lines said nothing of tokens, so every /v1 and /mcp request was refused with no word of why.
+      say(`  tokens: namespace ${ctx.namespace} has none, so /v1, /mcp and the inspector refuse every request: create one with mnemos token create --role owner (or start with --owner-token-file <path>, which makes one and saves it there)`);
     }
     // With --json, the one object is printed once the server listens (the command runs until a signal): a script
     // starting `serve --port 0` learns the port here instead of parsing log lines. The secret stays in its file.
@@ -169,7 +176,7 @@ export const serveCmd: Command = {
       );
     }
     const scheduler = consolidation.start(say);
-    const sig = await shutdownSignal();
+    const sig = await signalled;
     await scheduler?.stop();
     say(`mnemos serve: ${sig}, finishing in-flight requests`);
     await server.close();
