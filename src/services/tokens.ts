@@ -74,6 +74,8 @@ export function listTokens(ctx: ServiceContext, p: Principal): Promise<TokenReco
 }
 
 export async function revokeToken(ctx: ServiceContext, p: Principal, id: string): Promise<TokenRecord> {
+  // From plain JavaScript anything can come: undefined reached the text checks as a TypeError.
+  if (typeof id !== 'string' || id === '') throw new MnemosError('validation_failed', 'id: the id of the token to revoke (a string, as token list gives it)', { field: 'id' });
   // An id no store can hold: not_found on SQLite, a raw PostgreSQL error naming no field on the other backend.
   assertStorableText(id, 'id');
   const r = await ctx.store.tokens.revoke(p, id);

@@ -44,3 +44,34 @@ test(named('a first start of another store or namespace keeps the owner token fi
     await stores.cleanup();
   }
 });
+
+test(named('a start whose saved owner token was revoked says so, and one with every token revoked makes a new one'), async () => {
+  const stores = testStores('mnemos-owner-token-revoked-');
+  const file = join(stores.dir, 'state', 'owner-token');
+  const m = await openMemory({ db: stores.db });
+  try {
+    const first = await m.ensureOwnerToken(file);
+    const spare = await m.createToken({ role: 'owner', label: 'spare' });
+    const saved = (await m.listTokens()).find((t) => t.label === 'created by the first start')!;
+    await assert.rejects(m.revokeToken(undefined as unknown as string), { code: 'validation_failed' }, 'an id from plain JavaScript that is no string');
+    await m.revokeToken(saved.id);
+    // Another owner token is live: nothing is made, and the file is not offered as if it worked.
+    const stale = await m.ensureOwnerToken(file);
+    assert.deepEqual([stale.created, stale.token], [false, null]);
+    assert.match(stale.fileProblem ?? '', /revoked/);
+    assert.equal(readFileSync(file, 'utf8').trim(), first.token, 'the file is left as it is');
+    // Every token revoked: the start makes a new one, as a first start does, keeping the old file aside.
+    await m.revokeToken(spare.record.id);
+    const fresh = await m.ensureOwnerToken(file);
+    assert.deepEqual([fresh.created, fresh.replacedRevoked], [true, true]);
+    assert.equal(readFileSync(file, 'utf8').trim(), fresh.token);
+    assert.equal((await m.authenticate(fresh.token!)).role, 'owner');
+    assert.equal(readFileSync(fresh.movedAside!, 'utf8').trim(), first.token);
+    // A working saved token is given back as before.
+    const again = await m.ensureOwnerToken(file);
+    assert.deepEqual([again.created, again.token, again.fileProblem], [false, fresh.token, null]);
+  } finally {
+    await m.close();
+    await stores.cleanup();
+  }
+});

@@ -143,14 +143,15 @@ export const serveCmd: Command = {
     say(`  searches: ${threads > 0 ? `${threads} search thread${threads === 1 ? '' : 's'}` : 'on the event loop'} (--search-threads)`);
     if (boot?.created) {
       say('');
-      say('  First start: created an owner token (shown once here, saved for you):');
+      say(boot.replacedRevoked ? `  Every token of namespace ${ctx.namespace} was revoked: created a new owner token (shown once here, saved for you):` : '  First start: created an owner token (shown once here, saved for you):');
       say(`    ${boot.token}`);
       say(`  saved to ${boot.path} (mode 0600). Use it as:`);
       say(`    curl -H "Authorization: Bearer $(cat ${boot.path})" ${server.url}/v1/status`);
       say('  More tokens: mnemos token create --role guest|agent|owner');
-      if (boot.movedAside) say(`  ${boot.path} held another store's or namespace's owner token; it was kept as ${boot.movedAside}`);
+      if (boot.movedAside) say(boot.replacedRevoked ? `  the token ${boot.path} held before was kept as ${boot.movedAside}` : `  ${boot.path} held another store's or namespace's owner token; it was kept as ${boot.movedAside}`);
     } else if (boot) {
-      say(`  owner token: ${boot.token ? boot.path : `none saved at ${boot.path}; create one with mnemos token create --role owner`}`);
+      const missing = boot.fileProblem ? `${boot.path} ${boot.fileProblem}` : `none saved at ${boot.path}`;
+      say(`  owner token: ${boot.token ? boot.path : `${missing}; create one with mnemos token create --role owner`}`);
     } else if (!(await memory.listTokens()).some((t) => t.revokedAt === null)) {
       // `npm start` makes the first token; a plain `mnemos serve` (a global or npx install) does not, and its
       // start lines said nothing of tokens, so every /v1 and /mcp request was refused with no word of why.
