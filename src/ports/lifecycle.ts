@@ -72,6 +72,16 @@ export interface GraphWrite {
    * evidence is not touched.
    */
   replaces?: { memoryId: string; lineageId: string }[];
+  /**
+   * A slice of a rebuild (`graph reindex --all`): each entity is written as
+   * given, name key and sightings included, not merged with the stored row,
+   * and an entity the replaced evidence leaves with some evidence is not
+   * recounted from it. The rebuild found every entity afresh, so its counts
+   * are the true ones; the stored evidence still pointing at an entity is
+   * the old extraction's, going slice by slice (and recounting a name met
+   * thousands of times at every slice made the rebuild 3-4x a fresh index).
+   */
+  rebuild?: boolean;
 }
 
 /** What a write removed of the graph the `replaces` memories had held up. */
