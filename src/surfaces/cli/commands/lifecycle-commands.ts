@@ -212,6 +212,8 @@ const graphReindex: Command = {
           `  entities: ${r.entitiesCreated} added, ${r.entitiesRemoved} removed`,
           `  mentions: ${r.mentions} found, ${r.mentionsRemoved} of the old extraction removed`,
           `  relations: ${r.relationsAdded} added, ${r.relationsClosed} closed, ${r.relationsRemoved} removed`,
+          // Stale memories resolve against the entities the others hold up: a merge older rules made stays.
+          ...(r.all ? [] : ['people older rules merged into one entity stay merged: mnemos graph reindex --all rebuilds the graph']),
         ].join('\n'),
 };
 
