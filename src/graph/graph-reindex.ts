@@ -30,7 +30,7 @@ export interface ReindexGraphResult extends IndexGraphResult {
 export interface ReindexGraphOptions {
   /** At most this many memories (default: every stale one); not with `all`, which runs to the end. */
   limit?: number;
-  /** Rebuild: index every indexed memory again as a fresh index would (rebuildState), current rules or not. */
+  /** Rebuild: index every current memory (indexed or not yet) as a fresh index would (rebuildState), current rules or not. */
   all?: boolean;
   extractor?: Extractor;
   /** Memories per transaction. */
@@ -70,14 +70,19 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
     rulesVersion: EXTRACTION_RULES_VERSION,
     all: q.all,
   };
-  const total = opts.onProgress ? Math.min(limit, await graph.staleIndexedCount(p, q)) : 0;
+  const total = opts.onProgress ? Math.min(limit, q.all ? await graph.liveCount(p) : await graph.staleIndexedCount(p, q)) : 0;
   let state: GraphIndexState | null = q.all ? rebuildState(await graph.allEntities(p)) : null;
-  // Paged by id, not by "still stale": with `all` nothing stops being listed, and a slice the store did not return must not come back.
+  // Paged by id, not by "still stale": a slice the store did not return must not come back. A rebuild pages
+  // through every current memory, indexed or not, in the order a fresh index takes them (its cursor is the store's).
   let after: string | null = null;
   while (out.memories < limit) {
-    const ids = await graph.staleIndexed(p, { ...q, after, limit: Math.min(batchSize, limit - out.memories) });
+    let ids: string[];
+    if (q.all) ({ ids, cursor: after } = await graph.livePage(p, after, batchSize));
+    else {
+      ids = await graph.staleIndexed(p, { ...q, after, limit: Math.min(batchSize, limit - out.memories) });
+      after = ids[ids.length - 1] ?? after;
+    }
     if (ids.length === 0) break;
-    after = ids[ids.length - 1]!;
     // Forgotten meanwhile: the forget took their graph traces and their indexed rows.
     const memories = await ctx.store.getMany(p, ids);
     if (memories.length === 0) continue;
@@ -109,8 +114,9 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
 }
 
 /**
- * The state a rebuild starts from: every entity of the namespace set aside, so each memory resolves as in a
- * fresh index (against what the rebuild has found so far), and no stored relation read. An entity found again
+ * The state a rebuild starts from: every entity of the namespace set aside, so each memory, taken in the order
+ * a fresh index takes it (GraphStore.livePage), resolves as in a fresh index (against what the rebuild has
+ * found so far), and no stored relation read. An entity found again
  * under the name key its row has takes its id back (`reclaimable`); the people an older rule had merged into
  * it come back as new entities with new ids, and every relation is made anew. Until its slice comes, a memory's
  * old evidence still points at the old entities and relations (the write's settle removes each one once

@@ -127,6 +127,15 @@ export interface GraphStore {
   staleIndexed(p: Principal, q: StaleQuery & { after: string | null; limit: number }): Promise<string[]>;
   /** How many memories `staleIndexed` would list from the start. */
   staleIndexedCount(p: Principal, q: StaleQuery): Promise<number>;
+  /**
+   * A rebuild's page (`graph reindex --all`): current memory versions, not
+   * archived or expired, indexed or not, in the order `unindexed` lists them,
+   * after `cursor` (opaque; null to start). Resolution depends on the order,
+   * and a rebuild must end where a fresh index of the same memories ends.
+   */
+  livePage(p: Principal, cursor: string | null, limit: number): Promise<{ ids: string[]; cursor: string | null }>;
+  /** How many memories `livePage` lists from the start. */
+  liveCount(p: Principal): Promise<number>;
   /** For each entity these memories evidence: its evidence rows from them and from every other memory. */
   evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]>;
   write(p: Principal, w: GraphWrite): Promise<GraphWriteResult>;

@@ -15,7 +15,7 @@ async function mnemos(args: string[], isTTY = false): Promise<{ code: number; ou
 test(named('mnemos graph reindex: stale memories again with --json counts, progress on a terminal, --all for current ones too'), async () => {
   const { db, cleanup } = testStores('mnemos-graph-reindex-cli-');
   try {
-    assert.match((await mnemos(['graph', 'reindex', '--all', '--db', db])).out, /nothing to re-index: no memory is in the graph yet/);
+    assert.match((await mnemos(['graph', 'reindex', '--all', '--db', db])).out, /nothing to re-index: the namespace has no current memory/);
     for (const text of ['Alice Smith works at Initech Labs', 'Omar Haddad met Alice Smith']) assert.equal((await mnemos(['add', text, '--db', db])).code, 0);
     assert.equal((await mnemos(['graph', 'index', '--db', db])).code, 0);
     const none = await mnemos(['graph', 'reindex', '--db', db]);

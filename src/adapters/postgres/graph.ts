@@ -108,6 +108,26 @@ export class PgGraph implements GraphStore {
     return Number(found[0]?.n ?? 0);
   }
 
+  async livePage(p: Principal, cursor: string | null, limit: number): Promise<{ ids: string[]; cursor: string | null }> {
+    // By recorded time and id, as `unindexed`: the cursor is the last memory's pair (a memory forgotten since leaves no hole in it).
+    const at = cursor === null ? null : (JSON.parse(cursor) as [string, string]);
+    const found = await this.q<{ id: string; recorded_at: string }>([
+      'SELECT m.id, m.recorded_at FROM memories m WHERE ',
+      STALE_MEMORY_SQL,
+      ' AND ',
+      scopeSql(readScope(p), 'm'),
+      at ? sql(' AND (m.recorded_at, m.id) > (?::bigint, ?)', at[0], at[1]) : '',
+      sql(' ORDER BY m.recorded_at, m.id LIMIT ?', limit),
+    ]);
+    const last = found[found.length - 1];
+    return { ids: found.map((r) => r.id), cursor: last ? JSON.stringify([String(last.recorded_at), last.id]) : cursor };
+  }
+
+  async liveCount(p: Principal): Promise<number> {
+    const found = await this.q<{ n: string }>(['SELECT count(*) AS n FROM memories m WHERE ', STALE_MEMORY_SQL, ' AND ', scopeSql(readScope(p), 'm')]);
+    return Number(found[0]?.n ?? 0);
+  }
+
   async evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]> {
     readScope(p);
     if (memories.length === 0) return [];

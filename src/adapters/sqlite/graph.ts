@@ -107,6 +107,20 @@ export class SqliteGraph implements GraphStore {
     return this.db.prepare(`SELECT count(*) FROM graph_indexed g JOIN memories m ON m.id = g.memory_id WHERE ${sql} AND ${STALE_MEMORY_SQL} AND ${s.sql}`).pluck().get(...params, ...s.params) as number;
   }
 
+  async livePage(p: Principal, cursor: string | null, limit: number): Promise<{ ids: string[]; cursor: string | null }> {
+    const s = scopeSql(readScope(p), 'm');
+    // By rowid, as `unindexed`: the cursor is the last rowid (a memory forgotten since leaves no hole in it).
+    const rows = this.db
+      .prepare(`SELECT m.id, m.rowid AS r FROM memories m WHERE ${STALE_MEMORY_SQL} AND ${s.sql} AND m.rowid > ? ORDER BY m.rowid LIMIT ?`)
+      .all(...s.params, Number(cursor ?? 0), limit) as { id: string; r: number }[];
+    return { ids: rows.map((x) => x.id), cursor: rows.length === 0 ? cursor : String(rows[rows.length - 1]!.r) };
+  }
+
+  async liveCount(p: Principal): Promise<number> {
+    const s = scopeSql(readScope(p), 'm');
+    return this.db.prepare(`SELECT count(*) FROM memories m WHERE ${STALE_MEMORY_SQL} AND ${s.sql}`).pluck().get(...s.params) as number;
+  }
+
   async evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]> {
     readScope(p);
     if (memories.length === 0) return [];
