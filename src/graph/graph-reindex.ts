@@ -114,14 +114,13 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
 }
 
 /**
- * The state a rebuild starts from: every entity of the namespace set aside, so each memory, taken in the order
- * a fresh index takes it (GraphStore.livePage), resolves as in a fresh index (against what the rebuild has
- * found so far), and no stored relation read. An entity found again
- * under the name key its row has takes its id back (`reclaimable`); the people an older rule had merged into
- * it come back as new entities with new ids, and every relation is made anew. Until its slice comes, a memory's
- * old evidence still points at the old entities and relations (the write's settle removes each one once
- * nothing holds it up), so a run killed part-way leaves a graph part old, part new, and the next rebuild,
- * starting over, converges on the same graph.
+ * The state a rebuild starts from: every entity of the namespace set aside and no stored relation read, so each
+ * memory, taken in the order a fresh index takes it (GraphStore.livePage), resolves as in a fresh index, against
+ * what the rebuild has found so far. An entity found again under the name key its row has takes its id back
+ * (`reclaimable`); the people an older rule had merged into it come back as new entities with new ids, and every
+ * relation is made anew. Until its slice comes, a memory's old evidence still points at the old entities and
+ * relations (the write's settle removes each once nothing holds it up), so a run killed part-way leaves a graph
+ * part old, part new, and the next rebuild, starting over, converges on the same graph.
  */
 function rebuildState(entities: EntityRecord[]): GraphIndexState {
   const state = new GraphIndexState(entities);

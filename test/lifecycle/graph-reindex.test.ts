@@ -18,6 +18,7 @@ import { openMemory, type Mnemos } from '../../src/index.ts';
 import type { EntityRecord, GraphWrite, RelationRecord } from '../../src/ports/lifecycle.ts';
 import { lifecycleStore } from './helpers.ts';
 import { BACKEND, named, rawSql, testStores } from '../helpers/backend.ts';
+import { stopChild, waitForExit, waitForOutput } from '../helpers/child-wait.ts';
 
 /** What an older release's rules found in `m`: these names (and a relation between two of them), recorded under rules version 0. */
 async function oldExtraction(mem: Mnemos, m: Memory, names: string[], relation?: [string, string, string]): Promise<EntityRecord[]> {
@@ -213,20 +214,19 @@ function surnameTexts(n: number): string[] {
   );
 }
 
-/** A clock each store of a test reads: memory i is stored at the same time in each (sightings and relation times compare). */
+/** When the stores of a test start: memory i is stored at the same time in each (sightings and relation times compare). */
 const START = Date.parse('2026-03-01T09:00:00Z');
 
-async function openAt(db: string): Promise<{ m: Mnemos; clock: { t: number } }> {
+/** A store holding `texts`, stored one at a time in order (memory i at START + i minutes), the first `indexed` of them in the graph. */
+async function indexedStore(db: string, texts: string[], indexed = texts.length): Promise<Mnemos> {
   const clock = { t: START };
-  return { m: await openMemory({ db, now: () => clock.t }), clock };
-}
-
-async function rememberAll(s: { m: Mnemos; clock: { t: number } }, texts: string[]): Promise<void> {
-  // One at a time, in order: a fresh index reads them in the order they were stored.
+  const m = await openMemory({ db, now: () => clock.t });
   for (const [i, text] of texts.entries()) {
-    s.clock.t = START + i * 60_000;
-    await s.m.remember({ text });
+    clock.t = START + i * 60_000;
+    await m.remember({ text });
   }
+  await m.lifecycle.indexGraph({ limit: indexed });
+  return m;
 }
 
 /**
@@ -269,11 +269,8 @@ async function graphPicture(m: Mnemos, db: string) {
 /** The same memories in a second store, indexed fresh. */
 async function freshPicture(t: ReturnType<typeof testStores>, texts: string[]) {
   const db = t.store('fresh.db');
-  const s = await openAt(db);
-  const m = s.m;
+  const m = await indexedStore(db, texts);
   try {
-    await rememberAll(s, texts);
-    await m.lifecycle.indexGraph({ limit: 100_000 });
     return await graphPicture(m, db);
   } finally {
     await m.close();
@@ -284,11 +281,8 @@ test(named('reindex --all on a store whose older rules merged people: the graph 
   const t = testStores('mnemos-graph-rebuild-');
   try {
     const texts = surnameTexts(120);
-    const s = await openAt(t.db);
-    const m = s.m;
+    const m = await indexedStore(t.db, texts);
     try {
-      await rememberAll(s, texts);
-      await m.lifecycle.indexGraph({ limit: 100_000 });
       const fresh = await freshPicture(t, texts);
       assert.deepEqual(await graphPicture(m, t.db), fresh, 'indexed alike, the two stores hold the same graph');
       const hughesId = ((await rawSql(t.db, "SELECT id FROM graph_entities WHERE norm = 'hughes'")) as { id: string }[])[0]!.id;
@@ -323,26 +317,25 @@ test(named('reindex --all killed part-way (SIGKILL): the next --all converges on
   const t = testStores('mnemos-graph-rebuild-crash-');
   try {
     const texts = surnameTexts(400);
-    const seed = await openAt(t.db);
-    await rememberAll(seed, texts);
     // The last 20 not indexed yet: a rebuild takes them too, in their place, as a fresh index does.
-    await seed.m.lifecycle.indexGraph({ limit: 380 });
-    await seed.m.close();
+    await (await indexedStore(t.db, texts, 380)).close();
     await mergeAsOldRulesDid(t.db);
     const fresh = await freshPicture(t, texts);
 
     const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/reindex-child.ts'), t.db, '40'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
+    child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
-    const killed = await new Promise<boolean>((resolve) => {
-      child.stdout.on('data', (d) => {
-        out += d;
-        if (/progress 120 /.test(out) && !child.killed) child.kill('SIGKILL');
-      });
-      child.on('exit', (_code, signal) => resolve(signal === 'SIGKILL'));
-    });
-    assert.ok(killed && !out.includes('finished'), `the child was not killed mid-run: ${out} ${err}`);
+    try {
+      // Three slices of 40 committed, in the middle of the run.
+      await waitForOutput(child, () => /progress 120 /.test(out), 'a third slice', { what: 'the re-index child', stderr: () => err });
+      child.kill('SIGKILL');
+      assert.equal((await waitForExit(child)).signal, 'SIGKILL');
+    } finally {
+      stopChild(child);
+    }
+    assert.ok(!out.includes('finished'), `the child finished before it was killed: ${out}`);
     const stale = (await rawSql(t.db, 'SELECT rules_version AS v, count(*) AS n FROM graph_indexed GROUP BY rules_version ORDER BY rules_version')).map((x) => [Number(x.v), Number(x.n)]);
     assert.ok(stale.length === 2 && stale[0]![0] === 1 && stale[1]![0] === EXTRACTION_RULES_VERSION, `part re-indexed: ${JSON.stringify(stale)}`);
 
