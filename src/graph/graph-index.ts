@@ -36,6 +36,12 @@ export class GraphIndexState {
    * yet a name found again takes its entity back, keeping its id.
    */
   readonly reclaimable = new Map<string, EntityRecord>();
+  /**
+   * Whether a subject's open relations are read from the store when first met. A rebuild reads none: the
+   * stored ones are the old extraction's, and as in a fresh index only the relations it made itself are
+   * found again or closed.
+   */
+  storedRelations = true;
 
   constructor(entities: EntityRecord[]) {
     for (const e of entities) this.addEntity(e);
@@ -266,7 +272,7 @@ async function addRelation(
   objectId: string,
   out: IndexGraphResult,
 ): Promise<void> {
-  if (!state.loadedSubjects.has(subjectId)) {
+  if (state.storedRelations && !state.loadedSubjects.has(subjectId)) {
     state.loadedSubjects.add(subjectId);
     const existing = (await graph.relationsOf(p, [subjectId])).filter((r) => r.subjectId === subjectId && r.validTo === null && scopeKey(r) === scopeKey(m));
     state.openRelations.set(subjectId, [...existing, ...(state.openRelations.get(subjectId) ?? [])]);

@@ -28,9 +28,9 @@ export interface ReindexGraphResult extends IndexGraphResult {
 }
 
 export interface ReindexGraphOptions {
-  /** At most this many memories (default: every stale one). */
+  /** At most this many memories (default: every stale one); not with `all`, which runs to the end. */
   limit?: number;
-  /** Re-index every indexed memory, current rules or not (an extractor changed, say). */
+  /** Rebuild: index every current memory (indexed or not yet) as a fresh index would (rebuildState), current rules or not. */
   all?: boolean;
   extractor?: Extractor;
   /** Memories per transaction. */
@@ -46,6 +46,13 @@ export interface ReindexGraphOptions {
  * memories' evidence stays as it is. Owner only, as consolidation (which
  * runs it too): it rewrites the namespace's graph, whose entities a guest's
  * memories share with others'.
+ *
+ * Stale memories alone resolve against the entities other memories hold up,
+ * so a merge older rules made stays: the merged entity keeps the names other
+ * memories' evidence gives it, and each slice resolves back into it. With
+ * `all` the run is a rebuild (rebuildState): every memory resolves as in a
+ * fresh index, and when it ends the graph is the one a fresh index of the
+ * same memories makes.
  */
 export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: ReindexGraphOptions = {}): Promise<ReindexGraphResult> {
   const { limit, batchSize } = checkReindex(p, opts);
@@ -63,21 +70,27 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
     rulesVersion: EXTRACTION_RULES_VERSION,
     all: q.all,
   };
-  const total = opts.onProgress ? Math.min(limit, await graph.staleIndexedCount(p, q)) : 0;
-  let state: GraphIndexState | null = null;
-  // Paged by id, not by "still stale": with `all` nothing stops being listed, and a slice the store did not return must not come back.
+  const total = opts.onProgress ? Math.min(limit, q.all ? await graph.liveCount(p) : await graph.staleIndexedCount(p, q)) : 0;
+  let state: GraphIndexState | null = q.all ? rebuildState(await graph.allEntities(p)) : null;
+  // Paged by id, not by "still stale": a slice the store did not return must not come back. A rebuild pages
+  // through every current memory, indexed or not, in the order a fresh index takes them (its cursor is the store's).
   let after: string | null = null;
   while (out.memories < limit) {
-    const ids = await graph.staleIndexed(p, { ...q, after, limit: Math.min(batchSize, limit - out.memories) });
+    let ids: string[];
+    if (q.all) ({ ids, cursor: after } = await graph.livePage(p, after, batchSize));
+    else {
+      ids = await graph.staleIndexed(p, { ...q, after, limit: Math.min(batchSize, limit - out.memories) });
+      after = ids[ids.length - 1] ?? after;
+    }
     if (ids.length === 0) break;
-    after = ids[ids.length - 1]!;
     // Forgotten meanwhile: the forget took their graph traces and their indexed rows.
     const memories = await ctx.store.getMany(p, ids);
     if (memories.length === 0) continue;
     state ??= new GraphIndexState(await graph.allEntities(p));
     const own = memories.map((m) => ({ memoryId: m.id, lineageId: m.lineageId }));
-    setAsideOwnEvidence(state, await graph.evidenceSplit(p, own));
-    const w = { ...emptyWrite(), replaces: own };
+    // A rebuild set every entity aside when it began.
+    if (!q.all) setAsideOwnEvidence(state, await graph.evidenceSplit(p, own));
+    const w = { ...emptyWrite(), replaces: own, ...(q.all ? { rebuild: true } : {}) };
     const dirty = new Map<string, EntityRecord>();
     for (const m of memories) await indexMemory(graph, p, state, w, dirty, m, opts.extractor, out);
     w.upsertEntities.push(...dirty.values());
@@ -86,15 +99,34 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
     out.entitiesRemoved += removed.entitiesRemoved;
     out.mentionsRemoved += removed.mentionsRemoved;
     out.relationsRemoved += removed.relationsRemoved;
+    await opts.onProgress?.(out.memories, Math.max(total, out.memories));
+    // A rebuild keeps its state to the end: what it set aside may be found again in any later slice, and the
+    // relations it made are all the ones it finds again or closes.
+    if (q.all) continue;
     // What the write removed is gone from the store: entities set aside and not found again, relations the
     // settle dropped or reopened. The relations are read again when next needed.
     for (const e of state.reclaimable.values()) state.byId.delete(e.id);
     state.reclaimable.clear();
     state.openRelations.clear();
     state.loadedSubjects.clear();
-    await opts.onProgress?.(out.memories, Math.max(total, out.memories));
   }
   return out;
+}
+
+/**
+ * The state a rebuild starts from: every entity of the namespace set aside and no stored relation read, so each
+ * memory, taken in the order a fresh index takes it (GraphStore.livePage), resolves as in a fresh index, against
+ * what the rebuild has found so far. An entity found again under the name key its row has takes its id back
+ * (`reclaimable`); the people an older rule had merged into it come back as new entities with new ids, and every
+ * relation is made anew. Until its slice comes, a memory's old evidence still points at the old entities and
+ * relations (the write's settle removes each once nothing holds it up), so a run killed part-way leaves a graph
+ * part old, part new, and the next rebuild, starting over, converges on the same graph.
+ */
+function rebuildState(entities: EntityRecord[]): GraphIndexState {
+  const state = new GraphIndexState(entities);
+  state.setAside(entities);
+  state.storedRelations = false;
+  return state;
 }
 
 /** Who may re-index and with what options, checked before anything runs (or a lease is taken for it). */
@@ -102,6 +134,8 @@ export function checkReindex(p: Principal, opts: ReindexGraphOptions): { limit: 
   if (p.role !== 'owner') throw new MnemosError('forbidden', 'only the owner can re-index the knowledge graph');
   const limit = opts.limit ?? Number.MAX_SAFE_INTEGER;
   if (!(Number.isInteger(limit) && limit >= 1)) throw new MnemosError('validation_failed', 'limit must be a whole number of at least 1', { field: 'limit' });
+  // A rebuild stopped part-way leaves the graph part old, part new (rebuildState).
+  if (opts.all === true && opts.limit !== undefined) throw new MnemosError('validation_failed', 'limit cannot be combined with all: a rebuild runs to the end', { field: 'limit' });
   const batchSize = opts.batch ?? 500;
   // A slice's ids are bound as statement parameters (SQLite takes at most 32,766 a statement).
   if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 5000)) throw new MnemosError('validation_failed', 'batch must be a whole number from 1 to 5000', { field: 'batch' });

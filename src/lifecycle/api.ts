@@ -100,7 +100,7 @@ export class LifecycleApi {
     return graphRunOrBusy(this.ctx, this.p.namespace, (renew) => indexGraph(this.ctx, this.p, { limit, onBatch: renew, ...(opts.extractor ? { extractor: opts.extractor } : {}) }));
   }
 
-  /** Owner only: memories indexed under older extraction rules (with `all`, every indexed memory) indexed again now; `busy` as indexGraph. */
+  /** Owner only: memories indexed under older extraction rules indexed again now (with `all`, a rebuild of the graph from every current memory); `busy` as indexGraph. */
   async reindexGraph(given: ReindexGraphOptions | null = {}) {
     const opts = given ?? {};
     checkReindex(this.p, opts);

@@ -72,6 +72,16 @@ export interface GraphWrite {
    * evidence is not touched.
    */
   replaces?: { memoryId: string; lineageId: string }[];
+  /**
+   * A slice of a rebuild (`graph reindex --all`): each entity is written as
+   * given, name key and sightings included, not merged with the stored row,
+   * and an entity the replaced evidence leaves with some evidence is not
+   * recounted from it. The rebuild found every entity afresh, so its counts
+   * are the true ones; the stored evidence still pointing at an entity is
+   * the old extraction's, going slice by slice (and recounting a name met
+   * thousands of times at every slice made the rebuild 3-4x a fresh index).
+   */
+  rebuild?: boolean;
 }
 
 /** What a write removed of the graph the `replaces` memories had held up. */
@@ -117,6 +127,15 @@ export interface GraphStore {
   staleIndexed(p: Principal, q: StaleQuery & { after: string | null; limit: number }): Promise<string[]>;
   /** How many memories `staleIndexed` would list from the start. */
   staleIndexedCount(p: Principal, q: StaleQuery): Promise<number>;
+  /**
+   * A rebuild's page (`graph reindex --all`): current memory versions, not
+   * archived or expired, indexed or not, in the order `unindexed` lists them,
+   * after `cursor` (opaque; null to start). Resolution depends on the order,
+   * and a rebuild must end where a fresh index of the same memories ends.
+   */
+  livePage(p: Principal, cursor: string | null, limit: number): Promise<{ ids: string[]; cursor: string | null }>;
+  /** How many memories `livePage` lists from the start. */
+  liveCount(p: Principal): Promise<number>;
   /** For each entity these memories evidence: its evidence rows from them and from every other memory. */
   evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]>;
   write(p: Principal, w: GraphWrite): Promise<GraphWriteResult>;

@@ -15,7 +15,7 @@ async function mnemos(args: string[], isTTY = false): Promise<{ code: number; ou
 test(named('mnemos graph reindex: stale memories again with --json counts, progress on a terminal, --all for current ones too'), async () => {
   const { db, cleanup } = testStores('mnemos-graph-reindex-cli-');
   try {
-    assert.match((await mnemos(['graph', 'reindex', '--all', '--db', db])).out, /nothing to re-index: no memory is in the graph yet/);
+    assert.match((await mnemos(['graph', 'reindex', '--all', '--db', db])).out, /nothing to re-index: the namespace has no current memory/);
     for (const text of ['Alice Smith works at Initech Labs', 'Omar Haddad met Alice Smith']) assert.equal((await mnemos(['add', text, '--db', db])).code, 0);
     assert.equal((await mnemos(['graph', 'index', '--db', db])).code, 0);
     const none = await mnemos(['graph', 'reindex', '--db', db]);
@@ -40,10 +40,14 @@ test(named('mnemos graph reindex: stale memories again with --json counts, progr
     });
     assert.equal(r.err, '', 'no progress line without a terminal');
     assert.equal(JSON.parse((await mnemos(['graph', 'reindex', '--json', '--db', db])).out).memories, 0);
+    // Stale memories found, the human output points at --all for merges the older rules made.
+    await rawSql(db, 'UPDATE graph_indexed SET rules_version = 0');
+    assert.match((await mnemos(['graph', 'reindex', '--db', db])).out, /^re-indexed 2 memories[^]*\n.*stay merged: mnemos graph reindex --all rebuilds the graph\n$/);
 
     const all = await mnemos(['graph', 'reindex', '--all', '--db', db], true);
     assert.equal(all.code, 0, all.err);
     assert.match(all.out, new RegExp(`^re-indexed 2 memories under extraction rules version ${EXTRACTION_RULES_VERSION}\\n  entities: 0 added, 0 removed\\n  mentions: 4 found, 4 of the old extraction removed\\n`));
+    assert.doesNotMatch(all.out, /--all/);
     assert.match(all.err, /re-indexing the graph/, 'a terminal sees progress');
     assert.match(all.err, /\r\s+\r$/, 'and the line is wiped at the end');
 

@@ -5,6 +5,8 @@
  * findings instead, and nothing of another memory's evidence changes.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { EXTRACTION_RULES_VERSION } from '../../src/graph/extract-rules.ts';
 import { MIGRATIONS } from '../../src/adapters/sqlite/migrations.ts';
@@ -16,6 +18,7 @@ import { openMemory, type Mnemos } from '../../src/index.ts';
 import type { EntityRecord, GraphWrite, RelationRecord } from '../../src/ports/lifecycle.ts';
 import { lifecycleStore } from './helpers.ts';
 import { BACKEND, named, rawSql, testStores } from '../helpers/backend.ts';
+import { stopChild, waitForExit, waitForOutput } from '../helpers/child-wait.ts';
 
 /** What an older release's rules found in `m`: these names (and a relation between two of them), recorded under rules version 0. */
 async function oldExtraction(mem: Mnemos, m: Memory, names: string[], relation?: [string, string, string]): Promise<EntityRecord[]> {
@@ -190,6 +193,163 @@ test(named('a store indexed before rules versions existed opens with every index
       assert.equal((await again.lifecycle.entity('Priya Nair')).entities.length, 1);
     } finally {
       await again.close();
+    }
+  } finally {
+    await t.cleanup();
+  }
+});
+
+/** Memories naming people who share surnames ("Dr. Hughes", then Alice, Bob and Carol Hughes), with jobs that change. */
+function surnameTexts(n: number): string[] {
+  const first = ['Alice', 'Bob', 'Carol', 'Dana'];
+  const last = ['Hughes', 'Marsh', 'Quill'];
+  const orgs = ['Initech', 'Globex'];
+  let x = 7;
+  // The high bits of a linear congruential step (its low bits cycle too soon).
+  const pick = <T>(xs: T[]) => xs[Math.floor(((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) * xs.length)]!;
+  return Array.from({ length: n }, (_, i) =>
+    i % 6 === 0 ? `Dr. ${pick(last)} reviewed note ${i} with ${pick(first)} ${pick(last)}.`
+      : i % 3 === 0 ? `${pick(first)} ${pick(last)} works at ${pick(orgs)} (record ${i}).`
+      : `${pick(first)} ${pick(last)} met ${pick(first)} ${pick(last)} about item ${i}.`,
+  );
+}
+
+/** When the stores of a test start: memory i is stored at the same time in each (sightings and relation times compare). */
+const START = Date.parse('2026-03-01T09:00:00Z');
+
+/** A store holding `texts`, stored one at a time in order (memory i at START + i minutes), the first `indexed` of them in the graph. */
+async function indexedStore(db: string, texts: string[], indexed = texts.length): Promise<Mnemos> {
+  const clock = { t: START };
+  const m = await openMemory({ db, now: () => clock.t });
+  for (const [i, text] of texts.entries()) {
+    clock.t = START + i * 60_000;
+    await m.remember({ text });
+  }
+  await m.lifecycle.indexGraph({ limit: indexed });
+  return m;
+}
+
+/**
+ * What older resolution rules made of the store: every full name with a surname a one-word entity has ("Alice
+ * Hughes" after "Dr. Hughes", norm "hughes") merged into that entity, its evidence and relations with it.
+ */
+async function mergeAsOldRulesDid(db: string): Promise<number> {
+  const ents = (await rawSql(db, 'SELECT id, norm FROM graph_entities')) as { id: string; norm: string }[];
+  let merged = 0;
+  for (const short of ents.filter((e) => !e.norm.includes(' '))) {
+    for (const full of ents.filter((e) => e.norm.endsWith(` ${short.norm}`))) {
+      await rawSql(db, 'UPDATE graph_evidence SET entity_id = ? WHERE entity_id = ?', short.id, full.id);
+      await rawSql(db, 'UPDATE graph_relations SET subject_id = ? WHERE subject_id = ?', short.id, full.id);
+      await rawSql(db, 'UPDATE graph_relations SET object_id = ? WHERE object_id = ?', short.id, full.id);
+      await rawSql(db, 'DELETE FROM graph_entities WHERE id = ?', full.id);
+      merged++;
+    }
+    await rawSql(db, 'UPDATE graph_entities SET mentions = (SELECT count(*) FROM graph_evidence WHERE entity_id = ?) WHERE id = ?', short.id, short.id);
+  }
+  await rawSql(db, 'UPDATE graph_indexed SET rules_version = 1');
+  return merged;
+}
+
+/** A store's graph without its ids: entities, relations and evidence as names and memory texts. */
+async function graphPicture(m: Mnemos, db: string) {
+  const g = m.store.graph!;
+  const ents = await g.allEntities(m.principal);
+  const name = new Map(ents.map((e) => [e.id, `${e.name} (${e.norm})`]));
+  const entities = ents.map((e) => JSON.stringify([e.name, e.norm, e.type, [...e.aliases].sort(), e.mentions, e.firstSeen, e.lastSeen, e.visibility])).sort();
+  const rels = await g.relationsOf(m.principal, ents.map((e) => e.id));
+  const relName = new Map(rels.map((r) => [r.id, `${name.get(r.subjectId)} ${r.predicate} ${name.get(r.objectId)} from ${r.validFrom}`]));
+  const relations = [...new Set(rels.map((r) => JSON.stringify([relName.get(r.id), r.validTo, r.supersededBy && relName.get(r.supersededBy)])))].sort();
+  const rows = (await rawSql(db, 'SELECT m.text, g.entity_id, g.relation_id, g.mention, g.norm FROM graph_evidence g JOIN memories m ON m.id = g.memory_id')) as Record<string, string | null>[];
+  const evidence = rows.map((r) => JSON.stringify([r.text, r.entity_id && name.get(r.entity_id), r.relation_id && relName.get(r.relation_id), r.mention, r.norm])).sort();
+  const left = rows.filter((r) => (r.entity_id && !name.has(r.entity_id)) || (r.relation_id && !relName.has(r.relation_id)));
+  assert.deepEqual(left, [], 'no evidence points at an entity or relation that is gone');
+  return { entities, relations, evidence };
+}
+
+/** The same memories in a second store, indexed fresh. */
+async function freshPicture(t: ReturnType<typeof testStores>, texts: string[]) {
+  const db = t.store('fresh.db');
+  const m = await indexedStore(db, texts);
+  try {
+    return await graphPicture(m, db);
+  } finally {
+    await m.close();
+  }
+}
+
+test(named('reindex --all on a store whose older rules merged people: the graph a fresh index makes, and a second run changes nothing'), async () => {
+  const t = testStores('mnemos-graph-rebuild-');
+  try {
+    const texts = surnameTexts(120);
+    const m = await indexedStore(t.db, texts);
+    try {
+      const fresh = await freshPicture(t, texts);
+      assert.deepEqual(await graphPicture(m, t.db), fresh, 'indexed alike, the two stores hold the same graph');
+      const hughesId = ((await rawSql(t.db, "SELECT id FROM graph_entities WHERE norm = 'hughes'")) as { id: string }[])[0]!.id;
+      assert.ok((await mergeAsOldRulesDid(t.db)) >= 6, 'the full names of three surnames were merged');
+      const merged = await graphPicture(m, t.db);
+      assert.ok(merged.entities.length < fresh.entities.length - 5);
+
+      // Slices of 7: most merged people are named in slices other than the one being re-indexed.
+      await assert.rejects(m.lifecycle.reindexGraph({ all: true, limit: 10 }), (e: { code?: string }) => e.code === 'validation_failed');
+      const r = await m.lifecycle.reindexGraph({ all: true, batch: 7 });
+      assert.equal(r.memories, 120);
+      assert.ok(r.entitiesCreated >= 6, `the merged people came back as entities of their own (${r.entitiesCreated})`);
+      assert.deepEqual(await graphPicture(m, t.db), fresh);
+      assert.equal(((await rawSql(t.db, "SELECT id FROM graph_entities WHERE norm = 'hughes'")) as { id: string }[])[0]!.id, hughesId, 'Dr. Hughes, found again under his name key, keeps his id');
+      const versions = (await rawSql(t.db, 'SELECT DISTINCT rules_version AS v FROM graph_indexed')).map((x) => Number(x.v));
+      assert.deepEqual(versions, [EXTRACTION_RULES_VERSION]);
+
+      const ids = JSON.stringify(await rawSql(t.db, 'SELECT id, norm FROM graph_entities ORDER BY id'));
+      const again = await m.lifecycle.reindexGraph({ all: true, batch: 50 });
+      assert.deepEqual([again.entitiesCreated, again.entitiesRemoved], [0, 0]);
+      assert.deepEqual(await graphPicture(m, t.db), fresh);
+      assert.equal(JSON.stringify(await rawSql(t.db, 'SELECT id, norm FROM graph_entities ORDER BY id')), ids, 'every entity keeps its id');
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await t.cleanup();
+  }
+});
+
+test(named('reindex --all killed part-way (SIGKILL): the next --all converges on the graph a fresh index makes'), async () => {
+  const t = testStores('mnemos-graph-rebuild-crash-');
+  try {
+    const texts = surnameTexts(400);
+    // The last 20 not indexed yet: a rebuild takes them too, in their place, as a fresh index does.
+    await (await indexedStore(t.db, texts, 380)).close();
+    await mergeAsOldRulesDid(t.db);
+    const fresh = await freshPicture(t, texts);
+
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'fixtures/reindex-child.ts'), t.db, '40'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    try {
+      // Three slices of 40 committed, in the middle of the run.
+      await waitForOutput(child, () => /progress 120 /.test(out), 'a third slice', { what: 'the re-index child', stderr: () => err });
+      child.kill('SIGKILL');
+      assert.equal((await waitForExit(child)).signal, 'SIGKILL');
+    } finally {
+      stopChild(child);
+    }
+    assert.ok(!out.includes('finished'), `the child finished before it was killed: ${out}`);
+    const stale = (await rawSql(t.db, 'SELECT rules_version AS v, count(*) AS n FROM graph_indexed GROUP BY rules_version ORDER BY rules_version')).map((x) => [Number(x.v), Number(x.n)]);
+    assert.ok(stale.length === 2 && stale[0]![0] === 1 && stale[1]![0] === EXTRACTION_RULES_VERSION, `part re-indexed: ${JSON.stringify(stale)}`);
+
+    const m = await openMemory({ db: t.db });
+    try {
+      // Meanwhile the graph answers, part old and part new.
+      assert.ok((await m.lifecycle.entity('Initech')).entities.length >= 1);
+      const r = await m.lifecycle.reindexGraph({ all: true, batch: 40 });
+      assert.equal(r.memories, 400);
+      assert.equal(Number((await rawSql(t.db, 'SELECT count(*) AS n FROM graph_indexed'))[0]!.n), 400);
+      assert.deepEqual(await graphPicture(m, t.db), fresh);
+      assert.equal((await rawSql(t.db, "SELECT status FROM jobs WHERE name = 'graph' AND status = 'running'")).length, 0, "the dead run's lease was taken over and finished");
+    } finally {
+      await m.close();
     }
   } finally {
     await t.cleanup();

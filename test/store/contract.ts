@@ -637,6 +637,53 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.ok(!(await g.staleIndexed(owner, { rulesVersion: 2, all: false, after: null, limit: 1000 })).includes(c.id), 'recorded under the version it was indexed under');
     });
 
+    test(named('graph: a rebuild pages through every current memory in the order unindexed lists them, past one forgotten meanwhile, and writes entities as given'), async (t) => {
+      const g = s.graph;
+      if (!g) return t.skip('this adapter has no graph store');
+      // Ids minted in the reverse of the order the memories are stored and recorded in (an import, say): the
+      // page follows storage, as a fresh index does, not ids.
+      const base = Date.now();
+      const h = mem(owner, { text: 'rebuild page three', visibility: 'owner' }, base + 5);
+      const f = mem(owner, { text: 'rebuild page two', visibility: 'owner' }, base + 4);
+      const e = mem(owner, { text: 'rebuild page one', visibility: 'owner' }, base + 3);
+      assert.ok(h.id < f.id && f.id < e.id);
+      await s.apply(owner, [insert(e)]);
+      await s.apply(owner, [insert(f)]);
+      await s.apply(owner, [insert(h)]);
+      const all = await g.livePage(owner, null, 100_000);
+      assert.equal(await g.liveCount(owner), all.ids.length);
+      assert.deepEqual(all.ids.slice(-3), [e.id, f.id, h.id], 'the newest last, in storage order');
+      const paged: string[] = [];
+      for (let cursor: string | null = null, page; (page = await g.livePage(owner, cursor, 2)).ids.length > 0; cursor = page.cursor) paged.push(...page.ids);
+      assert.deepEqual(paged, all.ids, 'paged by the cursor, the same list');
+      const atE = all.ids.indexOf(e.id);
+      const before = await g.livePage(owner, null, atE + 1);
+      await s.apply(owner, [{ kind: 'forget', lineageId: e.lineageId, reason: 'contract' }]);
+      assert.deepEqual((await g.livePage(owner, before.cursor, 5)).ids, [f.id, h.id], 'the page after a forgotten memory');
+      assert.ok(!(await g.livePage(guest, null, 100_000)).ids.includes(f.id), 'a guest lists no owner memory');
+
+      // A rebuild's slice writes an entity as it found it (name key and sightings too), and does not recount one
+      // the replaced evidence leaves with evidence; a plain write widens the sightings.
+      const scope = { namespace: owner.namespace, ownerId: owner.id, agentId: null, visibility: 'owner' as const };
+      const ent = { ...scope, id: newId(), name: 'Rebuild Person', norm: 'rebuild person', type: 'name', aliases: [], firstSeen: toIso(base), lastSeen: toIso(base + 9), mentions: 2 };
+      const ev = (m: Memory) => ({ entityId: ent.id, relationId: null, lineageId: m.lineageId, memoryId: m.id, mention: ent.name, norm: ent.norm });
+      const plain = { insertRelations: [], closeRelations: [], rulesVersion: 2 };
+      await g.write(owner, { ...plain, upsertEntities: [ent], evidence: [ev(f), ev(h)], indexed: [] });
+      await g.write(owner, { ...plain, upsertEntities: [{ ...ent, firstSeen: toIso(base + 5), lastSeen: toIso(base + 6) }], evidence: [], indexed: [] });
+      assert.deepEqual([(await g.entity(owner, ent.id))?.firstSeen, (await g.entity(owner, ent.id))?.lastSeen], [toIso(base), toIso(base + 9)]);
+      const r = await g.write(owner, {
+        ...plain,
+        upsertEntities: [{ ...ent, name: 'R. Person', norm: 'r person', firstSeen: toIso(base + 5), lastSeen: toIso(base + 6), mentions: 7 }],
+        evidence: [],
+        indexed: [],
+        replaces: [{ memoryId: f.id, lineageId: f.lineageId }],
+        rebuild: true,
+      });
+      assert.deepEqual(r, { mentionsRemoved: 1, entitiesRemoved: 0, relationsRemoved: 0 });
+      const got = await g.entity(owner, ent.id);
+      assert.deepEqual([got?.name, got?.norm, got?.firstSeen, got?.lastSeen, got?.mentions], ['R. Person', 'r person', toIso(base + 5), toIso(base + 6), 7], 'as given, not recounted to 1');
+    });
+
     test(named('ledger: one active fact per key, scoped reads, patches and proposals audited'), async (t) => {
       const l = s.ledger;
       if (!l) return t.skip('this adapter has no ledger');

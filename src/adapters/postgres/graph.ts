@@ -108,6 +108,26 @@ export class PgGraph implements GraphStore {
     return Number(found[0]?.n ?? 0);
   }
 
+  async livePage(p: Principal, cursor: string | null, limit: number): Promise<{ ids: string[]; cursor: string | null }> {
+    // By recorded time and id, as `unindexed`: the cursor is the last memory's pair (a memory forgotten since leaves no hole in it).
+    const at = cursor === null ? null : (JSON.parse(cursor) as [string, string]);
+    const found = await this.q<{ id: string; recorded_at: string }>([
+      'SELECT m.id, m.recorded_at FROM memories m WHERE ',
+      STALE_MEMORY_SQL,
+      ' AND ',
+      scopeSql(readScope(p), 'm'),
+      at ? sql(' AND (m.recorded_at, m.id) > (?::bigint, ?)', at[0], at[1]) : '',
+      sql(' ORDER BY m.recorded_at, m.id LIMIT ?', limit),
+    ]);
+    const last = found[found.length - 1];
+    return { ids: found.map((r) => r.id), cursor: last ? JSON.stringify([String(last.recorded_at), last.id]) : cursor };
+  }
+
+  async liveCount(p: Principal): Promise<number> {
+    const found = await this.q<{ n: string }>(['SELECT count(*) AS n FROM memories m WHERE ', STALE_MEMORY_SQL, ' AND ', scopeSql(readScope(p), 'm')]);
+    return Number(found[0]?.n ?? 0);
+  }
+
   async evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]> {
     readScope(p);
     if (memories.length === 0) return [];
@@ -129,8 +149,7 @@ export class PgGraph implements GraphStore {
       for (const e of w.upsertEntities.filter((x) => mine(x.namespace))) {
         await c.query(
           `INSERT INTO graph_entities (id, namespace, owner_id, agent_id, visibility, name, norm, type, first_seen, last_seen, mentions) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-           ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, type = EXCLUDED.type, last_seen = greatest(graph_entities.last_seen, EXCLUDED.last_seen),
-             first_seen = least(graph_entities.first_seen, EXCLUDED.first_seen), mentions = EXCLUDED.mentions`,
+           ON CONFLICT (id) DO UPDATE SET ${w.rebuild ? ENTITY_AS_GIVEN_SQL : ENTITY_MERGED_SQL}`,
           [e.id, e.namespace, e.ownerId, e.agentId, e.visibility, e.name, e.norm, e.type, toMs(e.firstSeen), toMs(e.lastSeen), e.mentions],
         );
       }
@@ -154,7 +173,7 @@ export class PgGraph implements GraphStore {
         ]);
       }
       await retractOlderVersions(c, w.indexed);
-      const settled = replaced.hit.length === 0 ? { entitiesRemoved: 0, relationsRemoved: 0 } : await settleEvidence(c, replaced.hit);
+      const settled = replaced.hit.length === 0 ? { entitiesRemoved: 0, relationsRemoved: 0 } : await settleEvidence(c, replaced.hit, w.rebuild !== true);
       return { mentionsRemoved: replaced.mentions, ...settled };
     });
   }
@@ -202,6 +221,12 @@ async function count(c: pg.Pool | pg.PoolClient, text: string, values: unknown[]
 type Hit = { entity_id: string | null; relation_id: string | null };
 type Settled = { entitiesRemoved: number; relationsRemoved: number };
 
+/** An entity written again takes the new name, type and count, and widens its sightings. */
+const ENTITY_MERGED_SQL = `name = EXCLUDED.name, type = EXCLUDED.type, last_seen = greatest(graph_entities.last_seen, EXCLUDED.last_seen),
+  first_seen = least(graph_entities.first_seen, EXCLUDED.first_seen), mentions = EXCLUDED.mentions`;
+/** A rebuild's entity is what the rebuild found, whatever the stored row said (GraphWrite.rebuild). */
+const ENTITY_AS_GIVEN_SQL = 'name = EXCLUDED.name, norm = EXCLUDED.norm, type = EXCLUDED.type, last_seen = EXCLUDED.last_seen, first_seen = EXCLUDED.first_seen, mentions = EXCLUDED.mentions';
+
 /** The memory's own rows, the stale ones: current, not archived or expired (what `unindexed` would index). */
 const STALE_MEMORY_SQL = "m.superseded_at IS NULL AND m.lifecycle NOT IN ('expired', 'archived')";
 
@@ -216,16 +241,21 @@ async function dropRelation(c: pg.PoolClient, id: string): Promise<number> {
   return (await c.query('DELETE FROM graph_relations WHERE id = $1', [id])).rowCount ?? 0;
 }
 
-/** After evidence went: relations and entities left with none go, surviving entities are recounted (as evidenceSettler for SQLite). */
-async function settleEvidence(c: pg.PoolClient, hit: readonly Hit[]): Promise<Settled> {
+/**
+ * After evidence went: relations and entities left with none go, surviving entities are recounted unless
+ * `recount` is false (a rebuild's slice), as evidenceSettler for SQLite. Whether any evidence is left, not how
+ * much: a name met thousands of times is settled at every slice of a re-index.
+ */
+async function settleEvidence(c: pg.PoolClient, hit: readonly Hit[], recount = true): Promise<Settled> {
   const out: Settled = { entitiesRemoved: 0, relationsRemoved: 0 };
   const { entities, relations } = distinctHits(hit);
-  for (const id of relations) if ((await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE relation_id = $1', [id])) === 0) out.relationsRemoved += await dropRelation(c, id);
+  const none = (column: 'relation_id' | 'entity_id', id: string) => count(c, `SELECT count(*) AS n FROM (SELECT 1 FROM graph_evidence WHERE ${column} = $1 LIMIT 1) x`, [id]).then((n) => n === 0);
+  for (const id of relations) if (await none('relation_id', id)) out.relationsRemoved += await dropRelation(c, id);
   for (const id of entities) {
-    if ((await count(c, 'SELECT count(*) AS n FROM graph_evidence WHERE entity_id = $1', [id])) === 0) {
+    if (await none('entity_id', id)) {
       for (const r of await rows<{ id: string }>(c, 'SELECT id FROM graph_relations WHERE subject_id = $1 OR object_id = $1', [id])) out.relationsRemoved += await dropRelation(c, r.id);
       out.entitiesRemoved += (await c.query('DELETE FROM graph_entities WHERE id = $1', [id])).rowCount ?? 0;
-    } else {
+    } else if (recount) {
       await c.query(RECOUNT_ENTITY_SQL, [id]);
     }
   }

@@ -465,6 +465,15 @@ ALTER TABLE graph_indexed ADD COLUMN IF NOT EXISTS rules_version INTEGER NOT NUL
 CREATE INDEX IF NOT EXISTS graph_indexed_rules ON graph_indexed(rules_version, memory_id);
 `,
   },
+  {
+    version: 20,
+    name: 'graph relations by the relation that closed them',
+    sql: `
+-- As SQLite migration 19: removing a relation looks up the ones it had closed (SPLICE_SUPERSEDED_SQL), a scan of
+-- every relation per relation removed without this.
+CREATE INDEX IF NOT EXISTS graph_relations_superseded ON graph_relations(superseded_by) WHERE superseded_by IS NOT NULL;
+`,
+  },
 ];
 
 export const PG_LATEST_SCHEMA_VERSION = PG_MIGRATIONS[PG_MIGRATIONS.length - 1]!.version;

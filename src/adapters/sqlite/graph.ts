@@ -107,6 +107,20 @@ export class SqliteGraph implements GraphStore {
     return this.db.prepare(`SELECT count(*) FROM graph_indexed g JOIN memories m ON m.id = g.memory_id WHERE ${sql} AND ${STALE_MEMORY_SQL} AND ${s.sql}`).pluck().get(...params, ...s.params) as number;
   }
 
+  async livePage(p: Principal, cursor: string | null, limit: number): Promise<{ ids: string[]; cursor: string | null }> {
+    const s = scopeSql(readScope(p), 'm');
+    // By rowid, as `unindexed`: the cursor is the last rowid (a memory forgotten since leaves no hole in it).
+    const rows = this.db
+      .prepare(`SELECT m.id, m.rowid AS r FROM memories m WHERE ${STALE_MEMORY_SQL} AND ${s.sql} AND m.rowid > ? ORDER BY m.rowid LIMIT ?`)
+      .all(...s.params, Number(cursor ?? 0), limit) as { id: string; r: number }[];
+    return { ids: rows.map((x) => x.id), cursor: rows.length === 0 ? cursor : String(rows[rows.length - 1]!.r) };
+  }
+
+  async liveCount(p: Principal): Promise<number> {
+    const s = scopeSql(readScope(p), 'm');
+    return this.db.prepare(`SELECT count(*) FROM memories m WHERE ${STALE_MEMORY_SQL} AND ${s.sql}`).pluck().get(...s.params) as number;
+  }
+
   async evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]> {
     readScope(p);
     if (memories.length === 0) return [];
@@ -132,7 +146,7 @@ export class SqliteGraph implements GraphStore {
     readScope(p);
     const upsert = this.db.prepare(
       `INSERT INTO graph_entities (id, namespace, owner_id, agent_id, visibility, name, norm, type, first_seen, last_seen, mentions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(id) DO UPDATE SET name = excluded.name, type = excluded.type, last_seen = max(last_seen, excluded.last_seen), first_seen = min(first_seen, excluded.first_seen), mentions = excluded.mentions`,
+       ON CONFLICT(id) DO UPDATE SET ${w.rebuild ? ENTITY_AS_GIVEN_SQL : ENTITY_MERGED_SQL}`,
     );
     const rel = this.db.prepare(
       'INSERT OR IGNORE INTO graph_relations (id, namespace, owner_id, agent_id, visibility, subject_id, predicate, object_id, valid_from, valid_to, recorded_at, superseded_by, confidence) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -159,7 +173,7 @@ export class SqliteGraph implements GraphStore {
       for (const e of w.evidence) ev.run(e.entityId, e.relationId, e.lineageId, e.memoryId, e.mention, e.norm);
       for (const i of w.indexed) idx.run(i.memoryId, i.lineageId, w.rulesVersion);
       retract(w.indexed);
-      return { mentionsRemoved: replaced.mentions, ...replaced.settle() };
+      return { mentionsRemoved: replaced.mentions, ...replaced.settle(w.rebuild !== true) };
     });
     return writeWithRetry(this.db, () => run.immediate());
   }
@@ -202,6 +216,11 @@ function rowToRelation(r: Row): RelationRecord {
 
 type Hit = { entity_id: string | null; relation_id: string | null };
 
+/** An entity written again takes the new name, type and count, and widens its sightings. */
+const ENTITY_MERGED_SQL = 'name = excluded.name, type = excluded.type, last_seen = max(last_seen, excluded.last_seen), first_seen = min(first_seen, excluded.first_seen), mentions = excluded.mentions';
+/** A rebuild's entity is what the rebuild found, whatever the stored row said (GraphWrite.rebuild). */
+const ENTITY_AS_GIVEN_SQL = 'name = excluded.name, norm = excluded.norm, type = excluded.type, last_seen = excluded.last_seen, first_seen = excluded.first_seen, mentions = excluded.mentions';
+
 type Settled = { entitiesRemoved: number; relationsRemoved: number };
 
 /** The memory's own rows, the stale ones: current, not archived or expired (what `unindexed` would index). */
@@ -215,11 +234,13 @@ function staleWhere(q: StaleQuery): { sql: string; params: unknown[] } {
  * After evidence went: every relation and entity left without evidence goes
  * (a relation leaving the chain of closures it was in), and surviving
  * entities take their name, count and sightings from the evidence that
- * remains. Shared by forget and by a new version's extraction.
+ * remains, unless `recount` is false (a rebuild's slice: GraphWrite.rebuild).
+ * Shared by forget and by a new version's extraction.
  */
-function evidenceSettler(db: Database.Database): (hit: readonly Hit[]) => Settled {
-  const relLeft = db.prepare('SELECT count(*) AS n FROM graph_evidence WHERE relation_id = ?');
-  const entLeft = db.prepare('SELECT count(*) AS n FROM graph_evidence WHERE entity_id = ?');
+function evidenceSettler(db: Database.Database): (hit: readonly Hit[], recount?: boolean) => Settled {
+  // Whether any is left, not how many: a name met thousands of times is settled at every slice of a re-index.
+  const relLeft = db.prepare('SELECT EXISTS (SELECT 1 FROM graph_evidence WHERE relation_id = ?) AS n');
+  const entLeft = db.prepare('SELECT EXISTS (SELECT 1 FROM graph_evidence WHERE entity_id = ?) AS n');
   const delRelation = db.prepare('DELETE FROM graph_relations WHERE id = ?');
   const relationsOfEntity = db.prepare('SELECT id FROM graph_relations WHERE subject_id = ? OR object_id = ?');
   const delEntity = db.prepare('DELETE FROM graph_entities WHERE id = ?');
@@ -232,7 +253,7 @@ function evidenceSettler(db: Database.Database): (hit: readonly Hit[]) => Settle
     // Counted by what was deleted: two memories' hits can name one relation or entity.
     out.relationsRemoved += delRelation.run(id).changes;
   };
-  return (hit) => {
+  return (hit, recount = true) => {
     out.entitiesRemoved = 0;
     out.relationsRemoved = 0;
     // Each once: a re-index slice's memories name the same few entities hundreds of times, and a recount reads all their evidence.
@@ -242,7 +263,7 @@ function evidenceSettler(db: Database.Database): (hit: readonly Hit[]) => Settle
       if ((entLeft.get(id) as { n: number }).n === 0) {
         for (const r of relationsOfEntity.all(id, id) as { id: string }[]) dropRelation(r.id);
         out.entitiesRemoved += delEntity.run(id).changes;
-      } else rename.run({ id });
+      } else if (recount) rename.run({ id });
     }
     return { ...out };
   };
@@ -252,7 +273,7 @@ function evidenceSettler(db: Database.Database): (hit: readonly Hit[]) => Settle
  * A re-index takes a memory's own evidence out (its lineage's other versions are the retractor's): the rows
  * go at once, and `settle`, called once the new evidence is in, removes what nothing holds up any more.
  */
-function ownEvidenceRemover(db: Database.Database): (memories: NonNullable<GraphWrite['replaces']>) => { mentions: number; settle: () => Settled } {
+function ownEvidenceRemover(db: Database.Database): (memories: NonNullable<GraphWrite['replaces']>) => { mentions: number; settle: (recount: boolean) => Settled } {
   const touched = db.prepare('SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = ? AND memory_id = ?');
   const mentions = db.prepare('SELECT count(*) FROM graph_evidence WHERE lineage_id = ? AND memory_id = ? AND entity_id IS NOT NULL').pluck();
   const del = db.prepare('DELETE FROM graph_evidence WHERE lineage_id = ? AND memory_id = ?');
@@ -265,7 +286,7 @@ function ownEvidenceRemover(db: Database.Database): (memories: NonNullable<Graph
       n += mentions.get(m.lineageId, m.memoryId) as number;
       del.run(m.lineageId, m.memoryId);
     }
-    return { mentions: n, settle: () => (hit.length === 0 ? { entitiesRemoved: 0, relationsRemoved: 0 } : settle(hit)) };
+    return { mentions: n, settle: (recount) => (hit.length === 0 ? { entitiesRemoved: 0, relationsRemoved: 0 } : settle(hit, recount)) };
   };
 }
 

@@ -316,6 +316,16 @@ CREATE INDEX IF NOT EXISTS memories_salience_current ON memories(namespace, sali
       db.exec('CREATE INDEX IF NOT EXISTS graph_indexed_rules ON graph_indexed(rules_version, memory_id)');
     },
   },
+  {
+    version: 19,
+    name: 'graph relations by the relation that closed them',
+    sql: `
+-- A relation that goes hands its place in the chain of closures to the one it had closed (SPLICE_SUPERSEDED_SQL,
+-- sql/graph-sql.ts), found by superseded_by: without an index, a scan of every relation per relation removed,
+-- which made a rebuild of the graph (graph reindex --all, removing each old relation) twice a fresh index.
+CREATE INDEX IF NOT EXISTS graph_relations_superseded ON graph_relations(superseded_by) WHERE superseded_by IS NOT NULL;
+`,
+  },
 ];
 
 /** Applies pending migrations; `onProgress` hears the long ones (ports/migration-progress.ts). Returns the schema version. */

@@ -188,7 +188,7 @@ const graphIndex: Command = {
 const graphReindex: Command = {
   name: 'reindex',
   usage: 'reindex [--all]',
-  summary: 'index again the memories indexed under older extraction rules (--all: every indexed memory)',
+  summary: 'index again the memories indexed under older extraction rules (--all: rebuild the graph from every current memory)',
   options: { all: { type: 'boolean' } },
   async run(ctx) {
     const m = await ctx.open();
@@ -205,13 +205,15 @@ const graphReindex: Command = {
   human: (r: ReindexGraphResult) =>
     r.memories === 0
       ? r.all
-        ? 'nothing to re-index: no memory is in the graph yet (mnemos graph index, or consolidate, indexes them)'
+        ? 'nothing to re-index: the namespace has no current memory'
         : `nothing to re-index: every memory is indexed under extraction rules version ${r.rulesVersion} (--all re-indexes them anyway)`
       : [
           `re-indexed ${r.memories} ${r.memories === 1 ? 'memory' : 'memories'} under extraction rules version ${r.rulesVersion}`,
           `  entities: ${r.entitiesCreated} added, ${r.entitiesRemoved} removed`,
           `  mentions: ${r.mentions} found, ${r.mentionsRemoved} of the old extraction removed`,
           `  relations: ${r.relationsAdded} added, ${r.relationsClosed} closed, ${r.relationsRemoved} removed`,
+          // Stale memories resolve against the entities the others hold up: a merge older rules made stays.
+          ...(r.all ? [] : ['people older rules merged into one entity stay merged: mnemos graph reindex --all rebuilds the graph']),
         ].join('\n'),
 };
 
