@@ -128,6 +128,34 @@ console.log(JSON.stringify([Journal, queryClusters, createMemoryCycle, runScenar
     assert.deepEqual(JSON.parse(run.stdout.trim()), [...Array(7).fill('function'), 'object']);
   });
 
+  it("a TypeScript project on the older module resolution (node10) finds the types of 'mnemos' and its subpaths", () => {
+    // node10 reads no "exports": package.json's "types" and "typesVersions" are what it finds the declarations by.
+    const tmp = tempDir('mnemos-ts-node10-');
+    try {
+      mkdirSync(join(tmp.dir, 'node_modules'));
+      symlinkSync(ROOT, join(tmp.dir, 'node_modules/mnemos'), 'dir');
+      writeFileSync(
+        join(tmp.dir, 'use.ts'),
+        `import { openMemory } from 'mnemos';
+import { Journal } from 'mnemos/journal';
+import { createMemoryCycle } from 'mnemos/cognition';
+import { chain } from 'mnemos/pln';
+export async function page(): Promise<number | null> {
+  const m = await openMemory({ db: 'x.db' });
+  return (await m.search({ query: 'x' })).nextOffset;
+}
+export const parts = [Journal, createMemoryCycle, chain];
+`,
+      );
+      const options = { module: 'esnext', target: 'es2022', moduleResolution: 'node', strict: true, noEmit: true, skipLibCheck: true, types: [] };
+      writeFileSync(join(tmp.dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: options, files: ['use.ts'] }));
+      const run = node([join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', tmp.dir], tmp.dir);
+      assert.equal(run.status, 0, run.stdout + run.stderr);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it("serves the web inspector's files, which the compiler does not copy: the build puts them beside the compiled module", () => {
     const run = node(
       ['--input-type=module', '-e', `import { Hono } from 'hono';
