@@ -5,9 +5,10 @@ import { toIso } from '../domain/time.ts';
 import type { Extractor } from '../graph/extraction.ts';
 import { indexGraph } from '../graph/graph-index.ts';
 import { reindexGraph } from '../graph/graph-reindex.ts';
+import { EXTRACTION_RULES_VERSION } from '../graph/extract-rules.ts';
 import { embeddingsFor, embedMissing } from '../services/embeddings.ts';
 import type { ModelRefresh } from '../services/model-refresh.ts';
-import type { JobRecord, JobStore } from '../ports/lifecycle.ts';
+import type { GraphStore, JobRecord, JobStore } from '../ports/lifecycle.ts';
 import type { WriteOp } from '../ports/store.ts';
 import type { ServiceContext } from '../services/context.ts';
 import { lifecycleConfig } from './config.ts';
@@ -185,20 +186,24 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
         const run = await underGraphLease(ctx, p.namespace, async (renew) => {
           const g = await indexGraph(ctx, sys, { limit: cfg.graphBatch, current: memories, onBatch: renew, ...(opts.extractor ? { extractor: opts.extractor } : {}) });
           // Then memories indexed under older extraction rules, a bounded number a run, so a new rules version
-          // does not turn one run into a re-index of the whole store.
+          // does not turn one run into a re-index of the whole store. A namespace no larger than that bound is
+          // rebuilt instead (about the same work): re-indexed alone, stale memories resolve against the entities
+          // the older rules made, and people those rules merged stayed merged (graph-reindex.ts).
+          const rebuild = await rebuildAfterUpgrade(ctx.store.graph!, sys, cfg.graphReindexBatch);
           const r = await reindexGraph(ctx, sys, {
-            limit: cfg.graphReindexBatch,
+            ...(rebuild ? { all: true } : { limit: cfg.graphReindexBatch }),
             ...(opts.extractor ? { extractor: opts.extractor } : {}),
             onProgress: async () => {
               await renew();
               await afterBatch();
             },
           });
-          return { g, r };
+          return { g, r, rebuild };
         });
         if ('busy' in run) counts.graphBusy = (counts.graphBusy ?? 0) + 1;
         else {
-          const { g, r } = run.done;
+          const { g, r, rebuild } = run.done;
+          if (rebuild) counts.graphRebuilt = (counts.graphRebuilt ?? 0) + 1;
           counts.graphMemories = (counts.graphMemories ?? 0) + g.memories;
           counts.entitiesCreated = (counts.entitiesCreated ?? 0) + g.entitiesCreated;
           counts.relationsAdded = (counts.relationsAdded ?? 0) + g.relationsAdded;
@@ -288,4 +293,10 @@ export async function consolidationStatus(ctx: ServiceContext, p: Principal, lim
     openLoops: report?.openLoops ?? [],
     runs: runs.map((r) => ({ id: r.id, status: r.status, startedAt: r.startedAt, finishedAt: r.finishedAt, attempts: r.attempts, phase: r.phase, counts: (r.report as { counts?: unknown } | null)?.counts ?? null })),
   };
+}
+
+/** Whether the graph step rebuilds the graph: some memory was indexed under older rules, and the namespace's current memories are few enough. */
+async function rebuildAfterUpgrade(graph: GraphStore, p: Principal, bound: number): Promise<boolean> {
+  if ((await graph.staleIndexedCount(p, { rulesVersion: EXTRACTION_RULES_VERSION, all: false })) === 0) return false;
+  return (await graph.liveCount(p)) <= bound;
 }

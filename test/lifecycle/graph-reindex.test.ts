@@ -355,3 +355,27 @@ test(named('reindex --all killed part-way (SIGKILL): the next --all converges on
     await t.cleanup();
   }
 });
+
+test(named("consolidation after a rules upgrade rebuilds a small namespace's graph: people older rules merged come apart, as --all would make them"), async () => {
+  const t = testStores('mnemos-graph-upgrade-rebuild-');
+  try {
+    const texts = surnameTexts(60);
+    const m = await indexedStore(t.db, texts);
+    try {
+      const fresh = await freshPicture(t, texts);
+      assert.ok((await mergeAsOldRulesDid(t.db)) >= 6, 'the full names of three surnames were merged');
+      const report = await m.consolidate({ force: true });
+      assert.equal(report.counts.graphRebuilt, 1);
+      const after = await graphPicture(m, t.db);
+      // What --all makes of the store as consolidation left it: nothing more to change.
+      await m.lifecycle.reindexGraph({ all: true });
+      assert.deepEqual(await graphPicture(m, t.db), after, 'consolidation made the graph a rebuild makes');
+      assert.deepEqual(after.entities.filter((e) => e.includes('hughes')).length, fresh.entities.filter((e) => e.includes('hughes')).length, 'the Hughes are as many people as a fresh index finds');
+      assert.equal((await m.consolidate({ force: true })).counts.graphRebuilt, undefined, 'nothing stale: no rebuild again');
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await t.cleanup();
+  }
+});
