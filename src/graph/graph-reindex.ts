@@ -71,6 +71,9 @@ export async function reindexGraph(ctx: ServiceContext, p: Principal, opts: Rein
     all: q.all,
   };
   const total = opts.onProgress ? Math.min(limit, q.all ? await graph.liveCount(p) : await graph.staleIndexedCount(p, q)) : 0;
+  // A rebuild first marks every indexed memory stale, in a transaction of its own: killed part-way, it leaves what
+  // it had not reached stale, so the next consolidation (or rebuild) finds it (consolidate.ts rebuilds then).
+  if (q.all) await graph.markStale(p);
   let state: GraphIndexState | null = q.all ? rebuildState(await graph.allEntities(p)) : null;
   // Paged by id, not by "still stale": a slice the store did not return must not come back. A rebuild pages
   // through every current memory, indexed or not, in the order a fresh index takes them (its cursor is the store's).

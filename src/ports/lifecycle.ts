@@ -136,6 +136,12 @@ export interface GraphStore {
   livePage(p: Principal, cursor: string | null, limit: number): Promise<{ ids: string[]; cursor: string | null }>;
   /** How many memories `livePage` lists from the start. */
   liveCount(p: Principal): Promise<number>;
+  /**
+   * Marks every indexed memory of the caller's scope as indexed under no rules version (0), so each counts as
+   * stale until indexed again: a rebuild does it first, and one killed part-way leaves what it had not reached
+   * stale for consolidation (or the next rebuild) to find.
+   */
+  markStale(p: Principal): Promise<number>;
   /** For each entity these memories evidence: its evidence rows from them and from every other memory. */
   evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]>;
   write(p: Principal, w: GraphWrite): Promise<GraphWriteResult>;

@@ -682,6 +682,14 @@ export function runStoreContract(factory: StoreFactory): void {
       assert.deepEqual(r, { mentionsRemoved: 1, entitiesRemoved: 0, relationsRemoved: 0 });
       const got = await g.entity(owner, ent.id);
       assert.deepEqual([got?.name, got?.norm, got?.firstSeen, got?.lastSeen, got?.mentions], ['R. Person', 'r person', toIso(base + 5), toIso(base + 6), 7], 'as given, not recounted to 1');
+
+      // markStale (a rebuild's first step): a memory indexed under the current rules counts as stale until indexed again.
+      await g.write(owner, { ...plain, upsertEntities: [], evidence: [], indexed: [{ memoryId: h.id, lineageId: h.lineageId }] });
+      const stale = async () => g.staleIndexed(owner, { rulesVersion: 2, all: false, after: null, limit: 100_000 });
+      assert.ok(!(await stale()).includes(h.id));
+      assert.ok((await g.markStale(owner)) >= 1);
+      assert.ok((await stale()).includes(h.id));
+      assert.equal(await g.markStale(owner), 0, 'marked once: nothing left to mark');
     });
 
     test(named('ledger: one active fact per key, scoped reads, patches and proposals audited'), async (t) => {

@@ -128,6 +128,11 @@ export class PgGraph implements GraphStore {
     return Number(found[0]?.n ?? 0);
   }
 
+  async markStale(p: Principal): Promise<number> {
+    const { text, values } = pgQuery(['UPDATE graph_indexed SET rules_version = 0 WHERE rules_version <> 0 AND memory_id IN (SELECT m.id FROM memories m WHERE ', scopeSql(readScope(p), 'm'), ')']);
+    return inTransaction(this.conn, async (c) => (await c.query(text, values)).rowCount ?? 0);
+  }
+
   async evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]> {
     readScope(p);
     if (memories.length === 0) return [];

@@ -121,6 +121,12 @@ export class SqliteGraph implements GraphStore {
     return this.db.prepare(`SELECT count(*) FROM memories m WHERE ${STALE_MEMORY_SQL} AND ${s.sql}`).pluck().get(...s.params) as number;
   }
 
+  async markStale(p: Principal): Promise<number> {
+    const s = scopeSql(readScope(p), 'm');
+    const mark = this.db.prepare(`UPDATE graph_indexed SET rules_version = 0 WHERE rules_version <> 0 AND memory_id IN (SELECT m.id FROM memories m WHERE ${s.sql})`);
+    return writeWithRetry(this.db, () => this.db.transaction(() => mark.run(...s.params).changes).immediate());
+  }
+
   async evidenceSplit(p: Principal, memories: { memoryId: string; lineageId: string }[]): Promise<EvidenceSplit[]> {
     readScope(p);
     if (memories.length === 0) return [];
