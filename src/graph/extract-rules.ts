@@ -23,7 +23,9 @@ import { bracketedNames, glossAfter, unspacedKnownNames } from './uncased-names.
  * scripts without capitals, Devanagari and Thai words whole at vowel signs.
  * 2: a known name inside a longer name of the text is no mention of its own
  * ("Paris" in "Paris Hilton"), and a known one-word name in lower case counts
- * only in text written all in lower case ("will" in "we will go" is a word).
+ * only in text written all in lower case ("will" in "we will go" is a word),
+ * and a verb opening a note is not part of the name after it ("Met Alice
+ * Smith", "Called Bob").
  */
 export const EXTRACTION_RULES_VERSION = 2;
 
@@ -67,14 +69,43 @@ const RELATION_PATTERNS: { hint: RegExp; re: RegExp; build: (m: RegExpExecArray)
   { hint: /knows|met/, re: new RegExp(String.raw`(${NAME}) (?:knows|met|meets) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'knows', object: m[2]! }) },
 ];
 
+/**
+ * Verbs that open terse notes and tasks before a name ("Met Alice Smith", "Ask
+ * Bob about it", "Visited Lisbon"): the capitalised verb joined the name
+ * ("Met Alice Smith" was a person). Only leading words are dropped, and verbs
+ * that are also given names or surnames (Will, Mark, Grant, Drew, Sue, Pat,
+ * Rob, Bill, Chase, Wade, Heard, Said, Read) are not listed.
+ */
+const LEADING_VERBS = new Set(
+  (
+    'ask asked call called email emailed text texted message messaged ping pinged remind reminded tell told meet met visit visited ' +
+    'invite invited thank thanked contact contacted follow followed check checked send sent book booked schedule scheduled review reviewed ' +
+    'discuss discussed update updated notify notified introduce introduced hire hired pay paid buy bought see saw help helped talk talked ' +
+    'reply replied confirm confirmed cancel cancelled canceled add added fix fixed share shared show showed give gave bring brought ' +
+    'take took get got make made find found write wrote plan planned prepare prepared join joined welcome welcomed greet greeted ' +
+    'interview interviewed phone phoned spoke went came had did'
+  ).split(' '),
+);
+
+/** The name in a capitalised run, without the sentence-start words around it; `verb` when a leading verb was dropped. */
 function cleanName(raw: string): string | null {
+  return nameIn(raw)?.name ?? null;
+}
+
+function nameIn(raw: string): { name: string; verb: boolean } | null {
   const words = raw.trim().split(/\s+/);
   // Leading capitalised function words ("The", "When") are sentence starts, not names.
   while (words.length > 0 && NOT_NAMES.has(words[0]!.toLowerCase())) words.shift();
+  let verb = false;
+  // A verb before a name: only with a name after it ("Called the bank" has none; a lone "Met" is no name either way).
+  while (words.length > 1 && LEADING_VERBS.has(words[0]!.toLowerCase())) {
+    words.shift();
+    verb = true;
+  }
   while (words.length > 0 && NOT_NAMES.has(words[words.length - 1]!.toLowerCase())) words.pop();
   if (words.length === 0) return null;
   const name = words.join(' ').replace(/['’]s$/, '');
-  return normalizeName(name).length >= 2 ? name : null;
+  return normalizeName(name).length >= 2 ? { name, verb } : null;
 }
 
 /** How far back a line's opening (indent, a heading's #s) is looked for: a name further in is not at a line start. */
@@ -122,13 +153,15 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
   for (const re of DATE_RES) for (const m of text.matchAll(re)) add(m[0], 'date');
   for (const n of bracketedNames(text)) add(n.name, n.type);
   for (const m of text.matchAll(NAME_RE)) {
-    const name = cleanName(m[0]);
-    if (!name) continue;
+    const found = nameIn(m[0]);
+    if (!found) continue;
+    const { name, verb } = found;
     const single = !name.includes(' ');
     // "Bangkok (กรุงเทพ)": a spelling in another script says the word is a name, even opening a sentence.
     const gloss = glossAfter(text, m.index! + m[0].length);
-    // A lone capitalised word opening a sentence is too often not a name, unless the store knows it.
-    if (single && !gloss && !hasHonorific(m[0]) && isSentenceStart(text, m.index!) && !known.has(normalizeName(name))) continue;
+    // A lone capitalised word opening a sentence is too often not a name, unless the store knows it. After a
+    // leading verb ("Called Bob about it") the word no longer opens the sentence: its capital is its own.
+    if (single && !verb && !gloss && !hasHonorific(m[0]) && isSentenceStart(text, m.index!) && !known.has(normalizeName(name))) continue;
     const full = hasHonorific(m[0]) ? m[0].trim() : name;
     add(full, hasHonorific(m[0]) ? 'person' : 'name');
     if (gloss) add(gloss, 'name', full);

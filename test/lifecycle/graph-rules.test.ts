@@ -154,3 +154,26 @@ test('known names: not a part of a longer name, longest first, a lower-case word
   ];
   for (const [text, want] of rows) assert.deepEqual(extractRules(text, known).mentions.map((m) => `${m.type}:${m.name}`), want, text);
 });
+
+// Terse notes and tasks open with a verb: "Met Alice Smith" was a person called "Met Alice Smith".
+test('rule extraction: a verb opening a note is not part of the name after it, and a name called like a verb stays whole', () => {
+  const rows: [string, string[], string[]?][] = [
+    ['Met Alice Smith yesterday.', ['name:Alice Smith']],
+    ['Saw Paris Hilton at the gala.', ['name:Paris Hilton']],
+    ['Ask Bob Jones about the budget.', ['name:Bob Jones']],
+    ['Called Bob about the invoice.', ['name:Bob']], // no longer opening the sentence, the word's capital is its own
+    ['Visited Lisbon with Carla Diaz.', ['name:Lisbon', 'name:Carla Diaz']],
+    ['Called the bank.', []], // no name after the verb
+    ['Met.', []],
+    ['Will Smith called.', ['name:Will Smith']], // verbs that are given names are not dropped
+    ['Mark Twain wrote it.', ['name:Mark Twain']],
+    ['Grant Hill works at Acme Corp', ['name:Grant Hill', 'name:Acme Corp'], ['Grant Hill|works_at|Acme Corp']],
+    ['I met Amber Heard today.', ['name:Amber Heard']], // only leading words go: a surname that is a verb stays
+    ['Yesterday Alice Smith called.', ['name:Alice Smith']],
+  ];
+  for (const [text, want, relations] of rows) {
+    const ex = extractRules(text);
+    assert.deepEqual(ex.mentions.map((m) => `${m.type}:${m.name}`), want, JSON.stringify(text));
+    if (relations) assert.deepEqual(ex.relations.map((r) => `${r.subject}|${r.predicate}|${r.object}`), relations, JSON.stringify(text));
+  }
+});
