@@ -95,7 +95,14 @@ export const SAFETY_AUDIT_LABEL = 'SafetyAudit';
 /** Chunks of the owner's own notes the owner marked: never rewritten or merged (lifecycle/owner-marked.ts). */
 export const OWNER_MARKED_LABEL = 'owner-marked';
 
-/** Whether two memories are read under one scope: the same namespace, owner, agent and visibility. */
-export function sameScope(a: Pick<Memory, 'namespace' | 'ownerId' | 'agentId' | 'visibility'>, b: Pick<Memory, 'namespace' | 'ownerId' | 'agentId' | 'visibility'>): boolean {
-  return a.namespace === b.namespace && a.ownerId === b.ownerId && a.agentId === b.agentId && a.visibility === b.visibility;
+type Scoped = Pick<Memory, 'namespace' | 'ownerId' | 'agentId' | 'visibility'>;
+
+/** The scope a memory is read under: its namespace, owner, agent and visibility, as one key. */
+export function scopeKey(m: Scoped): string {
+  return [m.namespace, m.ownerId, m.agentId ?? '', m.visibility].join('\u0000');
+}
+
+/** Whether two memories are read under one scope. */
+export function sameScope(a: Scoped, b: Scoped): boolean {
+  return scopeKey(a) === scopeKey(b);
 }

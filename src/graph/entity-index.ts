@@ -1,6 +1,6 @@
 import type { EntityKind } from './extraction.ts';
 import { normalizeName } from '../domain/name-keys.ts';
-import { compatibleKinds, isPersonish, oneTokenTypo, pick, TYPO_MIN_LENGTH, type ResolvableEntity, type Resolution } from './resolve.ts';
+import { compatibleKinds, hasFullName, isPersonish, oneTokenTypo, pick, TYPO_MIN_LENGTH, type ResolvableEntity, type Resolution } from './resolve.ts';
 
 /**
  * The entities of one scope, keyed for resolution: each step of the rule in
@@ -136,7 +136,7 @@ export class EntityIndex<E extends IndexableEntity> {
     }
     // The short form: an entity whose whole name key is the mention's last token (a key without a space has one
     // token), still known by that one name only.
-    const shortForm = pick(this.ids(this.byNorm.get(tokens[tokens.length - 1]!), type, (x) => !this.fullNamed(x)), 'surname');
+    const shortForm = pick(this.ids(this.byNorm.get(tokens[tokens.length - 1]!), type, (x) => !hasFullName(x)), 'surname');
     if (shortForm) return shortForm;
     const near = new Set<E>();
     for (let i = 0; i < tokens.length; i++) {
@@ -144,12 +144,6 @@ export class EntityIndex<E extends IndexableEntity> {
       for (const e of this.byTypo.get(typoKey(tokens, i)) ?? []) if (oneTokenTypo(this.entries.get(e)!.tokens, tokens)) near.add(e);
     }
     return pick(this.ids(near, type), 'similar') ?? { kind: 'new' };
-  }
-
-  /** `hasFullName` from what the entity was keyed under: its name and alias keys. */
-  private fullNamed(e: E): boolean {
-    const entry = this.entries.get(e)!;
-    return normalizeName(entry.name).includes(' ') || entry.aliasNorms.some((a) => a.includes(' '));
   }
 
   /** The ids of the kind-compatible entities of a bucket that pass `keep`, in the order of addition. */

@@ -1,10 +1,9 @@
 import { MnemosError } from '../domain/errors.ts';
 import { newId } from '../domain/ids.ts';
-import type { Memory } from '../domain/memory.ts';
+import { scopeKey, type Memory } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { EntityRecord, GraphStore, GraphWrite, RelationRecord } from '../ports/lifecycle.ts';
 import type { ServiceContext } from '../services/context.ts';
-import { scopeKey } from '../lifecycle/merge-plan.ts';
 import { EXTRACTION_RULES_VERSION, extractRules } from './extract-rules.ts';
 import { isFunctional, withinNameLimits, type Extraction, type Extractor } from './extraction.ts';
 import { normalizeName } from '../domain/name-keys.ts';

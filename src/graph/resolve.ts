@@ -86,7 +86,7 @@ export function resolveMention(mention: { name: string; type: EntityKind | strin
  * it: it is no longer a single-name person, and a full name with another first name ("Mary Smith") is not it.
  * The short form joined every Smith of a text into the first one.
  */
-function hasFullName(c: Pick<ResolvableEntity, 'name' | 'aliases'>): boolean {
+export function hasFullName(c: Pick<ResolvableEntity, 'name' | 'aliases'>): boolean {
   return normalizeName(c.name).includes(' ') || c.aliases.some((a) => normalizeName(a).includes(' '));
 }
 

@@ -1,17 +1,11 @@
-import { OWNER_MARKED_LABEL, type Memory } from '../domain/memory.ts';
+import { OWNER_MARKED_LABEL, scopeKey, type Memory } from '../domain/memory.ts';
 import { factTerms, similarPairs, shingles, type SimilarityItem } from './similarity.ts';
 
 /** Chunks carrying this label were marked by the owner and are never rewritten or merged. */
 export { OWNER_MARKED_LABEL };
 
-/**
- * The scope a memory lives in. Two memories are only ever merged when every
- * part is equal, so a merge can never move text to a reader who could not
- * see it before (or hide it from one who could).
- */
-export function scopeKey(m: Pick<Memory, 'namespace' | 'ownerId' | 'agentId' | 'visibility'>): string {
-  return [m.namespace, m.ownerId, m.agentId ?? '', m.visibility].join('\u0000');
-}
+/** Two memories are only ever merged when their scopes (scopeKey) are equal, so a merge can never move text to a reader who could not see it before (or hide it from one who could). */
+export { scopeKey };
 
 /**
  * Episodes (transcript turns, the cycle's events) are records of what

@@ -299,21 +299,21 @@ async function retractOlderVersions(c: pg.PoolClient, indexed: GraphWrite['index
  * surviving entities take their name and count from the evidence that remains.
  */
 export function graphPgPlace(): PgPlace {
+  /** The lineage's evidence goes, then what it alone held up. */
+  const dropEvidence = async (c: pg.PoolClient, lineageId: string) => {
+    const hit = await rows<Hit>(c, 'SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
+    if (hit.length === 0) return;
+    await c.query('DELETE FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
+    await settleEvidence(c, hit);
+  };
   return {
     name: 'knowledge_graph',
     count: (c, _ids, lineageId) => count(c, 'SELECT (SELECT count(*) FROM graph_evidence WHERE lineage_id = $1) + (SELECT count(*) FROM graph_indexed WHERE lineage_id = $1) AS n', [lineageId]),
     remove: async (c, _ids, lineageId) => {
-      const hit = await rows<Hit>(c, 'SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
-      await c.query('DELETE FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
+      await dropEvidence(c, lineageId);
       await c.query('DELETE FROM graph_indexed WHERE lineage_id = $1', [lineageId]);
-      await settleEvidence(c, hit);
     },
     // A version replaced under another scope takes its evidence with it now (see graphPlace in the SQLite graph).
-    rescoped: async (c, lineageId) => {
-      const hit = await rows<Hit>(c, 'SELECT DISTINCT entity_id, relation_id FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
-      if (hit.length === 0) return;
-      await c.query('DELETE FROM graph_evidence WHERE lineage_id = $1', [lineageId]);
-      await settleEvidence(c, hit);
-    },
+    rescoped: dropEvidence,
   };
 }

@@ -324,23 +324,23 @@ export function graphPlace(db: Database.Database): DerivedPlace {
   const delEvidence = db.prepare('DELETE FROM graph_evidence WHERE lineage_id = ?');
   const delIndexed = db.prepare('DELETE FROM graph_indexed WHERE lineage_id = ?');
   const settle = evidenceSettler(db);
+  /** The lineage's evidence goes, then what it alone held up. */
+  const dropEvidence = (lineageId: string) => {
+    const hit = touched.all(lineageId) as Hit[];
+    if (hit.length === 0) return;
+    delEvidence.run(lineageId);
+    settle(hit);
+  };
   return {
     name: 'knowledge_graph',
     count: (_r, _ids, lineageId) => (count.get(lineageId, lineageId) as { n: number }).n,
     // Entities and relations carry the scope they were read in: a memory made owner-only kept showing a guest the
     // people and relations its public text had named until the next consolidation indexed the new version. The
     // new version is not indexed yet, so all the lineage's evidence is the older versions'.
-    rescoped: (lineageId) => {
-      const hit = touched.all(lineageId) as Hit[];
-      if (hit.length === 0) return;
-      delEvidence.run(lineageId);
-      settle(hit);
-    },
+    rescoped: dropEvidence,
     remove: (_r, _ids, lineageId) => {
-      const hit = touched.all(lineageId) as Hit[];
-      delEvidence.run(lineageId);
+      dropEvidence(lineageId);
       delIndexed.run(lineageId);
-      settle(hit);
     },
   };
 }
