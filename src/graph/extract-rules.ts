@@ -25,9 +25,10 @@ import { bracketedNames, glossAfter, unspacedKnownNames } from './uncased-names.
  * ("Paris" in "Paris Hilton"), and a known one-word name in lower case counts
  * only in text written all in lower case ("will" in "we will go" is a word),
  * and a verb opening a note is not part of the name after it ("Met Alice
- * Smith", "Called Bob").
+ * Smith", "Called Bob"). 3: initials are part of a name ("J. R. R. Tolkien",
+ * "John F. Kennedy", "Dr. J. Smith"; "Tolkien" alone before).
  */
-export const EXTRACTION_RULES_VERSION = 2;
+export const EXTRACTION_RULES_VERSION = 3;
 
 const MONTHS = 'January|February|March|April|May|June|July|August|September|October|November|December';
 /**
@@ -36,13 +37,6 @@ const MONTHS = 'January|February|March|April|May|June|July|August|September|Octo
  * line ending in a capitalised word joined the name opening the next one.
  */
 const GAP = String.raw`[^\S\r\n\v\f\u0085\u2028\u2029]+`;
-const NAME = String.raw`(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?${GAP})?\p{Lu}[\p{L}'’-]+(?:${GAP}\p{Lu}[\p{L}'’-]+){0,3}`;
-const NAME_RE = new RegExp(NAME, 'gu');
-const SPEAKER_RE = /^\s*(\p{Lu}[\p{L}.'’ -]{0,40}?):\s+\S/gmu;
-const HANDLE_RE = /(?<![\w@])@[A-Za-z0-9_]{2,30}\b/g;
-const QUOTED_RE = /["“]([^"“”\n]{2,80})["”]/g;
-const DATE_RES = [/\b\d{4}-\d{2}-\d{2}\b/g, new RegExp(String.raw`\b\d{1,2}\s+(?:${MONTHS})\s+\d{4}\b`, 'g'), new RegExp(String.raw`\b(?:${MONTHS})\s+\d{1,2},?\s+\d{4}\b`, 'g')];
-
 /** Capitalised words that are not names on their own. */
 const NOT_NAMES = new Set(
   (
@@ -52,22 +46,6 @@ const NOT_NAMES = new Set(
     ' in on at for from to with by of as after before during since until while however meanwhile note later earlier then now first next finally last maybe perhaps sometimes soon recently anyway well oh dear just still only even'
   ).split(' '),
 );
-
-const FAMILY = 'sister|brother|mother|father|wife|husband|partner|friend|colleague|boss|manager|daughter|son|cousin|aunt|uncle|grandmother|grandfather|mentor|doctor';
-/** Each pattern has a cheap hint; a text without it skips the (costly) regex. */
-const RELATION_PATTERNS: { hint: RegExp; re: RegExp; build: (m: RegExpExecArray) => ExtractedRelation }[] = [
-  { hint: /['’]s /, re: new RegExp(String.raw`(${NAME}) is (${NAME})['’]s (${FAMILY})\b`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: `${m[3]!.toLowerCase()}_of`, object: m[2]! }) },
-  { hint: /['’]s /, re: new RegExp(String.raw`(${NAME})['’]s (${FAMILY}),? (?:is )?(${NAME})`, 'gu'), build: (m) => ({ subject: m[3]!, predicate: `${m[2]!.toLowerCase()}_of`, object: m[1]! }) },
-  // "worked at" and "lived in" tell of a past state: as works_at/lives_in they closed the current employer
-  // or home ("worked at Initech before she joined Globex" made Initech current). They get predicates of their
-  // own, which no later relation closes.
-  { hint: /work/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:works|is working|started working) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'works_at', object: m[2]! }) },
-  { hint: /worked|used to work/, re: new RegExp(String.raw`(${NAME}) (?:once |previously |formerly )?(?:worked|used to work) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'worked_at', object: m[2]! }) },
-  { hint: /live|moved|relocated/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:lives|moved|relocated|has moved) (?:in|to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lives_in', object: m[2]! }) },
-  { hint: /lived|used to live/, re: new RegExp(String.raw`(${NAME}) (?:once |previously |formerly )?(?:lived|used to live) (?:in|at) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lived_in', object: m[2]! }) },
-  { hint: /married/, re: new RegExp(String.raw`(${NAME}) (?:married|is married to|got married to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'married_to', object: m[2]! }) },
-  { hint: /knows|met/, re: new RegExp(String.raw`(${NAME}) (?:knows|met|meets) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'knows', object: m[2]! }) },
-];
 
 /**
  * Verbs that open terse notes and tasks before a name ("Met Alice Smith", "Ask
@@ -87,9 +65,74 @@ const LEADING_VERBS = new Set(
   ).split(' '),
 );
 
-/** The name in a capitalised run, without the sentence-start words around it; `verb` when a leading verb was dropped. */
-function cleanName(raw: string): string | null {
-  return nameIn(raw)?.name ?? null;
+const WORD = String.raw`\p{Lu}[\p{L}'’-]+`;
+/** Initials: "J." up to four of them, spaced or not ("J. R. R.", "J.R.R."). */
+const initials = (least: number) => String.raw`\p{Lu}\.(?:(?:${GAP})?\p{Lu}\.){${least - 1},3}`;
+/**
+ * A name: capitalised words, and initials before its last word ("John F.
+ * Kennedy", "J. R. R. Tolkien", "Dr. J. Smith"). Initials opening a name
+ * without an honorific need two or more: one ("plan B. Alice agreed") is as
+ * often a sentence's end. Where initials end a sentence inside such a run
+ * ("Vitamins A. B. Then Carol Hughes came") sentenceParts cuts it.
+ */
+const NAME = String.raw`(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.?${GAP}(?:${initials(1)}${GAP})?|${initials(2)}${GAP})?${WORD}(?:${GAP}(?:${initials(1)}${GAP})?${WORD}){0,3}`;
+const NAME_RE = new RegExp(NAME, 'gu');
+const SPEAKER_RE = /^\s*(\p{Lu}[\p{L}.'’ -]{0,40}?):\s+\S/gmu;
+const HANDLE_RE = /(?<![\w@])@[A-Za-z0-9_]{2,30}\b/g;
+const QUOTED_RE = /["“]([^"“”\n]{2,80})["”]/g;
+const DATE_RES = [/\b\d{4}-\d{2}-\d{2}\b/g, new RegExp(String.raw`\b\d{1,2}\s+(?:${MONTHS})\s+\d{4}\b`, 'g'), new RegExp(String.raw`\b(?:${MONTHS})\s+\d{1,2},?\s+\d{4}\b`, 'g')];
+
+const FAMILY = 'sister|brother|mother|father|wife|husband|partner|friend|colleague|boss|manager|daughter|son|cousin|aunt|uncle|grandmother|grandfather|mentor|doctor';
+/** Each pattern has a cheap hint; a text without it skips the (costly) regex. */
+const RELATION_PATTERNS: { hint: RegExp; re: RegExp; build: (m: RegExpExecArray) => ExtractedRelation }[] = [
+  { hint: /['’]s /, re: new RegExp(String.raw`(${NAME}) is (${NAME})['’]s (${FAMILY})\b`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: `${m[3]!.toLowerCase()}_of`, object: m[2]! }) },
+  { hint: /['’]s /, re: new RegExp(String.raw`(${NAME})['’]s (${FAMILY}),? (?:is )?(${NAME})`, 'gu'), build: (m) => ({ subject: m[3]!, predicate: `${m[2]!.toLowerCase()}_of`, object: m[1]! }) },
+  // "worked at" and "lived in" tell of a past state: as works_at/lives_in they closed the current employer
+  // or home ("worked at Initech before she joined Globex" made Initech current). They get predicates of their
+  // own, which no later relation closes.
+  { hint: /work/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:works|is working|started working) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'works_at', object: m[2]! }) },
+  { hint: /worked|used to work/, re: new RegExp(String.raw`(${NAME}) (?:once |previously |formerly )?(?:worked|used to work) (?:at|for) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'worked_at', object: m[2]! }) },
+  { hint: /live|moved|relocated/, re: new RegExp(String.raw`(${NAME}) (?:now )?(?:lives|moved|relocated|has moved) (?:in|to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lives_in', object: m[2]! }) },
+  { hint: /lived|used to live/, re: new RegExp(String.raw`(${NAME}) (?:once |previously |formerly )?(?:lived|used to live) (?:in|at) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'lived_in', object: m[2]! }) },
+  { hint: /married/, re: new RegExp(String.raw`(${NAME}) (?:married|is married to|got married to) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'married_to', object: m[2]! }) },
+  { hint: /knows|met/, re: new RegExp(String.raw`(${NAME}) (?:knows|met|meets) (${NAME})`, 'gu'), build: (m) => ({ subject: m[1]!, predicate: 'knows', object: m[2]! }) },
+];
+
+/** Initials, then a capitalised word: the word may open a sentence, the initials' last full stop having ended one. */
+const AFTER_INITIALS = new RegExp(String.raw`\p{Lu}\.${GAP}(?=(\p{Lu}[\p{L}'’-]*))`, 'gu');
+const TRAILING_INITIALS = new RegExp(String.raw`(?:${GAP}?\p{Lu}\.)+${GAP}?$`, 'u');
+
+/**
+ * A capitalised run cut where a sentence ends inside it: after initials, at
+ * a word that opens sentences or notes ("Vitamins A. B. Then Carol Hughes
+ * came" is "Vitamins" and "Then Carol Hughes"), initials left at a part's end
+ * dropped; each part with its offset in the run. A look-ahead over these
+ * words inside the name pattern made extraction twice as slow.
+ */
+function sentenceParts(raw: string): { raw: string; at: number }[] {
+  if (!raw.includes('.')) return [{ raw, at: 0 }];
+  const parts: { raw: string; at: number }[] = [];
+  let from = 0;
+  for (const m of raw.matchAll(AFTER_INITIALS)) {
+    const word = m[1]!.toLowerCase();
+    if (!NOT_NAMES.has(word) && !LEADING_VERBS.has(word)) continue;
+    const cut = m.index! + m[0].length;
+    parts.push({ raw: raw.slice(from, cut), at: from });
+    from = cut;
+  }
+  parts.push({ raw: raw.slice(from), at: from });
+  return parts.map((p) => ({ raw: p.raw.replace(TRAILING_INITIALS, ''), at: p.at })).filter((p) => p.raw.trim() !== '');
+}
+
+/**
+ * The name in a capitalised run, without the sentence-start words around it.
+ * `side` picks the part of a run a sentence end cuts: a relation's subject is
+ * the part nearest its verb, the last; its object the first.
+ */
+function cleanName(raw: string, side: 'first' | 'last' = 'first'): string | null {
+  const parts = sentenceParts(raw);
+  const part = side === 'first' ? parts[0] : parts[parts.length - 1];
+  return part ? (nameIn(part.raw)?.name ?? null) : null;
 }
 
 function nameIn(raw: string): { name: string; verb: boolean } | null {
@@ -153,19 +196,24 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
   for (const re of DATE_RES) for (const m of text.matchAll(re)) add(m[0], 'date');
   for (const n of bracketedNames(text)) add(n.name, n.type);
   for (const m of text.matchAll(NAME_RE)) {
-    const found = nameIn(m[0]);
-    if (!found) continue;
-    const { name, verb } = found;
-    const single = !name.includes(' ');
-    // "Bangkok (กรุงเทพ)": a spelling in another script says the word is a name, even opening a sentence.
-    const gloss = glossAfter(text, m.index! + m[0].length);
-    // A lone capitalised word opening a sentence is too often not a name, unless the store knows it. After a
-    // leading verb ("Called Bob about it") the word no longer opens the sentence: its capital is its own.
-    if (single && !verb && !gloss && !hasHonorific(m[0]) && isSentenceStart(text, m.index!) && !known.has(normalizeName(name))) continue;
-    const full = hasHonorific(m[0]) ? m[0].trim() : name;
-    add(full, hasHonorific(m[0]) ? 'person' : 'name');
-    if (gloss) add(gloss, 'name', full);
+    for (const part of sentenceParts(m[0])) {
+      const raw = part.raw;
+      const at = m.index! + part.at;
+      const found = nameIn(raw);
+      if (!found) continue;
+      const { name, verb } = found;
+      const single = !name.includes(' ');
+      // "Bangkok (กรุงเทพ)": a spelling in another script says the word is a name, even opening a sentence.
+      const gloss = glossAfter(text, at + raw.length);
+      // A lone capitalised word opening a sentence is too often not a name, unless the store knows it. After a
+      // leading verb ("Called Bob about it") the word no longer opens the sentence: its capital is its own.
+      if (single && !verb && !gloss && !hasHonorific(raw) && isSentenceStart(text, at) && !known.has(normalizeName(name))) continue;
+      const full = hasHonorific(raw) ? raw.trim() : name;
+      add(full, hasHonorific(raw) ? 'person' : 'name');
+      if (gloss) add(gloss, 'name', full);
+    }
   }
+
   // Known names in any case ("dr smith" in a lower-case chat line).
   if (known.size > 0) {
     const found = new Set([...seen].map((s) => normalizeName(s.slice(s.indexOf('|') + 1))));
@@ -211,8 +259,8 @@ export function extractRules(text: string, known: ReadonlySet<string> = new Set(
     if (!hasCapital || !hint.test(text)) continue;
     for (const m of text.matchAll(re)) {
       const r = build(m);
-      const subject = cleanName(r.subject);
-      const object = cleanName(r.object);
+      const subject = cleanName(r.subject, 'last');
+      const object = cleanName(r.object, 'first');
       if (!subject || !object || normalizeName(subject) === normalizeName(object)) continue;
       relations.push({ subject, predicate: r.predicate, object });
       add(subject, 'name');

@@ -177,3 +177,33 @@ test('rule extraction: a verb opening a note is not part of the name after it, a
     if (relations) assert.deepEqual(ex.relations.map((r) => `${r.subject}|${r.predicate}|${r.object}`), relations, JSON.stringify(text));
   }
 });
+
+// Names with initials gave their last word alone ("J. R. R. Tolkien" was "Tolkien"), or nothing.
+test('rule extraction: initials belong to the name, and a full stop before a sentence-opening word ends it', () => {
+  const rows: [string, string[], string[]?][] = [
+    ['I love J. R. R. Tolkien and his books.', ['name:J. R. R. Tolkien']],
+    ['We saw J.R.R. Tolkien in Oxford.', ['name:J.R.R. Tolkien', 'name:Oxford']],
+    ['The speech by John F. Kennedy was short.', ['name:John F. Kennedy']],
+    ['George R. R. Martin wrote it.', ['name:George R. R. Martin']],
+    ['Dr. J. Smith called.', ['person:Dr. J. Smith']],
+    ['C. S. Lewis knows J. R. R. Tolkien', ['name:C. S. Lewis', 'name:J. R. R. Tolkien'], ['C. S. Lewis|knows|J. R. R. Tolkien']],
+    ['The U.S. Army arrived.', ['name:U.S. Army']],
+    // One initial without an honorific or a first name is as often a sentence's end ("plan B."): not a name's
+    // start, and the word after it opens a sentence (a lone one counts only when the store knows it).
+    ['We went with plan B. Alice agreed.', []],
+    ['We met J. Smith there.', []],
+    // A word that opens sentences after the initials: their full stop ended one.
+    ['Vitamins A. B. Then Carol Hughes came.', ['name:Carol Hughes']],
+    ['We chose Plan B. Then Alice left.', ['name:Plan']],
+    // A relation's subject is the part nearest its verb, its object the first part.
+    ['We took Vitamin C. Then Carol Hughes works at Acme Corp. Then we left', ['name:Vitamin', 'name:Carol Hughes', 'name:Acme Corp'], ['Carol Hughes|works_at|Acme Corp']],
+    ['Alice met Bob Jones in Washington D.C. today.', ['name:Bob Jones', 'name:Washington', 'name:Alice'], ['Alice|knows|Bob Jones']],
+  ];
+  for (const [text, want, relations] of rows) {
+    const ex = extractRules(text);
+    assert.deepEqual(ex.mentions.map((m) => `${m.type}:${m.name}`), want, JSON.stringify(text));
+    if (relations) assert.deepEqual(ex.relations.map((r) => `${r.subject}|${r.predicate}|${r.object}`), relations, JSON.stringify(text));
+  }
+  // "J. R. R. Tolkien" and "J.R.R. Tolkien" are one name.
+  assert.equal(normalizeName('J. R. R. Tolkien'), normalizeName('J.R.R. Tolkien'));
+});
