@@ -45,15 +45,22 @@ export class ForgetScrub {
     this.finish();
   }
 
-  /** A scrub another process left (its marker): on open and on close, never waiting on a lock. */
+  /**
+   * A scrub another process left (its marker): on open and on close, never waiting on a lock. Upkeep, so a
+   * failure (a file opened read-only) leaves the marker for a later open and never stops this one.
+   */
   resumeLeftOver(): void {
     if (!this.pending()) return;
-    let merged = false;
-    ifNotBusy(this.db, () => {
-      this.optimize();
-      merged = true;
-    });
-    if (merged) this.finish();
+    try {
+      let merged = false;
+      ifNotBusy(this.db, () => {
+        this.optimize();
+        merged = true;
+      });
+      if (merged) this.finish();
+    } catch {
+      // The marker stays: the next open tries again.
+    }
   }
 
   /** Before the connection closes: one last try, and the marker stays for the next open if a reader still holds it up. */
