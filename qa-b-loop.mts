@@ -1,0 +1,17 @@
+import { openMemory } from './src/index.ts';
+import { readFileSync, readdirSync } from 'node:fs';
+const db = process.argv[2];
+const DAY = 86_400_000;
+let t = Date.now() - 10 * DAY;
+const m = await openMemory({ db, now: () => t });
+const g = await m.remember({ text: 'Goal: finish the Wobblestrand migration plan', type: 'goal' });
+for (let i = 0; i < 5; i++) await m.remember({ text: `filler ${i}` });
+t = Date.now();
+const r = await m.consolidate({ force: true });
+console.log('openLoops', JSON.stringify(r.openLoops).slice(0, 200));
+await m.confirmForget((await m.forget(g.id)).token);
+const st = await m.lifecycle.status();
+console.log('status after forget', JSON.stringify(st).includes('Wobblestrand'));
+await m.close();
+const dir = db.replace(/\/[^/]*$/, '');
+for (const f of readdirSync(dir)) if (readFileSync(`${dir}/${f}`).includes('Wobblestrand')) console.log('TRACE in', f);
