@@ -81,3 +81,21 @@ test('a CLI forget that exits before the reader is done leaves the scrub to the 
     tmp.cleanup();
   }
 });
+
+test('a forget that does not commit leaves no scrub marker behind', async () => {
+  const tmp = tempDir('mnemos-scrub-none-');
+  const db = join(tmp.dir, 'x.db');
+  const m = await openMemory({ db });
+  try {
+    const { id } = await m.remember({ text: 'a safety record', readOnly: true, labels: ['SafetyAudit'] });
+    const store = (m as unknown as { ctx: { store: { apply(p: unknown, ops: unknown[]): Promise<unknown> } } }).ctx.store;
+    await assert.rejects(store.apply(m.principal, [{ kind: 'forget', lineageId: id, reason: 'test' }]), (err: { code?: string }) => err.code === 'read_only');
+    assert.equal(existsSync(`${db}-scrub`), false);
+    const other = await m.remember({ text: 'an ordinary note' });
+    await m.confirmForget((await m.forget(other.id)).token);
+    assert.equal(existsSync(`${db}-scrub`), false, 'a scrub that finished removes its marker');
+  } finally {
+    await m.close();
+    tmp.cleanup();
+  }
+});

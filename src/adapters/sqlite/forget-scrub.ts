@@ -25,6 +25,8 @@ const RETRY_MS = 1_000;
 export class ForgetScrub {
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Whether the marker was there before this batch's `begin` (another scrub's, to be left alone). */
+  private markedBefore = false;
   private readonly marker: string | null;
 
   constructor(
@@ -36,7 +38,13 @@ export class ForgetScrub {
 
   /** Before a batch that forgets: killed after its commit, the process leaves the marker behind. */
   begin(): void {
+    this.markedBefore = this.pending();
     this.mark();
+  }
+
+  /** The batch did not commit: nothing to scrub, so its marker goes (not one that was there before, nor one a retry needs). */
+  abandon(): void {
+    if (!this.markedBefore && this.retry === null) this.unmark();
   }
 
   /** After that batch commits (the index merge waits out a writer, as any write does). */

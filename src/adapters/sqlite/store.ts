@@ -230,8 +230,15 @@ export class SqliteStore implements MemoryStore {
     readScope(p); // validates the principal
     const now = Date.now();
     const run = this.db.transaction((batch: WriteOp[]) => this.writer.applyAll(p, batch, now));
-    if (ops.some((op) => op.kind === 'forget')) this.scrub.begin();
-    const results = await writeWithRetry(this.db, () => run.immediate(ops));
+    const forgets = ops.some((op) => op.kind === 'forget');
+    if (forgets) this.scrub.begin();
+    let results: WriteResult[];
+    try {
+      results = await writeWithRetry(this.db, () => run.immediate(ops));
+    } catch (err) {
+      if (forgets) this.scrub.abandon();
+      throw err;
+    }
     this.writes++;
     this.checkpointer?.afterCommit();
     if (results.some((r) => r.kind === 'forget')) {
