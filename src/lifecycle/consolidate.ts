@@ -16,6 +16,7 @@ import {
   applyGroups,
   applyInBatches,
   loadCurrent,
+  loopText,
   mergeOps,
   modelCounts,
   planAllMerges,
@@ -86,11 +87,14 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
   const last = await jobs.last(sys, CONSOLIDATE_JOB);
   const head = (await ctx.store.audit.head())?.seq ?? 0;
   if (!opts.force && last?.status === 'done' && last.watermark === head && last.finishedAt && startMs - Date.parse(last.finishedAt) < cfg.maxIdleMs) {
-    return emptyReport(last, 'skipped', `nothing new since the last run at ${last.finishedAt}`, startMs);
+    return emptyReport(last, 'skipped', `nothing new since the last run at ${last.finishedAt}`, startMs, await loopsNow(ctx, sys, last.report));
   }
   const holder = newHolder();
   const claim = await jobs.claim(sys, CONSOLIDATE_JOB, holder, cfg.leaseMs, startMs, holderDead);
-  if ('busy' in claim) return emptyReport(claim.busy, 'busy', `another runner (${claim.busy.holder}) holds the lease until ${claim.busy.leaseExpiresAt}`, startMs);
+  if ('busy' in claim) {
+    const reason = `another runner (${claim.busy.holder}) holds the lease until ${claim.busy.leaseExpiresAt}`;
+    return emptyReport(claim.busy, 'busy', reason, startMs, await loopsNow(ctx, sys, claim.busy.report));
+  }
   const job = claim.claimed;
   const state = (job.state ?? {}) as { done?: Phase[]; counts?: Record<string, number>; changes?: ChangeNote[]; merges?: ConsolidationReport['merges'] };
   const done = new Set<Phase>(state.done ?? []);
@@ -247,7 +251,9 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
       timings,
       ...(model ? { model } : {}),
     };
-    await jobs.finish(sys, job.id, holder, 'done', report as unknown as Record<string, unknown>, endMs);
+    // Stored without the goals' text, which a forget could not reach in a job row: read back, it is looked up again.
+    const stored = { ...report, openLoops: openLoops.map(({ id, untouchedDays }) => ({ id, untouchedDays })) };
+    await jobs.finish(sys, job.id, holder, 'done', stored as unknown as Record<string, unknown>, endMs);
     return report;
   } catch (err) {
     // A lost lease means another runner took over; leave the job to it.
@@ -258,8 +264,25 @@ export async function consolidate(ctx: ServiceContext, p: Principal, opts: Conso
   }
 }
 
-function emptyReport(job: JobRecord, status: 'skipped' | 'busy', reason: string, now: number): ConsolidationReport {
-  const last = (job.report ?? {}) as Partial<ConsolidationReport>;
+/**
+ * A stored report's open loops, each with its goal's text read now. Reports
+ * kept the text itself, so a goal forgotten since stayed readable in the
+ * job rows and came back in `consolidate --status`; now a report keeps ids,
+ * and a goal that is gone (forgotten) is left out here. Reports written by
+ * earlier versions are read the same way.
+ */
+async function loopsNow(ctx: ServiceContext, sys: Principal, report: unknown): Promise<OpenLoop[]> {
+  const loops = (report as { openLoops?: unknown } | null)?.openLoops;
+  if (!Array.isArray(loops)) return [];
+  const out: OpenLoop[] = [];
+  for (const l of loops as { id?: unknown; untouchedDays?: unknown }[]) {
+    const goal = typeof l?.id === 'string' ? await ctx.store.get(sys, l.id) : null;
+    if (goal) out.push({ id: goal.id, text: loopText(goal.text), untouchedDays: Number(l.untouchedDays) });
+  }
+  return out;
+}
+
+function emptyReport(job: JobRecord, status: 'skipped' | 'busy', reason: string, now: number, openLoops: OpenLoop[]): ConsolidationReport {
   return {
     jobId: job.id,
     status,
@@ -272,7 +295,7 @@ function emptyReport(job: JobRecord, status: 'skipped' | 'busy', reason: string,
     counts: {},
     changes: [],
     merges: [],
-    openLoops: last.openLoops ?? [],
+    openLoops,
     timings: {},
   };
 }
@@ -284,13 +307,15 @@ export async function consolidationStatus(ctx: ServiceContext, p: Principal, lim
   const jobs = requireJobs(ctx);
   const runs = await jobs.list(lifecyclePrincipal(p.namespace), CONSOLIDATE_JOB, limit);
   const lastDone = runs.find((r) => r.status === 'done');
-  const report = (lastDone?.report ?? null) as ConsolidationReport | null;
+  const stored = (lastDone?.report ?? null) as ConsolidationReport | null;
+  const openLoops = await loopsNow(ctx, lifecyclePrincipal(p.namespace), stored);
+  const report = stored ? { ...stored, openLoops } : null;
   return {
     // The engine runs no timer of its own: a server or an MCP session says what it runs (consolidation_status).
     intervalMs: null as number | null,
     running: runs.find((r) => r.status === 'running') ?? null,
     last: report,
-    openLoops: report?.openLoops ?? [],
+    openLoops,
     runs: runs.map((r) => ({ id: r.id, status: r.status, startedAt: r.startedAt, finishedAt: r.finishedAt, attempts: r.attempts, phase: r.phase, counts: (r.report as { counts?: unknown } | null)?.counts ?? null })),
   };
 }

@@ -265,6 +265,11 @@ export interface OpenLoop {
   untouchedDays: number;
 }
 
+/** An open loop shows the start of its goal's text. */
+export function loopText(text: string): string {
+  return text.length > 160 ? `${text.slice(0, 159)}…` : text;
+}
+
 const CLOSED_GOAL = new Set(['done', 'closed', 'achieved', 'abandoned', 'cancelled']);
 
 /** Open goals nobody touched for the configured time. */
@@ -276,7 +281,7 @@ export function stalledGoals(memories: readonly Memory[], now: number, cfg: Life
     if (CLOSED_GOAL.has(String(m.metadata.status ?? '').toLowerCase())) continue;
     const since = now - Date.parse(m.lastAccessedAt ?? m.recordedAt);
     if (since < cfg.stalledGoalMs) continue;
-    out.push({ id: m.id, text: m.text.length > 160 ? `${m.text.slice(0, 159)}…` : m.text, untouchedDays: Math.floor(since / 86_400_000) });
+    out.push({ id: m.id, text: loopText(m.text), untouchedDays: Math.floor(since / 86_400_000) });
   }
   return out.sort((a, b) => b.untouchedDays - a.untouchedDays);
 }

@@ -164,8 +164,11 @@ export type WriteOp =
   | { kind: 'record'; audit: AuditDraft };
 
 export type WriteResult =
-  /** `forgotten`: nothing written, what it carried was forgotten; the id is the forgotten lineage's. */
-  | { kind: 'insert'; id: string; status: 'created' | 'unchanged' | 'superseded' | 'forgotten'; previousId?: string }
+  /**
+   * `forgotten`: nothing written, what it carried was forgotten; the id is the forgotten lineage's.
+   * `retiredId`: the version its key held meanwhile (other text), closed since the source no longer says it.
+   */
+  | { kind: 'insert'; id: string; status: 'created' | 'unchanged' | 'superseded' | 'forgotten'; previousId?: string; retiredId?: string }
   | { kind: 'update'; id: string; previousId: string }
   | { kind: 'lifecycle'; id: string }
   | { kind: 'retire'; id: string }

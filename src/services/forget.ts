@@ -24,15 +24,67 @@ export interface ForgetPreview {
   versions: number;
   /** Present when `memoryId` names an earlier version: says that the whole memory goes. */
   note?: string;
-  /** Rows that would be removed, per place (table, full-text index, vectors, graph links...). */
+  /** Rows that would be removed, per place (table, full-text index, vectors, graph links...), the merged duplicates' included. */
   removes: Record<string, number>;
+  /** Present when consolidation merged near-duplicates into this memory: they state the same fact, and go with it. */
+  mergedDuplicates?: MergedDuplicate[];
   keeps: string;
+}
+
+/** A memory consolidation archived into the one being forgotten (`metadata.mergedInto`). */
+export interface MergedDuplicate {
+  lineageId: string;
+  currentId: string;
+  text: string;
+  versions: number;
 }
 
 export interface ForgetDone {
   lineageId: string;
   removed: ForgetFootprint;
   tombstone: { contentHashes: string[]; reason: string };
+  /** The merged duplicates forgotten with it, each with its own tombstone. */
+  mergedDuplicates?: { lineageId: string; removed: ForgetFootprint }[];
+}
+
+/**
+ * The memories consolidation merged into this lineage and still holds
+ * archived under it (their current version's `mergedInto` names it), and
+ * those merged into them in turn. A merge shows one memory where two said
+ * the same words: forgetting it left the other's text in the store, found
+ * by `get` and export, and the orphan step rescued it into search once its
+ * survivor was gone, so the fact a user forgot came back. They go with it,
+ * named in the preview.
+ */
+async function mergedDuplicates(ctx: ServiceContext, p: Principal, lineageId: string): Promise<(MergedDuplicate & { versionIds: string[]; places: Record<string, number> })[]> {
+  const out: (MergedDuplicate & { versionIds: string[]; places: Record<string, number> })[] = [];
+  const seen = new Set([lineageId]);
+  const queue: { into: string }[] = [{ into: lineageId }];
+  for (let next = queue.shift(); next; next = queue.shift()) {
+    const candidates = new Set<string>();
+    for (const v of await ctx.store.lineage(p, next.into)) {
+      const from = Array.isArray(v.metadata.mergedFrom) ? (v.metadata.mergedFrom as { lineageId?: unknown }[]) : [];
+      for (const f of from) if (typeof f?.lineageId === 'string' && !seen.has(f.lineageId)) candidates.add(f.lineageId);
+    }
+    for (const candidate of candidates) {
+      seen.add(candidate);
+      const fp = await ctx.store.forgetFootprint(p, candidate);
+      if (!fp) continue;
+      const current = (await ctx.store.lineage(p, candidate)).find((v) => v.supersededAt === null);
+      const into = (current?.metadata.mergedInto as { lineageId?: unknown } | undefined)?.lineageId;
+      // Reversed or rescued since (its own memory again), or one the caller may not remove: not a duplicate held under this one.
+      if (!current || into !== next.into || (current.lifecycle !== 'archived' && current.lifecycle !== 'expired') || current.readOnly || !canWrite(p, current)) continue;
+      out.push({ lineageId: candidate, currentId: current.id, text: current.text, versions: fp.versionIds.length, versionIds: fp.versionIds, places: fp.places });
+      queue.push({ into: candidate });
+    }
+  }
+  return out;
+}
+
+function addPlaces(total: Record<string, number>, more: Record<string, number>): Record<string, number> {
+  const sum = { ...total };
+  for (const [place, n] of Object.entries(more)) sum[place] = (sum[place] ?? 0) + n;
+  return sum;
 }
 
 /**
@@ -67,7 +119,15 @@ export async function previewForget(ctx: ServiceContext, p: Principal, id: strin
   if (!fp) throw new MnemosError('not_found', `no memory with id ${id} is visible to you`, { id });
   const current = fp.versionIds[fp.versionIds.length - 1]!;
   const shown = current === m.id ? m : ((await ctx.store.get(p, current)) ?? m);
-  const { token, expiresAt } = await issuePreview(ctx, p, 'forget', { lineageId: m.lineageId, currentId: current, versionIds: fp.versionIds, reason, ...(readOnlyOfOthers ? { readOnlyOfOthers } : {}) });
+  const dups = await mergedDuplicates(ctx, p, m.lineageId);
+  const { token, expiresAt } = await issuePreview(ctx, p, 'forget', {
+    lineageId: m.lineageId,
+    currentId: current,
+    versionIds: fp.versionIds,
+    reason,
+    ...(readOnlyOfOthers ? { readOnlyOfOthers } : {}),
+    ...(dups.length ? { duplicates: dups.map((d) => ({ lineageId: d.lineageId, versionIds: d.versionIds })) } : {}),
+  });
   return {
     token,
     expiresAt,
@@ -77,20 +137,41 @@ export async function previewForget(ctx: ServiceContext, p: Principal, id: strin
     currentId: shown.id,
     versions: fp.versionIds.length,
     ...(shown.id !== m.id ? { note: `${id} is an earlier version; forgetting removes the whole memory, all ${fp.versionIds.length} versions, the current one (${shown.id}, shown here) included` } : {}),
-    removes: fp.places,
+    removes: dups.reduce((sum, d) => addPlaces(sum, d.places), fp.places),
+    ...(dups.length ? { mergedDuplicates: dups.map(({ lineageId, currentId, text, versions }) => ({ lineageId, currentId, text, versions })) } : {}),
     keeps: 'a tombstone in the audit log: ids, content hashes, when, who and why; never the text',
   };
 }
 
 export async function confirmForget(ctx: ServiceContext, p: Principal, token: string): Promise<ForgetDone> {
   const change = await redeemPreview(ctx, p, 'forget', token);
-  const { lineageId, versionIds, reason, readOnlyOfOthers } = change.payload as { lineageId: string; versionIds: string[]; reason: string; readOnlyOfOthers?: boolean };
-  const fp = await ctx.store.forgetFootprint(p, lineageId);
-  if (!fp) throw new MnemosError('not_found', `memory ${lineageId} no longer exists`, { id: lineageId });
-  if (fp.versionIds.join() !== versionIds.join()) {
-    throw new MnemosError('conflict', `memory ${lineageId} changed after the preview (new versions); preview again to see what would be removed`, { id: lineageId });
+  const { lineageId, versionIds, reason, readOnlyOfOthers, duplicates = [] } = change.payload as {
+    lineageId: string;
+    versionIds: string[];
+    reason: string;
+    readOnlyOfOthers?: boolean;
+    duplicates?: { lineageId: string; versionIds: string[] }[];
+  };
+  for (const target of [{ lineageId, versionIds }, ...duplicates]) {
+    const fp = await ctx.store.forgetFootprint(p, target.lineageId);
+    if (!fp) throw new MnemosError('not_found', `memory ${target.lineageId} no longer exists`, { id: target.lineageId });
+    if (fp.versionIds.join() !== target.versionIds.join()) {
+      throw new MnemosError('conflict', `memory ${target.lineageId} changed after the preview (new versions); preview again to see what would be removed`, { id: target.lineageId });
+    }
   }
-  const [result] = await ctx.store.apply(p, [{ kind: 'forget', lineageId, reason, ...(readOnlyOfOthers ? { readOnlyOfOthers } : {}) }]);
-  if (!result || result.kind !== 'forget') throw new MnemosError('internal', 'forget returned no result');
-  return { lineageId, removed: result.removed, tombstone: { contentHashes: result.removed.contentHashes, reason } };
+  // One batch, one transaction: the memory and its merged duplicates go together or not at all.
+  const results = await ctx.store.apply(p, [
+    { kind: 'forget', lineageId, reason, ...(readOnlyOfOthers ? { readOnlyOfOthers } : {}) },
+    ...duplicates.map((d) => ({ kind: 'forget' as const, lineageId: d.lineageId, reason })),
+  ]);
+  const removed = results.map((r) => {
+    if (!r || r.kind !== 'forget') throw new MnemosError('internal', 'forget returned no result');
+    return r.removed;
+  });
+  return {
+    lineageId,
+    removed: removed[0]!,
+    tombstone: { contentHashes: removed[0]!.contentHashes, reason },
+    ...(duplicates.length ? { mergedDuplicates: duplicates.map((d, i) => ({ lineageId: d.lineageId, removed: removed[i + 1]! })) } : {}),
+  };
 }

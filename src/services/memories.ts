@@ -16,6 +16,8 @@ export interface RememberResult {
   /** `forgotten`: nothing was written; this key with this text was forgotten (the id is the forgotten memory's). */
   status: 'created' | 'unchanged' | 'superseded' | 'forgotten';
   previousId?: string;
+  /** With `forgotten`: the version of another text the key held, closed because its source says the forgotten text again. */
+  retiredId?: string;
 }
 
 /**
@@ -70,7 +72,7 @@ function withTurnKey<T extends { key?: string | undefined; type: string; session
 export function toRememberResults(results: WriteResult[]): RememberResult[] {
   return results.map((r) => {
     if (r.kind !== 'insert') throw new MnemosError('internal', `unexpected write result ${r.kind}`);
-    return r.previousId ? { id: r.id, status: r.status, previousId: r.previousId } : { id: r.id, status: r.status };
+    return { id: r.id, status: r.status, ...(r.previousId ? { previousId: r.previousId } : {}), ...(r.retiredId ? { retiredId: r.retiredId } : {}) };
   });
 }
 

@@ -76,6 +76,8 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   // A model of an older, compatible text analyzer works, but has not learned the terms this build makes: retrain it now.
   const loaded = current?.state && !unreadable ? readableModel(current.state).model : undefined;
   const outdated = loaded && loaded.analyzer !== ANALYZER_VERSION ? loaded.analyzer : undefined;
+  // A model of an earlier build keeps its vocabulary as words, a forgotten memory's among them: retrain it now (model.ts).
+  const wordsKept = loaded !== undefined && !loaded.hashedTerms;
   let staged: { model: string; state: unknown; texts: number } | null = await vectors.loadModel(sys, STAGED_BUILTIN);
   let droppedVectors = 0;
   if (!staged?.state && currentModel && (await vectors.modelId(sys, REPLACED_BUILTIN))) {
@@ -87,7 +89,7 @@ export async function refreshBuiltinModel(ctx: ServiceContext, sys: Principal, o
   let learnedFrom: number | undefined;
   let trainMs: number | undefined;
   if (!staged?.state) {
-    const due = await trainingSequencesIfDue(ctx, sys, currentModel && !unreadable && !outdated ? current!.texts : null, o, unreadable, outdated);
+    const due = await trainingSequencesIfDue(ctx, sys, currentModel && !unreadable && !outdated && !wordsKept ? current!.texts : null, o, unreadable, outdated, wordsKept);
     if (!due.sequences) return { status: 'current', reason: due.reason, model: currentModel, embedded: 0, droppedVectors };
     const sequences = due.sequences;
     const started = performance.now();
@@ -140,6 +142,7 @@ async function trainingSequencesIfDue(
   o: ModelRefreshOptions,
   unreadable?: string,
   outdatedAnalyzer?: string,
+  wordsKept = false,
 ): Promise<{ sequences: string[][] | null; texts: number; reason: string }> {
   const texts = await ctx.store.count(sys, {});
   const rule = modelRefreshDue({ texts, trainedAtSize, minTexts: o.minTexts, growth: o.growth });
@@ -147,7 +150,9 @@ async function trainingSequencesIfDue(
     ? `the stored model cannot be used by this build (${unreadable}), so ${rule.reason}`
     : outdatedAnalyzer
       ? `the stored model was trained with text analyzer ${outdatedAnalyzer}, this build uses ${ANALYZER_VERSION}, so ${rule.reason}`
-      : rule.reason;
+      : wordsKept
+        ? `the stored model keeps its vocabulary as words (an earlier build's format, where forgotten text could stay), so ${rule.reason}`
+        : rule.reason;
   if (!rule.due) return { sequences: null, texts, reason };
   const { sequences, total } = await trainingSequences(ctx, sys);
   return { sequences, texts: total, reason };

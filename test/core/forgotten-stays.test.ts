@@ -185,3 +185,35 @@ test(named('a forgotten chunk or JSONL line stays forgotten when lines are added
     await cleanup();
   }
 });
+
+test(named('a chunk whose lines now hold forgotten text is counted retired, and a keyed write says which version it closed'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    const file = join(dir, 'notes.md');
+    writeFileSync(file, '# Garden\n\nthe roses need water\n\n# Bank\n\nthe pin hint is zanzibarquokka\n');
+    const m = await openMemory({ db });
+    try {
+      assert.equal((await m.import(file)).created, 2);
+      await forgetText(m, 'zanzibarquokka');
+      // The sections swap: the forgotten text now sits where the garden chunk was, which moves below it.
+      writeFileSync(file, '# Bank\n\nthe pin hint is zanzibarquokka\n\n# Garden\n\nthe roses need water\n');
+      const r = await m.import(file);
+      assert.deepEqual([r.created, r.forgotten, r.retired, r.superseded], [1, 1, 1, 0], 'the garden chunk of lines 1-3, closed, is counted');
+      const current = (await m.list({ limit: 10 })).items;
+      assert.deepEqual(current.map((x) => x.text), ['# Garden\n\nthe roses need water'], 'one garden chunk, no forgotten text');
+
+      const first = await m.remember({ text: 'locker code is quokkazanzibar', key: 'locker' });
+      await forgetText(m, 'quokkazanzibar');
+      const other = await m.remember({ text: 'locker is empty', key: 'locker' });
+      const [again] = await m.rememberMany([{ text: 'locker code is quokkazanzibar', key: 'locker' }], 'supersede');
+      assert.equal(again!.status, 'forgotten');
+      assert.equal(again!.id, first.id);
+      assert.equal(again!.retiredId, other.id, 'the answer names the version it closed');
+      assert.notEqual((await m.get(other.id)).supersededAt, null, 'closed');
+    } finally {
+      await m.close();
+    }
+  } finally {
+    await cleanup();
+  }
+});

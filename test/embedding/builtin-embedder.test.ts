@@ -69,7 +69,7 @@ test('model state round-trips through JSON and is checked on load', () => {
   const tampered = { ...state, terms: [...state.terms].reverse() };
   assert.throws(() => deserializeModel(tampered), (err: unknown) => MnemosError.is(err, 'corrupt'));
   assert.throws(() => deserializeModel({ ...state, analyzer: 'other@1' }), (err: unknown) => MnemosError.is(err, 'conflict'));
-  assert.throws(() => deserializeModel({ ...state, version: 2 } as unknown as LearnedModelState), (err: unknown) => MnemosError.is(err, 'validation_failed'));
+  assert.throws(() => deserializeModel({ ...state, version: 3 } as unknown as LearnedModelState), (err: unknown) => MnemosError.is(err, 'validation_failed'));
 });
 
 test('the fingerprint is the SHA-256 of the canonical JSON, however the hash is fed', () => {

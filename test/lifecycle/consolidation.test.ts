@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Principal } from '../../src/index.ts';
 import { lifecycleStore, DAY } from './helpers.ts';
-import { named } from '../helpers/backend.ts';
+import { named, rawSql } from '../helpers/backend.ts';
 
 const TEXT = 'The quarterly planning meeting moved to the large room on the third floor next to the kitchen';
 const NEAR = 'The quarterly planning meeting moved to the large room on the third floor next to the kitchen.';
@@ -183,6 +183,29 @@ test(named('re-typing a memory to or from skill moves it in or out of frozen, an
     const old = await s.m.remember({ text: 'An old note', type: 'fact' });
     await s.m.store.apply(s.m.principal, [{ kind: 'lifecycle', id: old.id, from: 'generated', to: 'archived', reason: 'owner' }]);
     assert.equal((await s.m.get((await s.m.update(old.id, { type: 'skill' })).id))!.lifecycle, 'archived');
+  } finally {
+    await s.close();
+  }
+});
+
+test(named('a forgotten goal leaves the open loops of stored consolidation reports, and its text leaves the job rows'), async () => {
+  const s = await lifecycleStore();
+  try {
+    const goal = await s.m.remember({ text: 'Goal: finish the Wobblestrand migration plan', type: 'goal' });
+    const other = await s.m.remember({ text: 'Goal: renew the passport', type: 'goal' });
+    s.advance(10 * DAY);
+    const r = await s.m.consolidate({ force: true });
+    assert.deepEqual(r.openLoops.map((l) => l.id).sort(), [goal.id, other.id].sort(), 'the run reports both, with their text');
+    assert.ok(r.openLoops.some((l) => l.text.includes('Wobblestrand')));
+    await s.m.confirmForget((await s.m.forget(goal.id)).token);
+    const status = await s.m.lifecycle.status();
+    assert.deepEqual(status.openLoops.map((l) => l.id), [other.id], 'the forgotten goal is no open loop any more');
+    assert.equal(status.openLoops[0]!.text, 'Goal: renew the passport');
+    assert.ok(!JSON.stringify(status).includes('Wobblestrand'), 'status shows nothing of it');
+    const skipped = await s.m.consolidate();
+    assert.equal(skipped.status, 'done', 'the forget was news: the next run ran');
+    const rows = (await rawSql(s.db, 'SELECT report FROM jobs')) as { report: unknown }[];
+    assert.ok(!rows.some((row) => JSON.stringify(row.report ?? '').includes('Wobblestrand')), 'no job row holds the goal\'s text');
   } finally {
     await s.close();
   }

@@ -253,3 +253,18 @@ test(named('a model trained with the previous text analyzer keeps working, and t
     assert.equal((await m.status()).embeddings.learned, true);
   });
 });
+
+test(named('a model an earlier build stored with its vocabulary as words is retrained by the next consolidation'), async () => {
+  await withModelStore(10, async (m) => {
+    // Format version 1 kept the words themselves (a forgotten memory's among them); its fingerprint covers the same parts.
+    const old = await saveTrained(m, 'builtin', 12, (state) => ({ ...state, version: 1 }));
+    await m.rememberMany(sessions(12));
+    assert.equal((await m.status()).embeddings.learned, true, 'the old model still loads and is in use');
+    const r = await m.consolidate();
+    assert.equal(r.model?.status, 'trained', 'retrained although the store has not grown');
+    assert.match(r.model!.reason, /keeps its vocabulary as words/);
+    assert.equal(r.model?.previous, old);
+    const again = await m.consolidate({ force: true });
+    assert.notEqual(again.model?.status, 'trained', 'the new model is kept');
+  });
+});

@@ -289,7 +289,7 @@ export class PgWriter {
             const gone = await this.forgottenLineage(ctx, m, op.filePath);
             if (gone !== null) {
               await this.retire(ctx, existing.id as string, 'its source holds forgotten text again');
-              return forgottenResult(gone);
+              return forgottenResult(gone, existing.id as string);
             }
           }
           // A known row carries only its id and hash (a re-imported million lines would hold every row); read it whole.

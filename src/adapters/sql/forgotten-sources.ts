@@ -62,9 +62,12 @@ export function forgottenSources(m: Memory, filePath?: string): [string, string,
   return digests.map((d) => [m.namespace, m.ownerId, d, m.contentHash]);
 }
 
-/** The insert's answer when what it carries was forgotten: the id is the forgotten lineage's, which `get` answers with `forgotten`. */
-export function forgottenResult(lineageId: string): WriteResult {
-  return { kind: 'insert', id: lineageId, status: 'forgotten' };
+/**
+ * The insert's answer when what it carries was forgotten: the id is the forgotten lineage's, which `get` answers with
+ * `forgotten`; `retiredId` the version of another text its key held, closed by it (an import counts it as retired).
+ */
+export function forgottenResult(lineageId: string, retiredId?: string): WriteResult {
+  return retiredId === undefined ? { kind: 'insert', id: lineageId, status: 'forgotten' } : { kind: 'insert', id: lineageId, status: 'forgotten', retiredId };
 }
 
 /** One row per distinct source key and text among a forgotten lineage's versions: [namespace, owner, digest, text hash, lineage]. */

@@ -40,6 +40,7 @@ import { firstCandidates } from '../candidate-sizes.ts';
 import { KeywordIndex } from '../keyword-index.ts';
 import { sqliteKeywordRows } from './keyword-rows.ts';
 import { BackgroundCheckpointer } from './checkpointer.ts';
+import { ForgetScrub } from './forget-scrub.ts';
 import { StatementCache } from './statements.ts';
 import { SqliteVectorIndex } from './vectors.ts';
 import type { VectorIndexConfig } from '../../ports/vectors.ts';
@@ -134,6 +135,8 @@ export class SqliteStore implements MemoryStore {
   private readonly statements: StatementCache;
   /** The in-process copy of the full-text index that ranks keyword searches (FTS5 answers while it builds). */
   private readonly keywords: KeywordIndex;
+  /** Takes a forget's text out of the files themselves (index segments, WAL), now or, held up by a reader, later. */
+  private readonly scrub: ForgetScrub;
 
   private constructor(
     readonly db: Database.Database,
@@ -146,6 +149,8 @@ export class SqliteStore implements MemoryStore {
     this.statements = new StatementCache(db);
     this.checkpointer = backgroundCheckpoint && location !== ':memory:' ? new BackgroundCheckpointer(db, location) : null;
     this.version = withBusyRetry(() => migrate(db, analyze, onProgress));
+    this.scrub = new ForgetScrub(db, location);
+    this.scrub.resumeLeftOver();
     // Fresh statistics let the planner choose between the id, namespace and time indexes;
     // the analysis limit keeps this to milliseconds even on a large file.
     db.pragma('analysis_limit = 1000');
@@ -211,6 +216,7 @@ export class SqliteStore implements MemoryStore {
     await this.vectors.scan.close();
     this.keywords.close();
     await this.checkpointer?.close();
+    this.scrub.close();
     // Statistics are an optimisation; a busy database must not hold up closing.
     try {
       ifNotBusy(this.db, () => this.db.pragma('optimize'));
@@ -224,7 +230,15 @@ export class SqliteStore implements MemoryStore {
     readScope(p); // validates the principal
     const now = Date.now();
     const run = this.db.transaction((batch: WriteOp[]) => this.writer.applyAll(p, batch, now));
-    const results = await writeWithRetry(this.db, () => run.immediate(ops));
+    const forgets = ops.some((op) => op.kind === 'forget');
+    if (forgets) this.scrub.begin();
+    let results: WriteResult[];
+    try {
+      results = await writeWithRetry(this.db, () => run.immediate(ops));
+    } catch (err) {
+      if (forgets) this.scrub.abandon();
+      throw err;
+    }
     this.writes++;
     this.checkpointer?.afterCommit();
     if (results.some((r) => r.kind === 'forget')) {
@@ -232,21 +246,10 @@ export class SqliteStore implements MemoryStore {
       await this.keywords.refresh();
       // The scrub's TRUNCATE checkpoint must not meet the worker's checkpoint half-way.
       await this.checkpointer?.settled();
-      this.scrubAfterForget();
+      this.scrub.run();
       this.vectors.scan.forgotten(p.namespace);
     }
     return results;
-  }
-
-  /**
-   * Deleted postings and pages can linger in FTS segments and the WAL. After a
-   * forget we merge the index and checkpoint, and secure_delete has zeroed the
-   * freed pages, so the text is gone from the file itself.
-   */
-  private scrubAfterForget(): void {
-    withBusyRetry(() => this.db.prepare("INSERT INTO memories_fts (memories_fts) VALUES ('optimize')").run());
-    // Another process holds a read snapshot or the lock: its next checkpoint finishes the job.
-    ifNotBusy(this.db, () => this.db.pragma('wal_checkpoint(TRUNCATE)'));
   }
 
   private stmt(sql: string): Database.Statement {

@@ -132,7 +132,7 @@ export class SqliteWriter {
           const gone = checksForgotten(op) ? this.forgottenLineage(ctx, m, op.filePath) : null;
           if (gone !== null) {
             this.retire(ctx, existing.id, 'its source holds forgotten text again');
-            return forgottenResult(gone);
+            return forgottenResult(gone, existing.id);
           }
           const prev = rowToMemory(this.byId.get(existing.id) as MemoryRow);
           const next: Memory = { ...m, lineageId: prev.lineageId, version: prev.version + 1 };

@@ -14,7 +14,7 @@ import { analyze, noteAnalysis, stem } from '../../retrieval/text/analyze.ts';
 import { tokenize } from '../../retrieval/text/tokenize.ts';
 import { ENGLISH_STOP_WORDS, QUERY_FRAME_WORDS } from '../../retrieval/text/stop-words.ts';
 import type { EmbedOptions, Embedder } from '../port.ts';
-import { DEFAULT_TRAINING, trainModel, serializeModel, type BuiltinTrainingOptions, type LearnedModel, type LearnedModelState } from './model.ts';
+import { DEFAULT_TRAINING, termKey, trainModel, serializeModel, type BuiltinTrainingOptions, type LearnedModel, type LearnedModelState } from './model.ts';
 import { addSubwordSlots, subwordSlots, type SubwordOptions, type SubwordSlots } from './subword-hashing.ts';
 import { l2Normalize } from '../vectors.ts';
 
@@ -154,7 +154,8 @@ export class BuiltinEmbedder implements Embedder {
     if (!ENGLISH_STOP_WORDS.has(token)) {
       const m = this.learned;
       const s = stem(token);
-      const i = m?.index.get(s);
+      // Looked up by digest (the word cache above makes that once per word): the model keeps no words.
+      const i = m?.index.get(m.hashedTerms ? termKey(s) : s);
       const subword = this.options.subwordDimensions > 0 ? subwordSlots(token, this.subwordOptions()) : null;
       w = { stem: s, index: i ?? -1, idf: i === undefined ? this.maxIdf : m!.idf[i]!, subword };
     }

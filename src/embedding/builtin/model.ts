@@ -5,6 +5,14 @@
  * vocabulary), so the same corpus gives the same model and the same
  * fingerprint; the fingerprint is part of the model id, so vectors from two
  * different models are never compared.
+ *
+ * The vocabulary is kept as digests of its terms (`termKey`), never the
+ * words: a model trained on a small store held every word of it, so a
+ * forgotten memory's rare words (a name, a code) stayed readable in the
+ * stored model until the next training, long after forget had removed them
+ * from every other place. A word is looked up by its digest; a model of
+ * format version 1 (plain words, earlier builds) still loads, and the next
+ * consolidation retrains it (services/model-refresh.ts).
  */
 import { createHash, type Hash } from 'node:crypto';
 import { canonicalJson } from '../../domain/hash.ts';
@@ -37,12 +45,25 @@ export const DEFAULT_TRAINING: Readonly<BuiltinTrainingOptions> = Object.freeze(
   seed: 7,
 });
 
+/**
+ * A term's place in a model's vocabulary: the first 96 bits of a SHA-256, in
+ * base64url. 20,000 terms never collide in practice; the word itself cannot
+ * be read back, only confirmed by a guess, as a tombstone's content hash is.
+ */
+export function termKey(term: string): string {
+  return createHash('sha256').update(`mnemos.term\0${term}`).digest('base64url').slice(0, 16);
+}
+
 /** The trained model in memory. */
 export interface LearnedModel {
   analyzer: string;
   options: BuiltinTrainingOptions;
+  /** The vocabulary: terms' digests (`termKey`), or the words themselves in a version 1 model. */
   terms: string[];
+  /** Row of each entry of `terms`. */
   index: Map<string, number>;
+  /** Whether `terms` holds digests (format version 2): a word is then looked up by its `termKey`. */
+  hashedTerms: boolean;
   /** ln((N + 1) / (df + 0.5)) per term. */
   idf: Float32Array;
   /** Unit-length word vectors, terms x rank, row-major. */
@@ -55,7 +76,8 @@ export interface LearnedModel {
 /** The serialisable form the store persists (JSON-safe). */
 export interface LearnedModelState {
   format: 'mnemos.builtin-embedder';
-  version: 1;
+  /** 2: `terms` are digests; 1: words (earlier builds). */
+  version: 1 | 2;
   analyzer: string;
   options: BuiltinTrainingOptions;
   terms: string[];
@@ -123,14 +145,15 @@ export function trainModel(sequences: readonly TrainingSequence[], options: Part
     }
   }
   const idf = Float32Array.from(vocab.df, (df) => Math.log((vocab.texts + 1) / (df + 0.5)));
-  const fingerprint = fingerprintOf({ analyzer: ANALYZER_VERSION, o, terms: vocab.terms, idf: toBase64(idf), vectors: toBase64(vectors) });
-  return { analyzer: ANALYZER_VERSION, options: o, terms: vocab.terms, index: vocab.index, idf, vectors, texts: vocab.texts, fingerprint };
+  const terms = vocab.terms.map(termKey);
+  const fingerprint = fingerprintOf({ analyzer: ANALYZER_VERSION, o, terms, idf: toBase64(idf), vectors: toBase64(vectors) });
+  return { analyzer: ANALYZER_VERSION, options: o, terms, index: new Map(terms.map((t, i) => [t, i])), hashedTerms: true, idf, vectors, texts: vocab.texts, fingerprint };
 }
 
 export function serializeModel(m: LearnedModel): LearnedModelState {
   return {
     format: 'mnemos.builtin-embedder',
-    version: 1,
+    version: m.hashedTerms ? 2 : 1,
     analyzer: m.analyzer,
     options: { ...m.options },
     terms: [...m.terms],
@@ -142,8 +165,8 @@ export function serializeModel(m: LearnedModel): LearnedModelState {
 }
 
 export function deserializeModel(state: LearnedModelState): LearnedModel {
-  if (state?.format !== 'mnemos.builtin-embedder' || state.version !== 1) {
-    throw new MnemosError('validation_failed', 'not a built-in embedder model (expected format mnemos.builtin-embedder, version 1)');
+  if (state?.format !== 'mnemos.builtin-embedder' || (state.version !== 1 && state.version !== 2)) {
+    throw new MnemosError('validation_failed', 'not a built-in embedder model (expected format mnemos.builtin-embedder, version 1 or 2)');
   }
   if (state.analyzer !== ANALYZER_VERSION && !OLDER_COMPATIBLE_ANALYZERS.has(state.analyzer)) {
     throw new MnemosError('conflict', `built-in embedder model was trained with analyzer ${state.analyzer}, this build uses ${ANALYZER_VERSION}: retrain it`, { analyzer: state.analyzer });
@@ -155,5 +178,15 @@ export function deserializeModel(state: LearnedModelState): LearnedModel {
   }
   const expected = fingerprintOf({ analyzer: state.analyzer, o: state.options, terms: state.terms, idf: state.idf, vectors: state.vectors });
   if (expected !== state.fingerprint) throw new MnemosError('corrupt', 'built-in embedder model state does not match its fingerprint');
-  return { analyzer: state.analyzer, options: { ...state.options }, terms: [...state.terms], index: new Map(state.terms.map((t, i) => [t, i])), idf, vectors, texts: state.texts, fingerprint: state.fingerprint };
+  return {
+    analyzer: state.analyzer,
+    options: { ...state.options },
+    terms: [...state.terms],
+    index: new Map(state.terms.map((t, i) => [t, i])),
+    hashedTerms: state.version === 2,
+    idf,
+    vectors,
+    texts: state.texts,
+    fingerprint: state.fingerprint,
+  };
 }

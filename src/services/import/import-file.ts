@@ -462,7 +462,11 @@ async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops
 function summarise(path: string, format: ImportFormat, results: WriteResult[]): FileImportResult {
   const r: FileImportResult = { path, format, created: 0, unchanged: 0, superseded: 0, retired: 0, forgotten: 0 };
   for (const x of results) {
-    if (x.kind === 'insert') r[x.status]++;
+    if (x.kind === 'insert') {
+      r[x.status]++;
+      // Its key held another text meanwhile, which the source no longer says: that chunk or line is retired.
+      if (x.retiredId !== undefined) r.retired++;
+    }
     else if (x.kind === 'retire') r.retired++;
     // A turn whose speaker changed in the file (speakerChangesAsVersions): a new version, as a changed text is.
     else if (x.kind === 'update') r.superseded++;

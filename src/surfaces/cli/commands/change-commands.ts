@@ -69,6 +69,9 @@ export const forget: Command = {
     [
       `${r.applied ? 'forgot' : 'would forget'} ${r.preview.lineageId} (${r.preview.versions} version${r.preview.versions === 1 ? '' : 's'}): "${oneLine(r.preview.text, 70)}"`,
       ...(r.preview.note ? [`  note: ${r.preview.note}`] : []),
+      ...((r.preview.mergedDuplicates ?? []) as { lineageId: string; versions: number; text: string }[]).map(
+        (d) => `  with ${d.lineageId}, merged into it as a duplicate (${d.versions} version${d.versions === 1 ? '' : 's'}): "${oneLine(d.text, 60)}"`,
+      ),
       `  removes: ${Object.entries(r.preview.removes as Record<string, number>).map(([k, v]) => `${k} ${v}`).join(', ')}`,
       `  keeps: ${r.preview.keeps}`,
       ...(r.applied ? [] : [r.hint]),

@@ -4,7 +4,7 @@ import { CONSOLIDATION_PHASES, type ConsolidationReport } from '../../../lifecyc
 import type { LedgerFact } from '../../../lifecycle/ledger-rules.ts';
 import type { PinOutcome } from '../../../lifecycle/ledger.ts';
 import type { LedgerPending } from '../../../ports/lifecycle.ts';
-import type { Command } from '../command.ts';
+import { reportedFailure, type Command } from '../command.ts';
 import { progressLine } from '../progress-line.ts';
 import { num, positional, shortTime, str } from './options.ts';
 
@@ -26,6 +26,16 @@ function renderReport(r: ConsolidationReport): string {
   ].join('\n');
 }
 
+/**
+ * A run that found another holding the lease did nothing: it exits 6 (`busy`) with its report, as the
+ * graph commands do, so a script or cron job does not take it for a consolidation that ran. The message
+ * says when to try again; a run killed on this machine does not hold it up (lifecycle/holder.ts).
+ */
+function busyFails(r: ConsolidationReport): ConsolidationReport | (ConsolidationReport & { exitCode: number; error: ReturnType<typeof reportedFailure> }) {
+  if (r.status !== 'busy') return r;
+  return { ...r, exitCode: 6, error: reportedFailure('busy', `consolidation did not run: ${r.reason}; try again after that (a run killed on this machine is taken over at once)`) };
+}
+
 export const consolidateCmd: Command = {
   name: 'consolidate',
   needsExistingStore: (values) => values.status === true,
@@ -36,16 +46,18 @@ export const consolidateCmd: Command = {
     const m = await ctx.open();
     if (ctx.values.status) return m.lifecycle.status();
     const line = progressLine(ctx);
-    if (!line) return m.consolidate({ force: ctx.values.force === true });
+    if (!line) return busyFails(await m.consolidate({ force: ctx.values.force === true }));
     // Loading the current memories comes before the first phase reports, and takes seconds on a large store.
     line.show('consolidating: loading memories', true);
     const steps = CONSOLIDATION_PHASES.length;
     try {
-      return await m.consolidate({
-        force: ctx.values.force === true,
+      return busyFails(
+        await m.consolidate({
+          force: ctx.values.force === true,
         onProgress: (phase, d) =>
-          d.done !== undefined ? line.show(`consolidating: ${phase} done (${d.done} of ${steps} steps)`, true) : line.show(`consolidating: ${phase}, batch ${d.batches}`),
-      });
+            d.done !== undefined ? line.show(`consolidating: ${phase} done (${d.done} of ${steps} steps)`, true) : line.show(`consolidating: ${phase}, batch ${d.batches}`),
+        }),
+      );
     } finally {
       line.clear();
     }
