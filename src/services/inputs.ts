@@ -121,13 +121,20 @@ export function boundsInOrder(from: string | undefined, to: string | undefined):
   return Number.isNaN(a) || Number.isNaN(b) || b >= a;
 }
 
+/**
+ * A query of only spaces or invisible characters has no words to look for: it was searched and answered
+ * "nothing matched the query", which reads as "nothing is stored"; "" was already refused.
+ */
+export const queryText = (maxChars: number) =>
+  z.string().min(1, 'query must not be empty').max(maxChars).refine(notBlank, { message: 'query must not be blank: give the words to look for' });
+
 export const MAX_RESULTS = 200;
 /** How deep a search may page: the ranking is built down to offset + limit, so a deeper page costs a deeper fusion. */
 export const MAX_SEARCH_OFFSET = 10_000;
 
 export const searchSchema = z
   .object({
-    query: z.string().min(1, 'query must not be empty').max(4000),
+    query: queryText(4000),
     limit: z.number().int().min(1).max(MAX_RESULTS).default(10),
     offset: z.number().int().min(0).max(MAX_SEARCH_OFFSET).default(0),
     minScore: z.number().min(0).optional(),

@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openMemory, MnemosError } from '../../src/index.ts';
+import { named, testStores } from '../helpers/backend.ts';
+import { TOOLS } from '../../src/surfaces/tools/index.ts';
+import { findTool, runTool } from '../../src/surfaces/tools/run-tool.ts';
+
+/**
+ * Inputs an agent sends through the tools (MCP, /v1/tools) that were taken
+ * without a word although they could only be a mistake: each is refused,
+ * naming the field, and nothing changes.
+ */
+
+const refused = (code: string, field: RegExp, message?: RegExp) => (err: unknown) => {
+  assert.ok(MnemosError.is(err), `expected a MnemosError, got ${String(err)}`);
+  assert.equal(err.code, code, err.message);
+  assert.match(String(err.details?.field ?? ''), field, err.message);
+  if (message) assert.match(err.message, message);
+  return true;
+};
+
+async function withMemory<T>(run: (m: Awaited<ReturnType<typeof openMemory>>) => Promise<T>): Promise<T> {
+  const t = testStores();
+  const m = await openMemory({ db: t.db });
+  try {
+    return await run(m);
+  } finally {
+    await m.close();
+    await t.cleanup();
+  }
+}
+
+const tool = (m: Awaited<ReturnType<typeof openMemory>>, name: string, input: unknown) => runTool(findTool(TOOLS, name), input, { memory: m, surfaceParts: [] });
+
+test(named('memory_pin refuses a blank value, and the ledger keeps no fact for it'), () =>
+  withMemory(async (m) => {
+    for (const value of ['   ', '\n\t', '\u200b']) {
+      await assert.rejects(tool(m, 'memory_pin', { action: 'pin', key: 'user.city', value }), refused('validation_failed', /^value$/, /blank/));
+    }
+    await assert.rejects(m.lifecycle.pin({ key: 'user.city', value: '  ' }), refused('validation_failed', /^value$/));
+    assert.deepEqual(((await tool(m, 'memory_pin', { action: 'list' })) as { facts: unknown[] }).facts, []);
+    // A value with words around spaces is a value.
+    const ok = (await tool(m, 'memory_pin', { action: 'pin', key: 'user.city', value: ' Lisbon ' })) as { status: string };
+    assert.equal(ok.status, 'added');
+  }),
+);
+
+test(named('memory_pin refuses fields its action does not read instead of dropping them'), () =>
+  withMemory(async (m) => {
+    await tool(m, 'memory_pin', { action: 'pin', key: 'user.city', value: 'Lisbon' });
+    await tool(m, 'memory_pin', { action: 'pin', key: 'user.pet', value: 'cat' });
+    const city = (await tool(m, 'memory_pin', { action: 'get', key: 'user.city' })) as { id: string };
+    // list {key} listed every fact as if filtered by it.
+    await assert.rejects(tool(m, 'memory_pin', { action: 'list', key: 'user.city' }), refused('validation_failed', /^key$/, /list does not take key/));
+    // get {key, id} answered the id's fact whatever the key named; retire {key, id} would retire it.
+    await assert.rejects(tool(m, 'memory_pin', { action: 'get', key: 'user.pet', id: city.id }), refused('validation_failed', /^id$/, /not both/));
+    await assert.rejects(tool(m, 'memory_pin', { action: 'retire', key: 'user.pet', id: city.id }), refused('validation_failed', /^id$/, /not both/));
+    await assert.rejects(tool(m, 'memory_pin', { action: 'get', key: 'user.city', value: 'Porto' }), refused('validation_failed', /^value$/));
+    await assert.rejects(tool(m, 'memory_pin', { action: 'pin', key: 'user.city', value: 'Porto', id: city.id }), refused('validation_failed', /^id$/));
+    await assert.rejects(tool(m, 'memory_pin', { action: 'confirm', id: 'x', key: 'user.city' }), refused('validation_failed', /^key$/));
+    // Nothing changed: both facts are active with their values.
+    const facts = ((await tool(m, 'memory_pin', { action: 'list' })) as { facts: { key: string; value: string; status: string }[] }).facts;
+    assert.deepEqual(facts.map((f) => [f.key, f.value, f.status]).sort(), [['user.city', 'Lisbon', 'active'], ['user.pet', 'cat', 'active']]);
+  }),
+);
+
+test(named('a blank query is refused by memory_search, memory_context and deep_recall, as an empty one was'), () =>
+  withMemory(async (m) => {
+    await m.remember({ text: 'the deploy key lives in the vault' });
+    await m.ingestTranscript({ sessionId: 's1', messages: [{ role: 'user', content: 'where is the deploy key?' }] });
+    for (const query of ['   ', '\n', '\u200b\u200b']) {
+      for (const name of ['memory_search', 'memory_context', 'deep_recall']) {
+        await assert.rejects(tool(m, name, { query }), refused('validation_failed', /^query$/, /blank/), `${name} ${JSON.stringify(query)}`);
+      }
+      await assert.rejects(m.search({ query }), refused('validation_failed', /^query$/));
+    }
+    // A query with words is searched as before.
+    const r = (await tool(m, 'memory_search', { query: ' deploy key ' })) as { results: unknown[] };
+    assert.ok(r.results.length >= 1);
+  }),
+);
