@@ -79,3 +79,15 @@ test(named('a blank query is refused by memory_search, memory_context and deep_r
     assert.ok(r.results.length >= 1);
   }),
 );
+
+test(named("deep_recall names its own sessionId field when the session id cannot be stored"), () =>
+  withMemory(async (m) => {
+    await m.ingestTranscript({ sessionId: 's1', messages: [{ role: 'user', content: 'where is the deploy key?' }] });
+    // It was refused by the search inside as filter.sessionId, a field deep_recall does not take.
+    for (const sessionId of ['s\u0000', 's\ud800']) {
+      await assert.rejects(tool(m, 'deep_recall', { query: 'deploy', scope: 'current_session', sessionId }), refused('validation_failed', /^sessionId$/));
+    }
+    const r = (await tool(m, 'deep_recall', { query: 'deploy', scope: 'current_session', sessionId: 's1' })) as { hits: unknown[] };
+    assert.equal(r.hits.length, 1);
+  }),
+);
