@@ -91,3 +91,33 @@ test(named("deep_recall names its own sessionId field when the session id cannot
     assert.equal(r.hits.length, 1);
   }),
 );
+
+test(named('a memory_edit confirm does what its preview showed, or refuses: a lifecycle moved in place since is a conflict'), () =>
+  withMemory(async (m) => {
+    const note = (await tool(m, 'working_memory_note', { note: 'deploy with make release' })) as { id: string };
+    const preview = (await tool(m, 'memory_edit', { id: note.id, changes: { type: 'skill' } })) as { preview: { token: string; changes: { field: string; to: unknown }[] } };
+    assert.deepEqual(
+      preview.preview.changes.map((c) => [c.field, c.to]),
+      [['type', 'skill'], ['lifecycle', 'frozen']],
+    );
+    // Consolidation archives a memory in place, with no new version, between the preview and the confirm.
+    await m.store.apply(m.principal, [{ kind: 'lifecycle', id: note.id, from: 'generated', to: 'archived', reason: 'owner' }]);
+    // The confirm made an archived skill, not the frozen one the preview showed.
+    await assert.rejects(tool(m, 'memory_edit', { token: preview.preview.token }), refused('conflict', /^lifecycle$/, /preview the edit again/));
+    const kept = await m.get(note.id);
+    assert.equal(kept.supersededBy, null, 'no new version');
+    assert.equal(kept.type, 'general');
+    // Previewed again, it shows what it would do now, and that is what its confirm does.
+    const again = (await tool(m, 'memory_edit', { id: note.id, changes: { type: 'skill' } })) as { preview: { token: string; changes: { field: string }[] } };
+    assert.deepEqual(again.preview.changes.map((c) => c.field), ['type']);
+    const done = (await tool(m, 'memory_edit', { token: again.preview.token })) as { id: string };
+    const now = await m.history(done.id);
+    const last = now.versions.at(-1)!;
+    assert.deepEqual([last.type, last.lifecycle], ['skill', 'archived']);
+    // A recall between preview and confirm (it activates the memory in place) changes nothing the preview showed.
+    const text = (await tool(m, 'memory_edit', { id: done.id, changes: { text: 'deploy with make ship' } })) as { preview: { token: string } };
+    await tool(m, 'memory_get', { id: done.id });
+    const applied = (await tool(m, 'memory_edit', { token: text.preview.token })) as { version: number };
+    assert.equal(applied.version, 3);
+  }),
+);
