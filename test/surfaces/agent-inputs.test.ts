@@ -121,3 +121,16 @@ test(named('a memory_edit confirm does what its preview showed, or refuses: a li
     assert.equal(applied.version, 3);
   }),
 );
+
+test(named('memory_forget refuses a reason given with the confirm token instead of dropping it, and forgets nothing'), () =>
+  withMemory(async (m) => {
+    const note = (await tool(m, 'working_memory_note', { note: 'the old office door code' })) as { id: string };
+    const preview = (await tool(m, 'memory_forget', { id: note.id, reason: 'outdated' })) as { preview: { token: string } };
+    // The tombstone kept "outdated" and the confirm said nothing of the reason it was given.
+    await assert.rejects(tool(m, 'memory_forget', { token: preview.preview.token, reason: 'the user asked' }), refused('validation_failed', /^reason$/, /step 1/));
+    assert.equal((await m.get(note.id)).text, 'the old office door code', 'nothing was forgotten');
+    // The token was not spent by the refusal: the confirm alone forgets, with the preview's reason.
+    await tool(m, 'memory_forget', { token: preview.preview.token });
+    assert.equal((await m.history(note.id)).tombstone?.reason, 'outdated');
+  }),
+);
