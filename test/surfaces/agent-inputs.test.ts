@@ -134,3 +134,15 @@ test(named('memory_forget refuses a reason given with the confirm token instead 
     assert.equal((await m.history(note.id)).tombstone?.reason, 'outdated');
   }),
 );
+
+test(named('memory_get refuses from and lines with an id (they read a source file by path) instead of answering the whole memory'), () =>
+  withMemory(async (m) => {
+    const note = (await tool(m, 'working_memory_note', { note: 'line one\nline two\nline three' })) as { id: string };
+    await assert.rejects(tool(m, 'memory_get', { id: note.id, from: 2 }), refused('validation_failed', /^from$/, /path/));
+    await assert.rejects(tool(m, 'memory_get', { id: note.id, lines: 1 }), refused('validation_failed', /^lines$/, /path/));
+    // The refusal is no recall: the memory was not read.
+    assert.equal((await m.get(note.id)).accessCount, 0);
+    const whole = (await tool(m, 'memory_get', { id: note.id })) as { memory: { text: string } };
+    assert.equal(whole.memory.text, 'line one\nline two\nline three');
+  }),
+);

@@ -15,7 +15,14 @@ export const memoryGet = defineTool({
       lines: z.number().int().min(1).max(MAX_SOURCE_LINES).optional().describe(`number of lines (default 200, at most ${MAX_SOURCE_LINES})`),
     })
     .strict()
-    .refine((v) => (v.id === undefined) !== (v.path === undefined), { message: 'give exactly one of id or path', path: ['id'] }),
+    .refine((v) => (v.id === undefined) !== (v.path === undefined), { message: 'give exactly one of id or path', path: ['id'] })
+    // By id the whole memory is answered: from and lines were dropped, and the caller took the text for the lines it asked.
+    .superRefine((v, ctx) => {
+      if (v.id === undefined) return;
+      for (const field of ['from', 'lines'] as const) {
+        if (v[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} reads lines of a source file: give it with path (a search result's source.path), not with id, which answers the whole memory` });
+      }
+    }),
   async run(q, { memory }) {
     if (q.id !== undefined) {
       const m = await memory.get(q.id);
