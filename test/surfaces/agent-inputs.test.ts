@@ -146,3 +146,12 @@ test(named('memory_get refuses from and lines with an id (they read a source fil
     assert.equal(whole.memory.text, 'line one\nline two\nline three');
   }),
 );
+
+test(named('journal_view refuses topics and statuses with a view other than prompt, which ignored them'), () =>
+  withMemory(async (m) => {
+    await assert.rejects(tool(m, 'journal_view', { kind: 'audit', topics: ['docs'] }), refused('validation_failed', /^topics$/, /prompt view only/));
+    await assert.rejects(tool(m, 'journal_view', { kind: 'index', statuses: ['active'] }), refused('validation_failed', /^statuses$/, /prompt view only/));
+    const prompt = (await tool(m, 'journal_view', { kind: 'prompt', topics: ['docs'], statuses: ['active'] })) as { kind: string };
+    assert.equal(prompt.kind, 'prompt');
+  }),
+);
