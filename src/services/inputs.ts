@@ -32,6 +32,12 @@ const unit = z.number().min(0).max(1);
 export const notBlank = (s: string) => !isBlankText(s);
 export const BLANK = { message: 'text must not be blank (only spaces, line breaks or invisible characters such as U+200B)' };
 
+/**
+ * A session id or key of only spaces (or invisible characters) names nothing a caller could mean: it was
+ * stored as a session of its own ("   " then led deep_recall's recent sessions) or a key no one would send again.
+ */
+export const BLANK_NAME = { message: 'must not be blank (only spaces, line breaks or invisible characters such as U+200B)' };
+
 export const rememberSchema = z
   .object({
     text: storable(z.string().min(1, 'text must not be empty').max(MAX_TEXT_CHARS, `text is limited to ${MAX_TEXT_CHARS} characters`)).refine(notBlank, BLANK),
@@ -43,8 +49,8 @@ export const rememberSchema = z
     validTo: isoTime.nullable().optional(),
     origin: z.enum(ORIGINS).default('user_input'),
     source: sourceRefSchema.default({}),
-    key: storable(z.string().min(1).max(512)).optional().describe('idempotency key: the identity of the source (file+lines, session+turn, a client key)'),
-    sessionId: storable(z.string().min(1).max(256)).optional(),
+    key: storable(z.string().min(1).max(512)).refine(notBlank, BLANK_NAME).optional().describe('idempotency key: the identity of the source (file+lines, session+turn, a client key)'),
+    sessionId: storable(z.string().min(1).max(256)).refine(notBlank, BLANK_NAME).optional(),
     agentId: storable(z.string().min(1).max(256)).optional(),
     visibility: z.enum(VISIBILITIES).optional(),
     tags: z.array(storable(z.string().min(1).max(128))).max(64).default([]),

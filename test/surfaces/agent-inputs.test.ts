@@ -155,3 +155,19 @@ test(named('journal_view refuses topics and statuses with a view other than prom
     assert.equal(prompt.kind, 'prompt');
   }),
 );
+
+test(named('a blank session id or key is refused on write (POST /v1/transcripts, /v1/memories), naming the field, and nothing is stored'), () =>
+  withMemory(async (m) => {
+    for (const blank of ['   ', '\t', '\u200b']) {
+      await assert.rejects(m.ingestTranscript({ sessionId: blank, messages: [{ role: 'user', content: 'hello' }] }), refused('validation_failed', /^sessionId$/, /blank/));
+      await assert.rejects(m.remember({ text: 'a note', sessionId: blank }), refused('validation_failed', /^sessionId$/, /blank/));
+      await assert.rejects(m.remember({ text: 'a note', key: blank }), refused('validation_failed', /^key$/, /blank/));
+      await assert.rejects(m.rememberMany([{ text: 'fine', key: 'k1' }, { text: 'a note', key: blank }]), refused('validation_failed', /key/));
+    }
+    assert.equal((await m.list()).total, 0, 'nothing was stored');
+    // Names with words are names, spaces inside included.
+    await m.ingestTranscript({ sessionId: 'team sync', messages: [{ role: 'user', content: 'hello' }] });
+    await m.remember({ text: 'a note', key: ' note 1 ' });
+    assert.equal((await m.list()).total, 2);
+  }),
+);
