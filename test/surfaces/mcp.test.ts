@@ -145,6 +145,28 @@ describe('MCP over stdio (mnemos mcp)', () => {
     }
   });
 
+  it(named('a token given empty (MNEMOS_TOKEN= or --token "") is refused, not read as the local owner'), async () => {
+    // A config whose token variable was never set served a guest's agent the owner's whole namespace.
+    const ways: [string[], Record<string, string>, RegExp][] = [
+      [[], { MNEMOS_TOKEN: '' }, /MNEMOS_TOKEN is given but empty/],
+      [[], { MNEMOS_TOKEN: '  ' }, /MNEMOS_TOKEN is given but empty/],
+      [['--token', ''], {}, /--token is given but empty/],
+    ];
+    for (const [extra, env, message] of ways) {
+      const child = spawn(process.execPath, [MNEMOS_BIN, 'mcp', '--db', db, ...extra], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', MNEMOS_CONSOLIDATE_EVERY_MS: '0', ...env } });
+      rawChildren.add(child);
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+      const { code } = await waitForExit(child, { what: 'mnemos mcp', stderr: () => err });
+      assert.equal(code, 4, `${JSON.stringify(env)} ${extra.join(' ')}: ${err}`);
+      assert.match(err, message);
+      assert.equal(out, '', 'no session was served');
+    }
+  });
+
   it(named('writes nothing but JSON-RPC messages on stdout; logs go to stderr'), async () => {
     const s = rawSession(db);
     s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
