@@ -167,6 +167,25 @@ describe('MCP over stdio (mnemos mcp)', () => {
     }
   });
 
+  it(named('memory_get {path} past the last safe line number is refused, and the session answers on'), async () => {
+    // From 2^53 - 1 on, the loop over the asked lines never ended (line++ stops counting there): the session
+    // answered nothing again and its heap grew until it died. Any token could do it to a server. A small heap
+    // makes that death quick, so the test fails fast rather than at the wait's bound.
+    const s = rawSession(db, { NODE_OPTIONS: '--max-old-space-size=128' });
+    await s.initialize();
+    s.send({ jsonrpc: '2.0', id: 'far', method: 'tools/call', params: { name: 'memory_get', arguments: { path: '/nowhere/notes.md', from: Number.MAX_SAFE_INTEGER } } });
+    s.send({ jsonrpc: '2.0', id: 'ping', method: 'ping' });
+    await s.waitForReplies(3);
+    const far = s.replies().find((r: { id?: string }) => r.id === 'far');
+    assert.equal(far.result.isError, true);
+    const error = JSON.parse(far.result.content[0].text).error;
+    assert.equal(error.code, 'validation_failed');
+    assert.equal(error.details.field, 'from');
+    assert.ok(s.replies().some((r: { id?: string }) => r.id === 'ping'));
+    s.child.stdin.end();
+    assert.equal((await s.exited()).code, 0, s.stderr());
+  });
+
   it(named('writes nothing but JSON-RPC messages on stdout; logs go to stderr'), async () => {
     const s = rawSession(db);
     s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });

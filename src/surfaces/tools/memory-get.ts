@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_SOURCE_LINES } from '../../services/source-lines.ts';
+import { MAX_SOURCE_FROM, MAX_SOURCE_LINES } from '../../services/source-lines.ts';
 import { citation } from './citation.ts';
 import { defineTool } from './tool.ts';
 
@@ -11,7 +11,7 @@ export const memoryGet = defineTool({
     .object({
       id: z.string().min(1).max(64).optional().describe('memory id from a search result'),
       path: z.string().min(1).max(4096).optional().describe('source.path from a search result'),
-      from: z.number().int().min(1).optional().describe('first line to read, 1-based (default 1)'),
+      from: z.number().int().min(1).max(MAX_SOURCE_FROM).optional().describe('first line to read, 1-based (default 1)'),
       lines: z.number().int().min(1).max(MAX_SOURCE_LINES).optional().describe(`number of lines (default 200, at most ${MAX_SOURCE_LINES})`),
     })
     .strict()
