@@ -1,5 +1,5 @@
 import { MnemosError } from '../domain/errors.ts';
-import { assertStorableText, exceedsChars } from '../domain/unicode.ts';
+import { assertStorableText, exceedsChars, isBlankText } from '../domain/unicode.ts';
 
 /**
  * The canonical ledger's rules (formulas.md): settled facts as key, value and
@@ -52,6 +52,8 @@ export function validateFactInput(f: { key: string; value: string; statement?: s
   if (!LEDGER_KEY_RE.test(f.key)) throw new MnemosError('validation_failed', `ledger key "${f.key}" must match ${LEDGER_KEY_RE.source} (lower-case, 2-64 chars)`, { field: 'key' });
   // Characters as memory text counts them (code points), not UTF-16 units: 300 emoji are 300 characters.
   if (f.value.length === 0 || exceedsChars(f.value, MAX_VALUE)) throw new MnemosError('validation_failed', `ledger value must be 1-${MAX_VALUE} characters`, { field: 'value' });
+  // A value of only spaces (or invisible characters) settles nothing: it was stored as the fact and led the prompt block as `- key:    `.
+  if (isBlankText(f.value)) throw new MnemosError('validation_failed', 'ledger value must not be blank (only spaces, line breaks or invisible characters such as U+200B)', { field: 'value' });
   if (f.statement !== undefined && exceedsChars(f.statement, MAX_STATEMENT))
     throw new MnemosError('validation_failed', `ledger statement must be at most ${MAX_STATEMENT} characters`, { field: 'statement' });
 }

@@ -3,9 +3,10 @@ import { MnemosError } from '../domain/errors.ts';
 import { MEMORY_TYPES } from '../domain/memory.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
+import { queryText } from './inputs.ts';
 import { sessionTurns, turnOf, writerOf } from './recall-range.ts';
 import { runSearch } from './search.ts';
-import { parseInput } from './validate.ts';
+import { parseInput, storable } from './validate.ts';
 import { TextBudget } from '../domain/text-budget.ts';
 
 export const DEEP_RECALL_SCOPES = ['current_session', 'recent_sessions', 'all_sessions'] as const;
@@ -17,9 +18,10 @@ const MAX_CHARS = 60_000;
 
 export const deepRecallSchema = z
   .object({
-    query: z.string().min(1).max(2000).describe('what to look for across conversation history'),
+    query: queryText(2000).describe('what to look for across conversation history'),
     scope: z.enum(DEEP_RECALL_SCOPES).default('all_sessions').describe('current_session needs sessionId; recent_sessions = the 5 most recent conversations'),
-    sessionId: z.string().min(1).max(256).optional().describe('the current session (required for scope current_session)'),
+    // storable: a NUL was refused by the search inside, naming filter.sessionId, a field deep_recall does not have.
+    sessionId: storable(z.string().min(1).max(256)).optional().describe('the current session (required for scope current_session)'),
     maxResults: z.number().int().min(1).max(MAX_HITS).default(10).describe(`how many matching turns to return (default 10, at most ${MAX_HITS})`),
     context: z.number().int().min(0).max(3).default(1).describe('neighbouring turns to include around each hit'),
     maxChars: z

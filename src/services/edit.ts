@@ -91,21 +91,47 @@ export async function previewEdit(ctx: ServiceContext, p: Principal, id: string,
   const patch = parseInput(patchSchema, patchInput, 'edit');
   const prev = await editable(ctx, p, id);
   const { changes } = patched(prev, patch, ctx.now());
-  const { token, expiresAt } = await issuePreview(ctx, p, 'edit', { lineageId: prev.lineageId, previousId: prev.id, previousHash: prev.contentHash, patch });
+  // What the preview shows each field becoming, so the confirm can tell whether it would still do that.
+  const shown = changes.map((c) => ({ field: c.field, to: c.to }));
+  const { token, expiresAt } = await issuePreview(ctx, p, 'edit', { lineageId: prev.lineageId, previousId: prev.id, previousHash: prev.contentHash, patch, shown });
   return { token, expiresAt, memoryId: prev.id, lineageId: prev.lineageId, fromVersion: prev.version, toVersion: prev.version + 1, changes };
 }
 
 export async function confirmEdit(ctx: ServiceContext, p: Principal, token: string): Promise<EditDone> {
   const change = await redeemPreview(ctx, p, 'edit', token);
-  const { previousId, patch } = change.payload as { previousId: string; patch: MemoryPatch };
-  return applyEdit(ctx, p, previousId, patch);
+  // `shown` is absent from a preview an earlier version stored; such a confirm is checked as before (a new version since refuses it).
+  const { previousId, patch, shown } = change.payload as { previousId: string; patch: MemoryPatch; shown?: Pick<FieldChange, 'field' | 'to'>[] };
+  return applyEdit(ctx, p, previousId, patch, 'update', undefined, shown);
+}
+
+/**
+ * A confirm must do what its preview showed. Some fields move in place, with no new version: a
+ * consolidation archives a memory, a recall activates it. A type or expiry edit previewed as
+ * "lifecycle -> frozen" (or "expired -> activated") then kept an archived or expired lifecycle,
+ * and a field the preview did not list could change. Each shown field must still end as shown, and
+ * nothing else may change.
+ */
+function assertAsShown(id: string, next: Memory, changes: readonly FieldChange[], shown: readonly Pick<FieldChange, 'field' | 'to'>[]): void {
+  const asShown = (f: string) => shown.some((c) => c.field === f && JSON.stringify(next[f as keyof Memory]) === JSON.stringify(c.to));
+  const differs = [...shown.map((c) => c.field), ...changes.map((c) => c.field)].find((f) => !asShown(f));
+  if (differs === undefined) return;
+  throw new MnemosError('conflict', `memory ${id} changed after the preview (its ${differs} is no longer as shown); preview the edit again to see what it would do now`, { id, field: differs });
 }
 
 /** Applies an edit at once (the CLI's --yes and the library's update); still a new version, still audited. */
-export async function applyEdit(ctx: ServiceContext, p: Principal, id: string, patchInput: MemoryPatch, action: 'update' | 'supersede' = 'update', reason?: string): Promise<EditDone> {
+export async function applyEdit(
+  ctx: ServiceContext,
+  p: Principal,
+  id: string,
+  patchInput: MemoryPatch,
+  action: 'update' | 'supersede' = 'update',
+  reason?: string,
+  shown?: readonly Pick<FieldChange, 'field' | 'to'>[],
+): Promise<EditDone> {
   const patch = parseInput(patchSchema, patchInput, 'edit');
   const prev = await editable(ctx, p, id);
-  const { next } = patched(prev, patch, ctx.now());
+  const { next, changes } = patched(prev, patch, ctx.now());
+  if (shown) assertAsShown(id, next, changes, shown);
   await ctx.store.apply(p, await withVectors(ctx, p, [{ kind: 'update', previousId: prev.id, next, action, ...(reason ? { reason } : {}) }]));
   return { id: next.id, previousId: prev.id, version: next.version };
 }

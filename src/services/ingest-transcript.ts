@@ -3,7 +3,7 @@ import { MnemosError } from '../domain/errors.ts';
 import type { Principal } from '../domain/principal.ts';
 import type { ServiceContext } from './context.ts';
 import { remember, type RememberResult } from './memories.ts';
-import { BLANK, MAX_TEXT_CHARS, notBlank, type RememberInput } from './inputs.ts';
+import { BLANK, BLANK_NAME, MAX_TEXT_CHARS, notBlank, type RememberInput } from './inputs.ts';
 import { isoTime, parseInput, storable } from './validate.ts';
 import { assertDistinctTurns } from './import/transcript.ts';
 import { changedSpeakerField, heldUnderKeys } from './import/turn-speakers.ts';
@@ -12,7 +12,7 @@ export const MAX_TRANSCRIPT_MESSAGES = 5_000;
 
 export const transcriptSchema = z
   .object({
-    sessionId: storable(z.string().min(1).max(256)).describe('identity of the conversation; turns are keyed by session + turn, so posting it again adds nothing'),
+    sessionId: storable(z.string().min(1).max(256)).refine(notBlank, BLANK_NAME).describe('identity of the conversation; turns are keyed by session + turn, so posting it again adds nothing'),
     messages: z
       .array(
         z

@@ -32,6 +32,12 @@ const unit = z.number().min(0).max(1);
 export const notBlank = (s: string) => !isBlankText(s);
 export const BLANK = { message: 'text must not be blank (only spaces, line breaks or invisible characters such as U+200B)' };
 
+/**
+ * A session id or key of only spaces (or invisible characters) names nothing a caller could mean: it was
+ * stored as a session of its own ("   " then led deep_recall's recent sessions) or a key no one would send again.
+ */
+export const BLANK_NAME = { message: 'must not be blank (only spaces, line breaks or invisible characters such as U+200B)' };
+
 export const rememberSchema = z
   .object({
     text: storable(z.string().min(1, 'text must not be empty').max(MAX_TEXT_CHARS, `text is limited to ${MAX_TEXT_CHARS} characters`)).refine(notBlank, BLANK),
@@ -43,8 +49,8 @@ export const rememberSchema = z
     validTo: isoTime.nullable().optional(),
     origin: z.enum(ORIGINS).default('user_input'),
     source: sourceRefSchema.default({}),
-    key: storable(z.string().min(1).max(512)).optional().describe('idempotency key: the identity of the source (file+lines, session+turn, a client key)'),
-    sessionId: storable(z.string().min(1).max(256)).optional(),
+    key: storable(z.string().min(1).max(512)).refine(notBlank, BLANK_NAME).optional().describe('idempotency key: the identity of the source (file+lines, session+turn, a client key)'),
+    sessionId: storable(z.string().min(1).max(256)).refine(notBlank, BLANK_NAME).optional(),
     agentId: storable(z.string().min(1).max(256)).optional(),
     visibility: z.enum(VISIBILITIES).optional(),
     tags: z.array(storable(z.string().min(1).max(128))).max(64).default([]),
@@ -121,13 +127,20 @@ export function boundsInOrder(from: string | undefined, to: string | undefined):
   return Number.isNaN(a) || Number.isNaN(b) || b >= a;
 }
 
+/**
+ * A query of only spaces or invisible characters has no words to look for: it was searched and answered
+ * "nothing matched the query", which reads as "nothing is stored"; "" was already refused.
+ */
+export const queryText = (maxChars: number) =>
+  z.string().min(1, 'query must not be empty').max(maxChars).refine(notBlank, { message: 'query must not be blank: give the words to look for' });
+
 export const MAX_RESULTS = 200;
 /** How deep a search may page: the ranking is built down to offset + limit, so a deeper page costs a deeper fusion. */
 export const MAX_SEARCH_OFFSET = 10_000;
 
 export const searchSchema = z
   .object({
-    query: z.string().min(1, 'query must not be empty').max(4000),
+    query: queryText(4000),
     limit: z.number().int().min(1).max(MAX_RESULTS).default(10),
     offset: z.number().int().min(0).max(MAX_SEARCH_OFFSET).default(0),
     minScore: z.number().min(0).optional(),

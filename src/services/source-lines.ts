@@ -12,13 +12,19 @@ import { linkedPathOf, realPath } from './import/file-identity.ts';
 
 export const MAX_SOURCE_LINES = 2_000;
 const MAX_SOURCE_CHARS = 60_000;
+/**
+ * The last line `from` may name: the range it starts (at most MAX_SOURCE_LINES) must end at a safe integer.
+ * From 2^53 - 1 on, `line++` stops counting (2^53 + 1 is 2^53), so the loops over the range never ended: one
+ * `memory_get {path, from: 9007199254740991}`, by any token, held the server's event loop and filled its heap.
+ */
+export const MAX_SOURCE_FROM = Number.MAX_SAFE_INTEGER - MAX_SOURCE_LINES;
 
 export const sourceLinesSchema = z
   .object({
     // storable: a path no store can hold cites no memory; it answered not_found on SQLite and a PostgreSQL error
     // naming no field.
     path: storable(z.string().min(1).max(4096)).describe('a file path as cited by a search result (source.path)'),
-    from: z.number().int().min(1).default(1).describe('first line, 1-based'),
+    from: z.number().int().min(1).max(MAX_SOURCE_FROM).default(1).describe('first line, 1-based'),
     lines: z.number().int().min(1).max(MAX_SOURCE_LINES).default(200).describe(`how many lines (at most ${MAX_SOURCE_LINES})`),
   })
   .strict();

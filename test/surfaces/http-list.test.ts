@@ -134,6 +134,11 @@ describe('HTTP list: GET /v1/memories', () => {
       [`cursor=${first}&offset=3`, 'offset', /not both/],
       [`cursor=${first}&order=salience_desc`, 'cursor', /offset only/],
       ['types=nonsense', 'types.0'],
+      // Comma-separated values were refused as one unknown type, with no word on how to give several.
+      ['types=fact,preference', 'types', /repeat it \(\?types=fact&types=preference\)/],
+      ['types=fact&types=goal, skill', 'types', /types=goal&types=skill/],
+      ['lifecycles=archived,expired', 'lifecycles', /lifecycles=archived&lifecycles=expired/],
+      ['types=fact,nonsense', 'types.0'],
       ['since=yesterday', 'since'],
       ['limt=5', 'limt', /unknown query parameter limt.*takes limit, offset, cursor/],
       ['limit=1&limit=2', 'limit', /given 2 times/],

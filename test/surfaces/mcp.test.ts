@@ -145,6 +145,47 @@ describe('MCP over stdio (mnemos mcp)', () => {
     }
   });
 
+  it(named('a token given empty (MNEMOS_TOKEN= or --token "") is refused, not read as the local owner'), async () => {
+    // A config whose token variable was never set served a guest's agent the owner's whole namespace.
+    const ways: [string[], Record<string, string>, RegExp][] = [
+      [[], { MNEMOS_TOKEN: '' }, /MNEMOS_TOKEN is given but empty/],
+      [[], { MNEMOS_TOKEN: '  ' }, /MNEMOS_TOKEN is given but empty/],
+      [['--token', ''], {}, /--token is given but empty/],
+    ];
+    for (const [extra, env, message] of ways) {
+      const child = spawn(process.execPath, [MNEMOS_BIN, 'mcp', '--db', db, ...extra], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '', MNEMOS_CONSOLIDATE_EVERY_MS: '0', ...env } });
+      rawChildren.add(child);
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.stdin.end(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`);
+      const { code } = await waitForExit(child, { what: 'mnemos mcp', stderr: () => err });
+      assert.equal(code, 4, `${JSON.stringify(env)} ${extra.join(' ')}: ${err}`);
+      assert.match(err, message);
+      assert.equal(out, '', 'no session was served');
+    }
+  });
+
+  it(named('memory_get {path} past the last safe line number is refused, and the session answers on'), async () => {
+    // From 2^53 - 1 on, the loop over the asked lines never ended (line++ stops counting there): the session
+    // answered nothing again and its heap grew until it died. Any token could do it to a server. A small heap
+    // makes that death quick, so the test fails fast rather than at the wait's bound.
+    const s = rawSession(db, { NODE_OPTIONS: '--max-old-space-size=128' });
+    await s.initialize();
+    s.send({ jsonrpc: '2.0', id: 'far', method: 'tools/call', params: { name: 'memory_get', arguments: { path: '/nowhere/notes.md', from: Number.MAX_SAFE_INTEGER } } });
+    s.send({ jsonrpc: '2.0', id: 'ping', method: 'ping' });
+    await s.waitForReplies(3);
+    const far = s.replies().find((r: { id?: string }) => r.id === 'far');
+    assert.equal(far.result.isError, true);
+    const error = JSON.parse(far.result.content[0].text).error;
+    assert.equal(error.code, 'validation_failed');
+    assert.equal(error.details.field, 'from');
+    assert.ok(s.replies().some((r: { id?: string }) => r.id === 'ping'));
+    s.child.stdin.end();
+    assert.equal((await s.exited()).code, 0, s.stderr());
+  });
+
   it(named('writes nothing but JSON-RPC messages on stdout; logs go to stderr'), async () => {
     const s = rawSession(db);
     s.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });

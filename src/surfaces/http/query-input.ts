@@ -60,13 +60,27 @@ export function queryInput(c: Context, route: ToolRoute, tool: Tool): Record<str
       throw requestError('validation_failed', `unknown query parameter ${name} for GET ${openApiPath(route.path)}: ${takes} (see /openapi.json)`, { field: name });
     }
     if (schema.type === 'array') {
-      input[name] = values.map((v) => fromText(name, v, (schema.items ?? {}) as JsonSchema));
+      const items = (schema.items ?? {}) as JsonSchema;
+      values.forEach((v) => refuseCommaList(name, v, items));
+      input[name] = values.map((v) => fromText(name, v, items));
       continue;
     }
     if (values.length > 1) throw requestError('validation_failed', `query parameter ${name} is given ${values.length} times; give it once`, { field: name });
     input[name] = fromText(name, values[0]!, schema);
   }
   return { ...input, ...params };
+}
+
+/**
+ * `?types=fact,preference`, the form most APIs take, was refused as one unknown type (`types.0`) that the
+ * answer's list of options did not explain. A value of the parameter's options joined by commas is told
+ * how to give them instead. Only where the items are an enum: a free-text tag may hold a comma.
+ */
+function refuseCommaList(name: string, text: string, items: JsonSchema): void {
+  const options = Array.isArray(items.enum) ? (items.enum as unknown[]) : null;
+  if (!options || !text.includes(',') || !text.split(',').every((part) => options.includes(part.trim()))) return;
+  const parts = text.split(',').map((part) => `${name}=${encodeURIComponent(part.trim())}`);
+  throw requestError('validation_failed', `query parameter ${name} takes one value each time it is given: repeat it (?${parts.join('&')}) rather than separating values with commas`, { field: name });
 }
 
 /** One query value as the type the schema asks for; the tool's own validation then checks its range. */

@@ -24,7 +24,14 @@ export const journalView = defineTool({
       topics: z.array(z.string().min(1).max(128)).max(16).optional().describe('prompt view: About topics to rank first'),
       statuses: z.array(z.string().min(1).max(64)).max(8).optional().describe('prompt view: statuses to rank first, e.g. active'),
     })
-    .strict(),
+    .strict()
+    // Only the prompt view ranks: with another kind they were dropped, and the view read as if ranked by them.
+    .superRefine((v, ctx) => {
+      if (v.kind === 'prompt') return;
+      for (const field of ['topics', 'statuses'] as const) {
+        if (v[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} rank the prompt view only; the ${v.kind} view takes kind and maxChars` });
+      }
+    }),
   async run(q, { memory }) {
     return memory.journalView({ kind: q.kind, maxChars: q.maxChars, ...(q.topics ? { topics: q.topics } : {}), ...(q.statuses ? { statuses: q.statuses } : {}) });
   },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { assembleContext } from '../../services/context-assembly.ts';
+import { queryText } from '../../services/inputs.ts';
 import { citation } from './citation.ts';
 import { defineTool } from './tool.ts';
 
@@ -10,7 +11,7 @@ export const memoryContext = defineTool({
   readOnly: true,
   input: z
     .object({
-      query: z.string().min(1).max(4000).describe('what the context is for'),
+      query: queryText(4000).describe('what the context is for'),
       maxTokens: z.number().int().min(1).max(32_000).default(1000).describe('token budget (estimated as about 4 characters per token)'),
     })
     .strict(),

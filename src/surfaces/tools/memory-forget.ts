@@ -12,7 +12,12 @@ export const memoryForget = defineTool({
       token: z.string().min(1).max(200).optional().describe('step 2: the token from the preview'),
     })
     .strict()
-    .refine((v) => (v.id === undefined) !== (v.token === undefined), { message: 'give either id (to preview) or token (to confirm): one of them, not both', path: ['id'] }),
+    .refine((v) => (v.id === undefined) !== (v.token === undefined), { message: 'give either id (to preview) or token (to confirm): one of them, not both', path: ['id'] })
+    // The tombstone keeps the preview's reason: one given with the token was dropped while the confirm answered success.
+    .refine((v) => v.token === undefined || v.reason === undefined, {
+      message: 'reason belongs to step 1: the confirm keeps the reason its preview was given; to record another, preview again with {id, reason}',
+      path: ['reason'],
+    }),
   async run(q, { memory }) {
     if (q.token !== undefined) return { step: 'confirmed', ...(await memory.confirmForget(q.token)) };
     const preview = await memory.forget(q.id!, q.reason ?? 'requested by an agent');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_SOURCE_LINES } from '../../services/source-lines.ts';
+import { MAX_SOURCE_FROM, MAX_SOURCE_LINES } from '../../services/source-lines.ts';
 import { citation } from './citation.ts';
 import { defineTool } from './tool.ts';
 
@@ -11,11 +11,18 @@ export const memoryGet = defineTool({
     .object({
       id: z.string().min(1).max(64).optional().describe('memory id from a search result'),
       path: z.string().min(1).max(4096).optional().describe('source.path from a search result'),
-      from: z.number().int().min(1).optional().describe('first line to read, 1-based (default 1)'),
+      from: z.number().int().min(1).max(MAX_SOURCE_FROM).optional().describe('first line to read, 1-based (default 1)'),
       lines: z.number().int().min(1).max(MAX_SOURCE_LINES).optional().describe(`number of lines (default 200, at most ${MAX_SOURCE_LINES})`),
     })
     .strict()
-    .refine((v) => (v.id === undefined) !== (v.path === undefined), { message: 'give exactly one of id or path', path: ['id'] }),
+    .refine((v) => (v.id === undefined) !== (v.path === undefined), { message: 'give exactly one of id or path', path: ['id'] })
+    // By id the whole memory is answered: from and lines were dropped, and the caller took the text for the lines it asked.
+    .superRefine((v, ctx) => {
+      if (v.id === undefined) return;
+      for (const field of ['from', 'lines'] as const) {
+        if (v[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${field} reads lines of a source file: give it with path (a search result's source.path), not with id, which answers the whole memory` });
+      }
+    }),
   async run(q, { memory }) {
     if (q.id !== undefined) {
       const m = await memory.get(q.id);

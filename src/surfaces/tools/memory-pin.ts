@@ -3,6 +3,34 @@ import { LEDGER_CATEGORIES } from '../../lifecycle/ledger-rules.ts';
 import { storable } from '../../services/validate.ts';
 import { defineTool } from './tool.ts';
 
+type PinAction = 'pin' | 'list' | 'get' | 'retire' | 'confirm' | 'reject';
+type PinField = 'key' | 'value' | 'statement' | 'category' | 'id';
+
+/**
+ * The fields each action reads. Any other field was dropped without a word: `list {key}` listed every
+ * fact as if filtered, and `get {key, id}` answered the id's fact whatever the key said.
+ */
+const TAKES: Record<PinAction, readonly PinField[]> = {
+  pin: ['key', 'value', 'statement', 'category'],
+  list: [],
+  get: ['key', 'id'],
+  retire: ['key', 'id'],
+  confirm: ['id'],
+  reject: ['id'],
+};
+
+function takesNothingElse(v: { action: PinAction } & Partial<Record<PinField, unknown>>, ctx: z.RefinementCtx): void {
+  const takes = TAKES[v.action];
+  for (const field of ['key', 'value', 'statement', 'category', 'id'] as const) {
+    if (v[field] === undefined || takes.includes(field)) continue;
+    const hint = v.action === 'list' ? ' (list shows every fact you can see; read one with get {key})' : `; it takes ${takes.join(', ')}`;
+    ctx.addIssue({ code: 'custom', path: [field], message: `${v.action} does not take ${field}${hint}` });
+  }
+  if ((v.action === 'get' || v.action === 'retire') && v.key !== undefined && v.id !== undefined) {
+    ctx.addIssue({ code: 'custom', path: ['id'], message: `${v.action} takes key or id, not both` });
+  }
+}
+
 export const memoryPin = defineTool({
   name: 'memory_pin',
   description:
@@ -19,7 +47,8 @@ export const memoryPin = defineTool({
     .strict()
     .refine((v) => v.action !== 'pin' || (v.key !== undefined && v.value !== undefined), { message: 'pin needs key and value', path: ['key'] })
     .refine((v) => !['get', 'retire'].includes(v.action) || v.key !== undefined || v.id !== undefined, { message: 'give key or id', path: ['key'] })
-    .refine((v) => !['confirm', 'reject'].includes(v.action) || v.id !== undefined, { message: 'confirm and reject need the pending change id', path: ['id'] }),
+    .refine((v) => !['confirm', 'reject'].includes(v.action) || v.id !== undefined, { message: 'confirm and reject need the pending change id', path: ['id'] })
+    .superRefine(takesNothingElse),
   async run(q, { memory }) {
     const l = memory.lifecycle;
     switch (q.action) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MEMORY_TYPES } from '../../domain/memory.ts';
 import { isoTime } from '../../services/validate.ts';
-import { boundsInOrder, MAX_SEARCH_OFFSET } from '../../services/inputs.ts';
+import { boundsInOrder, MAX_SEARCH_OFFSET, queryText } from '../../services/inputs.ts';
 import { DEFAULT_ANSWER_CHARS, MAX_ANSWER_CHARS, TextBudget, withinBudget } from '../../domain/text-budget.ts';
 import { citation } from './citation.ts';
 import { maxCharsEachField } from './each-text-cap.ts';
@@ -17,7 +17,7 @@ export const memorySearch = defineTool({
   readOnly: true,
   input: z
     .object({
-      query: z.string().min(1, 'query must not be empty').max(4000).describe('what to look for, in plain words'),
+      query: queryText(4000).describe('what to look for, in plain words'),
       maxResults: z.number().int().min(1).max(MAX_SEARCH_RESULTS).default(10).describe(`how many results (default 10, at most ${MAX_SEARCH_RESULTS})`),
       offset: z
         .number()

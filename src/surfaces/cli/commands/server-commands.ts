@@ -186,6 +186,19 @@ export const serveCmd: Command = {
   },
 };
 
+/**
+ * The token a stdio session acts as; none means the local owner. A token given empty (`--token ""`,
+ * or `MNEMOS_TOKEN=` from a variable that was never set) was read as none, and a session meant to be a
+ * guest's served the local owner's whole namespace. Refused instead; leaving both out still means the owner.
+ */
+function sessionToken(option: string | undefined, env: string | undefined): string | undefined {
+  const [secret, where] = option !== undefined ? [option, '--token'] : [env, 'MNEMOS_TOKEN'];
+  if (secret !== undefined && secret.trim() === '') {
+    throw new MnemosError('unauthorized', `${where} is given but empty: give a token (mnemos token create --role guest|agent|owner), or leave ${where} out to act as the local owner`, { field: where });
+  }
+  return secret;
+}
+
 export const mcpCmd: Command = {
   name: 'mcp',
   usage: 'mcp [--token t] [--consolidate-every-ms n]',
@@ -193,9 +206,9 @@ export const mcpCmd: Command = {
   options: { token: { type: 'string' }, 'consolidate-every-ms': { type: 'string' } },
   async run(ctx) {
     const every = consolidationInterval(ctx);
+    const secret = sessionToken(str(ctx, 'token'), process.env.MNEMOS_TOKEN);
     const root = await ctx.open();
-    const secret = str(ctx, 'token') ?? process.env.MNEMOS_TOKEN;
-    const memory = secret ? root.as(await root.authenticate(secret)) : root;
+    const memory = secret !== undefined ? root.as(await root.authenticate(secret)) : root;
     const say = log(ctx);
     const consolidation = scheduleConsolidation(every, memory, 'mcp');
     const scheduler = consolidation.start(say);
