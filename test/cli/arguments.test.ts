@@ -5,6 +5,7 @@ import { visibleControls } from '../../src/surfaces/cli/visible-controls.ts';
 import { num } from '../../src/surfaces/cli/commands/options.ts';
 import type { CommandContext } from '../../src/surfaces/cli/command.ts';
 import { MnemosError } from '../../src/domain/errors.ts';
+import { runCli } from '../../src/surfaces/cli/main.ts';
 
 test('how many arguments a usage line names', () => {
   const cases: [string, number][] = [
@@ -55,4 +56,38 @@ test('human output shows control characters as escapes; tabs and line breaks sta
     ['emoji 😀 é', 'emoji 😀 é'],
   ];
   for (const [text, shown] of rows) assert.equal(visibleControls(text), shown, JSON.stringify(text));
+});
+
+/**
+ * A mistyped option was refused with Node's own words ("Unknown option
+ * '--jsno'. To specify a positional argument starting with a '-', place it
+ * ... as in '-- "--jsno"", its quote left open), which told the user to
+ * quote the typo. Now the nearest option the command takes is named; with
+ * none near, the way to pass text that starts with "-".
+ */
+test('an unknown option is refused naming the nearest one the command takes, also with --json', async () => {
+  const run = async (argv: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await runCli(argv, { stdout: (s) => ((out += s), true), stderr: (s) => ((err += s), true), env: {}, isTTY: false });
+    return { code, out, err };
+  };
+  const cases: [string[], RegExp][] = [
+    [['add', 'x', '--jsno'], /^mnemos: unknown option --jsno for mnemos add; did you mean --json\? \(see mnemos add --help\)\n$/],
+    [['add', 'x', '--tpye', 'fact'], /unknown option --tpye for mnemos add; did you mean --type\?/],
+    [['search', 'q', '--limt=3'], /unknown option --limt for mnemos search; did you mean --limit\?/],
+    [['token', 'create', '--rol', 'guest'], /unknown option --rol for mnemos token create; did you mean --role\?/],
+    [['add', '-x'], /unknown option -x for mnemos add; text that starts with "-" goes after --, as in: mnemos add -- "-x"/],
+  ];
+  for (const [argv, message] of cases) {
+    const r = await run(argv);
+    assert.equal(r.code, 2, argv.join(' '));
+    assert.equal(r.out, '');
+    assert.match(r.err, message);
+    const json = await run([...argv, '--json']);
+    assert.equal(json.code, 2);
+    const e = JSON.parse(json.out).error;
+    assert.equal(e.code, 'validation_failed');
+    assert.equal(e.details.field, argv.find((a) => a.startsWith('-'))!.split('=')[0]);
+  }
 });
