@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/surfaces/cli/main.ts';
 import { tempDir } from '../helpers/temp.ts';
@@ -74,7 +74,7 @@ test('a --db under a folder that cannot be created answers unavailable instead o
  * may write anything) through setpriv as nobody, otherwise as this user after
  * the test's chmod. Null when neither is possible here.
  */
-function asUnprivileged(args: string[], cwd: string): ReturnType<typeof spawnSync<string>> | null {
+function asUnprivileged(args: string[], cwd: string): SpawnSyncReturns<string> | null {
   const cli = [resolve('bin/mnemos.js'), ...args];
   const root = process.getuid?.() === 0;
   if (root && !existsSync('/usr/bin/setpriv')) return null;
