@@ -29,6 +29,7 @@ import { CycleApi } from '../../services/cycle/cycle-api.ts';
 import { backfillEmbeddings, prepareVectorIndex, type BackfillProgress } from '../../services/embeddings.ts';
 import { configureLifecycle, type LifecycleConfig } from '../../lifecycle/config.ts';
 import { SearchThreads, type SearchThreadsOpen } from './search-threads.ts';
+import { checkOpenOptions } from './open-options.ts';
 import type { ConsolidateOptions } from '../../lifecycle/consolidate.ts';
 
 export interface OpenMemoryOptions {
@@ -67,7 +68,8 @@ export class Mnemos {
     return this.shared;
   }
 
-  static async open(opts: OpenMemoryOptions = {}): Promise<Mnemos> {
+  static async open(given?: OpenMemoryOptions): Promise<Mnemos> {
+    const opts = checkOpenOptions(given);
     const principal = opts.principal ?? localOwner();
     assertPrincipal(principal);
     const config: EngineConfig = { ...DEFAULT_CONFIG, ...opts.config };
