@@ -48,3 +48,23 @@ test('stopping the scheduler aborts the running consolidation (a long model trai
   assert.equal(seen.aborted, true);
   assert.deepEqual(errors, [], 'a run stopped by stop() is not reported as a failure');
 });
+
+/**
+ * setInterval takes NaN, 0, a negative number, a string ('30m') or a delay
+ * past 2^31-1 ms as 1 ms (the last with only a warning), so a mistyped
+ * interval ran consolidation back to back. Refused, naming the field, before
+ * any timer is set.
+ */
+test('startScheduler refuses an interval no timer keeps, naming intervalMs, and starts nothing', async () => {
+  let runs = 0;
+  const engine = { consolidate: async () => (runs++, { status: 'skipped' }) as unknown as ConsolidationReport };
+  for (const intervalMs of [Number.NaN, 0, -5, '30m', Number.POSITIVE_INFINITY, 2 ** 31]) {
+    assert.throws(
+      () => startScheduler(engine, { intervalMs: intervalMs as number }),
+      (e: Error & { code?: string; details?: { field?: string } }) => e.code === 'validation_failed' && e.details?.field === 'intervalMs' && /intervalMs must be a number of milliseconds from 1/.test(e.message),
+      String(intervalMs),
+    );
+  }
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(runs, 0, 'no consolidation ran');
+});
