@@ -629,3 +629,39 @@ test(named('a NUL in a fact key or id, a session to read or a token id is the sa
     await assert.rejects(m.lifecycle.fact('user.nowhere'), refused('not_found'));
   }),
 );
+
+/**
+ * The library's options objects were read field by field: a misspelt key
+ * was ignored (`consolidate({ forse: true })` ran unforced, `reindexGraph({
+ * al: true })` re-indexed only stale memories) and any truthy value was a
+ * yes (`consolidate({ force: 'no' })` forced a run). Each is refused, naming
+ * the key, before anything runs.
+ */
+test(named('options objects refuse a key they do not take and a value of the wrong kind, naming it, and run nothing'), async () => {
+  const t = testStores();
+  const m = await openMemory({ db: t.db, config: { embeddings: { provider: 'off' } } });
+  try {
+    await m.remember({ text: 'Dana met Alice Smith in Lisbon' });
+    const cases: [string, () => Promise<unknown>, string][] = [
+      ['forse', () => m.consolidate({ forse: true } as never), 'consolidate options: forse is not an option; it takes force, extractor, onProgress, signal'],
+      ['force', () => m.consolidate({ force: 'no' } as never), 'consolidate options: force must be a boolean, not "no"'],
+      ['(input)', () => m.lifecycle.consolidate('force' as never), 'consolidate options must be an object of options'],
+      ['al', () => m.lifecycle.reindexGraph({ al: true } as never), 'reindexGraph options: al is not an option'],
+      ['all', () => m.lifecycle.reindexGraph({ all: 'yes' } as never), 'reindexGraph options: all must be a boolean, not "yes"'],
+      ['limt', () => m.lifecycle.indexGraph({ limt: 5 } as never), 'indexGraph options: limt is not an option'],
+      ['statuss', () => m.lifecycle.facts({ statuss: ['active'] } as never), 'facts options: statuss is not an option'],
+      ['retrian', () => m.embedBackfill({ retrian: true } as never), 'embedBackfill options: retrian is not an option'],
+      ['wait', () => m.prepareVectorIndex({ wait: 'no' } as never), 'prepareVectorIndex options: wait must be a boolean, not "no"'],
+      ['expectedHead', () => m.verifyAudit({ expectedHead: { seq: 1, hash: 'x' } } as never), 'verifyAudit options: expectedHead is not an option; it takes onProgress, expectHead'],
+    ];
+    for (const [field, call, message] of cases) {
+      await assert.rejects(call(), (e) => MnemosError.is(e, 'validation_failed') && (e.details?.['field'] === field || field === '(input)') && e.message.startsWith(message), field);
+    }
+    const status = await m.lifecycle.status();
+    assert.equal(status.runs.length, 0, 'no consolidation ran');
+    assert.equal(status.last, null);
+  } finally {
+    await m.close();
+    await t.cleanup();
+  }
+});
