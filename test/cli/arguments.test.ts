@@ -65,7 +65,7 @@ test('human output shows control characters as escapes; tabs and line breaks sta
  * quote the typo. Now the nearest option the command takes is named; with
  * none near, the way to pass text that starts with "-".
  */
-test('an unknown option is refused naming the nearest one the command takes, also with --json', async () => {
+test('an unknown option is refused naming the nearest one the command takes, and an option value in one line, also with --json', async () => {
   const run = async (argv: string[]) => {
     let out = '';
     let err = '';
@@ -78,6 +78,11 @@ test('an unknown option is refused naming the nearest one the command takes, als
     [['search', 'q', '--limt=3'], /unknown option --limt for mnemos search; did you mean --limit\?/],
     [['token', 'create', '--rol', 'guest'], /unknown option --rol for mnemos token create; did you mean --role\?/],
     [['add', '-x'], /unknown option -x for mnemos add; text that starts with "-" goes after --, as in: mnemos add -- "-x"/],
+    // Node's own words spanned three lines for a value that starts with "-", which only needs "=".
+    [['search', 'q', '--min-score', '-1'], /^mnemos: the value of --min-score starts with "-": join it to the option, as in --min-score="-1" \(see mnemos search --help\)\n$/],
+    [['add', 'x', '--type', '--tag', 'people'], /^mnemos: --type needs a value; it is followed by the option --tag \(see mnemos add --help\)\n$/],
+    [['add', 'x', '--type'], /^mnemos: --type needs a value \(see mnemos add --help\)\n$/],
+    [['add', 'x', '--json=yes'], /^mnemos: --json takes no value \(see mnemos add --help\)\n$/],
   ];
   for (const [argv, message] of cases) {
     const r = await run(argv);

@@ -13,7 +13,7 @@ import { EXIT_CODES } from './exit-codes.ts';
 import { embeddingConfigFromEnv } from './embedding-env.ts';
 import { vectorIndexConfigFromEnv } from './vector-index-env.ts';
 import { upgradeProgress } from './upgrade-progress.ts';
-import { unknownOptionError } from './unknown-option.ts';
+import { optionValueError, unknownOptionError } from './option-errors.ts';
 
 const GLOBAL_OPTIONS = {
   db: { type: 'string' },
@@ -166,6 +166,8 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     } catch (err) {
       const unknown = (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '([^']+)'/.exec((err as Error).message)?.[1] : undefined;
       if (unknown) throw unknownOptionError(unknown, Object.keys({ ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }), path);
+      const value = optionValueError(err as Error & { code?: string }, rest, path);
+      if (value) throw value;
       throw new MnemosError('validation_failed', `${(err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, '')}; see mnemos ${path} --help`);
     }
     const most = positionalsAllowed(cmd.usage);

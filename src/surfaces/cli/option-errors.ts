@@ -15,6 +15,30 @@ export function unknownOptionError(option: string, known: readonly string[], pat
   return new MnemosError('validation_failed', `unknown option ${option} for mnemos ${path}${hint} (see mnemos ${path} --help)`, { field: option });
 }
 
+/**
+ * The other parse errors, in one line each with the option as the field:
+ * Node's spanned three lines ("Option '--text' argument is ambiguous.\nDid
+ * you forget...") for a value that starts with "-" (`update <id> --text "-5
+ * degrees"`, `--min-score -1`), which is not a mistake but needs `=`.
+ * Null for an error it does not know.
+ */
+export function optionValueError(err: { code?: string; message: string }, args: readonly string[], path: string): MnemosError | null {
+  if (err.code !== 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return null;
+  const option = /^Option '(-[^' ,]+)/.exec(err.message)?.[1];
+  if (!option) return null;
+  const help = `(see mnemos ${path} --help)`;
+  if (/argument is ambiguous/.test(err.message)) {
+    const value = args[args.indexOf(option) + 1] ?? '';
+    const long = /use '(--[^=']+)=/.exec(err.message)?.[1] ?? option;
+    // Followed by another option, the value was more likely left out than meant to start with "--".
+    if (value.startsWith('--')) return new MnemosError('validation_failed', `${option} needs a value; it is followed by the option ${value.split('=')[0]} ${help}`, { field: option });
+    return new MnemosError('validation_failed', `the value of ${option} starts with "-": join it to the option, as in ${long}=${JSON.stringify(value)} ${help}`, { field: option });
+  }
+  if (/argument missing/.test(err.message)) return new MnemosError('validation_failed', `${option} needs a value ${help}`, { field: option });
+  if (/does not take an argument/.test(err.message)) return new MnemosError('validation_failed', `${option} takes no value ${help}`, { field: option });
+  return null;
+}
+
 /** The known option closest to what was typed, when it is close enough to be a typo (a third of its letters at most). */
 export function nearestOption(option: string, known: readonly string[]): string | null {
   const typed = option.replace(/^-+/, '').split('=')[0]!.toLowerCase();
