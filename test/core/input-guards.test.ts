@@ -665,3 +665,24 @@ test(named('options objects refuse a key they do not take and a value of the wro
     await t.cleanup();
   }
 });
+
+/**
+ * Each value of a list filter is one SQL parameter: 100,000 tags overflowed
+ * the call stack while the statement was built (an internal RangeError), and
+ * some tens of thousands pass SQLite's limit of parameters. At most 1,000 a
+ * filter, refused naming it; 1,000 still run.
+ */
+test(named('a list filter of more than 1,000 values is refused naming the filter; 1,000 run'), () =>
+  withMemory(async (m) => {
+    const { id } = await m.remember({ text: 'tagged lantern', tags: ['t999'] });
+    const tags = (n: number) => Array.from({ length: n }, (_, i) => `t${i}`);
+    assert.deepEqual((await m.list({ filter: { tags: tags(1000) } })).items.map((x) => x.id), [id]);
+    assert.deepEqual((await m.search({ query: 'lantern', filter: { tags: tags(1000) } })).hits.map((h) => h.memory.id), [id]);
+    for (const n of [1001, 100_000]) {
+      await assert.rejects(m.list({ filter: { tags: tags(n) } }), refused('validation_failed', /^filter\.tags$/), `list, ${n} tags`);
+      await assert.rejects(m.search({ query: 'lantern', filter: { tags: tags(n) } }), refused('validation_failed', /^filter\.tags$/), `search, ${n} tags`);
+    }
+    await assert.rejects(m.list({ filter: { types: Array.from({ length: 100_000 }, () => 'fact' as const) } }), refused('validation_failed', /^filter\.types$/));
+    await assert.rejects(m.list({ filter: { labels: tags(1001) } }), refused('validation_failed', /^filter\.labels$/));
+  }),
+);
