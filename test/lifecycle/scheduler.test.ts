@@ -68,3 +68,27 @@ test('startScheduler refuses an interval no timer keeps, naming intervalMs, and 
   await new Promise((r) => setTimeout(r, 30));
   assert.equal(runs, 0, 'no consolidation ran');
 });
+
+/**
+ * openMemory({ lifecycle: { consolidationIntervalMs } }) was read nowhere:
+ * startScheduler ran every 30 minutes whatever the engine was opened with.
+ * Without an intervalMs of its own it now takes the engine's setting.
+ */
+test(named("startScheduler without intervalMs runs at the engine's lifecycle.consolidationIntervalMs"), async () => {
+  const s = await lifecycleStore({ lifecycle: { consolidationIntervalMs: 20 } });
+  try {
+    await s.m.remember({ text: 'scheduled by the engine setting' });
+    let reports = 0;
+    let secondRun!: () => void;
+    const twoRuns = new Promise<void>((r) => (secondRun = r));
+    const sched = startScheduler(s.m, { onReport: () => ++reports >= 2 && secondRun() });
+    let timer: NodeJS.Timeout | undefined;
+    // Bounded at 30 s, a wait for two runs (not a time), as the first test here: at 30 min, none would come.
+    await Promise.race([twoRuns, new Promise((r) => (timer = setTimeout(r, 30_000)))]);
+    clearTimeout(timer);
+    await sched.stop();
+    assert.ok(reports >= 2, `ran ${reports} times`);
+  } finally {
+    await s.close();
+  }
+});

@@ -52,6 +52,7 @@ test('openMemory refuses options it would misread, naming the field, and creates
   await refused({ db: './m.db', lifecycle: { textDuplicateThreshold: 1.5 } }, 'lifecycle.textDuplicateThreshold', /from 0 to 1, not 1.5/);
   await refused({ db: './m.db', lifecycle: { modelGrowth: 1 } }, 'lifecycle.modelGrowth', /must be above 1/);
   await refused({ db: './m.db', lifecycle: { leaseMs: 0 } }, 'lifecycle.leaseMs', /above 0, not 0/);
+  await refused({ db: './m.db', lifecycle: { consolidationIntervalMs: 0 } }, 'lifecycle.consolidationIntervalMs', /from 1 to 2147483647 .*not 0/);
 });
 
 test("a vector index setting given alone keeps the other's default, as README's { mode, threshold } reads", async () => {
