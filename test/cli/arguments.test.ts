@@ -96,3 +96,17 @@ test('an unknown option is refused naming the nearest one the command takes, and
     assert.equal(e.details.field, argv.find((a) => a.startsWith('-'))!.split('=')[0]);
   }
 });
+
+test('a mistyped command is named back with the nearest command, and one far from any is only named', async () => {
+  const run = async (argv: string[]) => {
+    let out = '';
+    let err = '';
+    const code = await runCli(argv, { stdout: (s) => ((out += s), true), stderr: (s) => ((err += s), true), env: {}, isTTY: false });
+    return { code, out, err };
+  };
+  const typo = await run(['lst', '--json']);
+  assert.equal(typo.code, 2);
+  assert.deepEqual(JSON.parse(typo.out).error, { code: 'validation_failed', message: 'unknown command "lst"; did you mean list? (run mnemos --help for the list)', details: { field: 'command' } });
+  assert.match((await run(['help', 'serach'])).err, /^mnemos: unknown command "serach"; did you mean search\? \(run mnemos --help for the list\)\n$/);
+  assert.match((await run(['frobnicate'])).err, /^mnemos: unknown command "frobnicate" \(run mnemos --help for the list\)\n$/);
+});

@@ -13,7 +13,7 @@ import { EXIT_CODES } from './exit-codes.ts';
 import { embeddingConfigFromEnv } from './embedding-env.ts';
 import { vectorIndexConfigFromEnv } from './vector-index-env.ts';
 import { upgradeProgress } from './upgrade-progress.ts';
-import { optionValueError, unknownOptionError } from './option-errors.ts';
+import { optionValueError, unknownCommandError, unknownOptionError } from './option-errors.ts';
 
 const GLOBAL_OPTIONS = {
   db: { type: 'string' },
@@ -115,7 +115,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     const helpOf = at !== -1 && argv[at] === 'help' ? firstWord(argv.slice(at + 1), GLOBAL_OPTIONS) : -1;
     if (helpOf !== -1) {
       const name = argv[at + 1 + helpOf];
-      if (!COMMANDS.some((c) => c.name === name)) throw new MnemosError('validation_failed', `unknown command "${name}"; run mnemos --help for the list`);
+      if (!COMMANDS.some((c) => c.name === name)) throw unknownCommandError(name ?? '', COMMANDS.map((c) => c.name));
       return runCli([...argv.slice(0, at), ...argv.slice(at + 1), '--help'], io);
     }
     const word = at === -1 ? undefined : argv[at];
@@ -135,7 +135,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       }
       // `mnemos --bogus` printed the help and exited 0, as if it had done something.
       if (!word) throw new MnemosError('validation_failed', `no command given (${argv.join(' ')}); run mnemos --help for the list`);
-      throw new MnemosError('validation_failed', `unknown command "${word}"; run mnemos --help for the list`);
+      throw unknownCommandError(word, COMMANDS.map((c) => c.name));
     }
     let cmd = await loadCommand(found);
     let rest = argv.filter((_a, i) => i !== at);

@@ -8,7 +8,7 @@ import { MnemosError } from '../../domain/errors.ts';
  * often meant as one of the command's own, so the nearest one is named.
  */
 export function unknownOptionError(option: string, known: readonly string[], path: string): MnemosError {
-  const near = nearestOption(option, known);
+  const near = nearestName(option, known);
   const hint = near
     ? `; did you mean --${near}?`
     : `; text that starts with "-" goes after --, as in: mnemos ${path} -- "${option}"`;
@@ -39,9 +39,15 @@ export function optionValueError(err: { code?: string; message: string }, args: 
   return null;
 }
 
-/** The known option closest to what was typed, when it is close enough to be a typo (a third of its letters at most). */
-export function nearestOption(option: string, known: readonly string[]): string | null {
-  const typed = option.replace(/^-+/, '').split('=')[0]!.toLowerCase();
+/** A mistyped command, named back with the nearest one (`mnemos lst`: did you mean list?). */
+export function unknownCommandError(word: string, known: readonly string[]): MnemosError {
+  const near = nearestName(word, known);
+  return new MnemosError('validation_failed', `unknown command "${word}"${near ? `; did you mean ${near}?` : ''} (run mnemos --help for the list)`, { field: 'command' });
+}
+
+/** The known option (or command) closest to what was typed, when it is close enough to be a typo (a third of its letters at most). */
+export function nearestName(given: string, known: readonly string[]): string | null {
+  const typed = given.replace(/^-+/, '').split('=')[0]!.toLowerCase();
   if (!typed) return null;
   let best: { name: string; distance: number } | null = null;
   for (const name of known) {
