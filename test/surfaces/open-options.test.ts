@@ -39,7 +39,7 @@ async function refused(given: unknown, field: string, message: RegExp): Promise<
 test('openMemory refuses options it would misread, naming the field, and creates nothing', async () => {
   await refused('./my.db', '(options)', /openMemory: \(options\) takes an options object such as \{ db: '.\/memory.db' \}, not a string/);
   await refused({ path: './my.db' }, 'path', /openMemory: path is not an option; the options are db, principal, config, now, lifecycle, onProgress/);
-  await refused({ db: 5 }, 'db', /db must be a SQLite file path or a postgres:\/\/ URL/);
+  await refused({ db: 5 }, 'db', /db must be a SQLite file path or a postgres:\/\/ URL \(a string\)/);
   await refused({ db: './m.db', now: 5 }, 'now', /now must be a function/);
   await refused({ db: './m.db', config: 'fast' }, 'config', /config must be an object/);
   await refused({ db: './m.db', config: { rrf: 60 } }, 'config.rrf', /config\.rrf is not an option; the options are .*rrfK/);

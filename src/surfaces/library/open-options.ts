@@ -37,7 +37,8 @@ export function checkOpenOptions<T extends object>(opts: T | undefined | null): 
   if (!isObject(opts)) return bad('(options)', `takes an options object such as { db: './memory.db' }, not ${Array.isArray(opts) ? 'an array' : `a ${typeof opts}`}`);
   knownKeys(opts, OPTION_KEYS, '');
   const o = opts as Record<string, unknown>;
-  if (o.db !== undefined && (typeof o.db !== 'string' || o.db.trim() === '')) bad('db', 'must be a SQLite file path or a postgres:// URL (a non-empty string)');
+  // An empty path is the working folder, which the store's own check refuses as a folder, naming it.
+  if (o.db !== undefined && typeof o.db !== 'string') bad('db', 'must be a SQLite file path or a postgres:// URL (a string)');
   if (o.now !== undefined && typeof o.now !== 'function') bad('now', 'must be a function returning the time in milliseconds');
   if (o.lifecycle !== undefined) checkLifecycle(o.lifecycle);
   return o.config === undefined ? opts : { ...opts, config: checkConfig(o.config) };
