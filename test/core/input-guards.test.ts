@@ -686,3 +686,22 @@ test(named('a list filter of more than 1,000 values is refused naming the filter
     await assert.rejects(m.list({ filter: { labels: tags(1001) } }), refused('validation_failed', /^filter\.labels$/));
   }),
 );
+
+/**
+ * indexGraph's limit went to the store unchecked: 0, a negative number or
+ * NaN indexed nothing and answered as a success (`graph index --limit 0`), and
+ * 1.5 was SQLite's "datatype mismatch" (an internal error). entity's asOf was
+ * refused naming "(input)" rather than the field.
+ */
+test(named('indexGraph refuses a limit that is not a whole number from 1, and entity names asOf'), () =>
+  withMemory(async (m) => {
+    await m.remember({ text: 'Alice Smith met Bob Jones in Paris' });
+    for (const limit of [0, -5, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
+      await assert.rejects(m.lifecycle.indexGraph({ limit }), refused('validation_failed', /^limit$/), String(limit));
+    }
+    assert.equal((await m.lifecycle.entity('Alice Smith')).entities.length, 0, 'nothing was indexed');
+    await assert.rejects(m.lifecycle.entity('Alice Smith', 'yesterday'), refused('validation_failed', /^asOf$/));
+    assert.equal((await m.lifecycle.indexGraph({ limit: 1 })).memories, 1);
+    assert.equal((await m.lifecycle.entity('Alice Smith', '2099-01-01+02:00')).entities.length, 1);
+  }),
+);
