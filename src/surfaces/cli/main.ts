@@ -106,6 +106,8 @@ function packageVersion(): string {
 
 export async function runCli(argv: string[], io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s), env: process.env, isTTY: !!process.stderr.isTTY }): Promise<number> {
   const wantsJson = argv.includes('--json');
+  // With --json, stdout is one JSON object whatever was asked, help included: a script asking for it got text.
+  const help = (text: string) => (wantsJson ? `${JSON.stringify({ help: text })}\n` : `${text}\n`);
   let mnemos: Mnemos | undefined;
   try {
     // Options may come before the command (`mnemos --db x status`), so the
@@ -130,7 +132,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
         throw new MnemosError('validation_failed', 'no command given; run mnemos --help for the list');
       }
       if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || word === 'help') {
-        io.stdout(helpText(COMMANDS) + '\n');
+        io.stdout(help(helpText(COMMANDS)));
         return 0;
       }
       // `mnemos --bogus` printed the help and exited 0, as if it had done something.
@@ -144,7 +146,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       const sub = subAt === -1 ? undefined : cmd.subcommands.find((s) => s.name === rest[subAt]);
       if (!sub) {
         if (argv.includes('--help') || argv.includes('-h')) {
-          io.stdout(commandHelp(cmd, path) + '\n');
+          io.stdout(help(commandHelp(cmd, path)));
           return 0;
         }
         const names = cmd.subcommands.map((s) => s.name).join(', ');
@@ -157,7 +159,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       cmd = { ...sub, usage: `${cmd.name} ${sub.usage}` };
     }
     if (argv.includes('--help') || argv.includes('-h')) {
-      io.stdout(commandHelp(cmd, path) + '\n');
+      io.stdout(help(commandHelp(cmd, path)));
       return 0;
     }
     let parsed;
