@@ -705,3 +705,26 @@ test(named('indexGraph refuses a limit that is not a whole number from 1, and en
     assert.equal((await m.lifecycle.entity('Alice Smith', '2099-01-01+02:00')).entities.length, 1);
   }),
 );
+
+/** A bad line named its line in details but not its file (JSONL, transcripts): a caller importing several could not tell which. */
+test(named('an import refused at a line names the file and the line in details, and writes nothing of it'), () =>
+  withMemory(async (m, dir) => {
+    const files = {
+      'notes.jsonl': ['{"text":"first"}', '{"text":"second"', '{"text":"third"}'],
+      'chat.jsonl': ['{"role":"user","content":"hi"}', '{"role":"user","content":null}'],
+      'blank.jsonl': ['{"role":"user","content":"hi"}', '{"role":"user","content":" \\u200b "}'],
+      'nul.md': ['# Notes', 'a NUL \u0000 here'],
+    };
+    for (const [name, lines] of Object.entries(files)) {
+      const file = join(dir, name);
+      writeFileSync(file, lines.join('\r\n') + '\r\n');
+      await assert.rejects(m.import(file), (e: unknown) => {
+        assert.ok(MnemosError.is(e, 'validation_failed'), String(e));
+        assert.equal(e.details?.['line'], name === 'nul.md' ? 1 : 2, `${name}: ${e.message}`);
+        assert.equal(e.details?.['path'], file);
+        return true;
+      });
+    }
+    assert.equal((await m.list()).items.length, 0, 'nothing of either file was written');
+  }),
+);
