@@ -5,6 +5,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { runCli } from '../../src/surfaces/cli/main.ts';
 import { tempDir } from '../helpers/temp.ts';
+import { openMemory } from '../../src/index.ts';
 
 // SQLite only by nature: these are file-system paths given as --db.
 async function cli(cwd: string, argv: string[]): Promise<{ code: number; out: string; err: string }> {
@@ -115,6 +116,45 @@ test('a --db this user may not write is refused naming the file or folder, and n
     assert.deepEqual(readFileSync(file), before);
   } finally {
     chmodSync(join(tmp.dir, 'locked'), 0o755);
+    tmp.cleanup();
+  }
+});
+
+/**
+ * Anything but a postgres:// URL was taken as a file path: `--db
+ * mysql://host/db`, `Postgres://...` (the scheme in another case) or
+ * `file:///tmp/m.db` made a folder `mysql:` (`Postgres:`, `file:`) in the
+ * working folder and a new SQLite store in it, and reported success.
+ */
+test('a --db that is a URL of another kind is refused naming what to give, and creates nothing', async () => {
+  const tmp = tempDir('mnemos-store-url-');
+  try {
+    const cases: [string, RegExp][] = [
+      ['mysql://u:secret@host/db', /^mysql:\/\/\*\*\*@host\/db is a mysql:\/\/ URL; a store is a SQLite file path or a postgres:\/\/ URL\. Nothing was created$/],
+      ['Postgres://u@host/db', /write the scheme in lower case: postgres:\/\//],
+      [`file://${join(tmp.dir, 'm.db')}`, /give the file path itself, without file:\/\//],
+    ];
+    for (const [db, message] of cases) {
+      for (const argv of [['add', 'Dana likes tea'], ['list']]) {
+        const r = await cli(tmp.dir, [...argv, '--db', db, '--json']);
+        assert.equal(r.code, 2, `${argv[0]} --db ${db}: ${r.out}`);
+        const e = JSON.parse(r.out).error;
+        assert.equal(e.code, 'validation_failed');
+        assert.equal(e.details.field, 'db');
+        assert.match(e.message, message);
+        assert.doesNotMatch(r.out + r.err, /secret/);
+      }
+      // In the test's folder: without the check, the library made the folder and store in the working folder.
+      const was = process.cwd();
+      process.chdir(tmp.dir);
+      try {
+        await assert.rejects(openMemory({ db }), (e: Error & { code?: string }) => e.code === 'validation_failed' && message.test(e.message));
+      } finally {
+        process.chdir(was);
+      }
+    }
+    assert.deepEqual(readdirSync(tmp.dir), [], 'no folder or store was made');
+  } finally {
     tmp.cleanup();
   }
 });
