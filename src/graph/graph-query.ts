@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { MnemosError } from '../domain/errors.ts';
 import { normalizeIso } from '../domain/time.ts';
 import { isoTime, parseInput } from '../services/validate.ts';
@@ -34,10 +35,13 @@ function holdsAt(r: Pick<RelationRecord, 'validFrom' | 'validTo' | 'recordedAt'>
   return r.validFrom <= t && (r.validTo === null || r.validTo > t);
 }
 
+const asOfField = z.object({ asOf: isoTime });
+
 /** Every visible entity matching a name, with its relations as of a time (valid time). */
 export async function entityView(ctx: ServiceContext, p: Principal, name: string, asOf?: string): Promise<{ name: string; asOf: string | null; entities: EntityView[] }> {
   if (typeof name !== 'string' || name.trim() === '') throw new MnemosError('validation_failed', 'give the name of an entity', { field: 'name' });
-  const t = asOf === undefined ? new Date(ctx.now()).toISOString() : normalizeIso(parseInput(isoTime, asOf, 'as-of time'));
+  // Parsed as a field, so the error names asOf (details.field said "(input)").
+  const t = asOf === undefined ? new Date(ctx.now()).toISOString() : normalizeIso(parseInput(asOfField, { asOf }, 'as-of time').asOf);
   const graph = requireGraph(ctx);
   const entities = await graph.findEntities(p, [normalizeName(name)]);
   const views: EntityView[] = [];

@@ -10,6 +10,8 @@ import { getFact, ledgerExactHits, ledgerPromptBlock, listFacts, resolvePending,
 import { reverseMerge } from './merge-reverse.ts';
 import { confirmMemory, correctMemory, recallMemory } from './recall.ts';
 import { lifecycleConfig } from './config.ts';
+import { checkOptions } from '../domain/option-object.ts';
+import { MnemosError } from '../domain/errors.ts';
 
 /**
  * The lifecycle part of the library facade (`memory.lifecycle`): a thin
@@ -35,8 +37,8 @@ export class LifecycleApi {
     return correctMemory(this.ctx, this.p, id, text);
   }
 
-  consolidate(opts?: ConsolidateOptions) {
-    return consolidate(this.ctx, this.p, opts);
+  async consolidate(opts?: ConsolidateOptions) {
+    return consolidate(this.ctx, this.p, checkOptions(opts, 'consolidate options', { force: 'boolean', extractor: 'function', onProgress: 'function', signal: 'object' }));
   }
 
   status(limit?: number) {
@@ -56,8 +58,8 @@ export class LifecycleApi {
     return settleFact(this.ctx, this.p, input, 'learn');
   }
 
-  facts(opts?: { status?: string[]; limit?: number }) {
-    return listFacts(this.ctx, this.p, opts);
+  async facts(opts?: { status?: string[]; limit?: number }) {
+    return listFacts(this.ctx, this.p, checkOptions(opts, 'facts options', { status: 'array', limit: 'number' }));
   }
 
   fact(keyOrId: string) {
@@ -94,15 +96,17 @@ export class LifecycleApi {
 
   /** A `busy` error while another process indexes the graph (graph-lease.ts). */
   async indexGraph(given: { limit?: number; extractor?: Extractor } | null = {}) {
-    const opts = given ?? {};
+    const opts: { limit?: number; extractor?: Extractor } = checkOptions(given, 'indexGraph options', { limit: 'number', extractor: 'function' });
     const limit = opts.limit ?? lifecycleConfig(this.ctx).graphBatch;
+    // 0, a negative number or NaN indexed nothing and said so as a success; 1.5 was the driver's datatype error.
+    if (!(Number.isSafeInteger(limit) && limit >= 1)) throw new MnemosError('validation_failed', `limit must be a whole number of at least 1, not ${limit}`, { field: 'limit' });
     requireGraph(this.ctx);
     return graphRunOrBusy(this.ctx, this.p.namespace, (renew) => indexGraph(this.ctx, this.p, { limit, onBatch: renew, ...(opts.extractor ? { extractor: opts.extractor } : {}) }));
   }
 
   /** Owner only: memories indexed under older extraction rules indexed again now (with `all`, a rebuild of the graph from every current memory); `busy` as indexGraph. */
   async reindexGraph(given: ReindexGraphOptions | null = {}) {
-    const opts = given ?? {};
+    const opts: ReindexGraphOptions = checkOptions(given, 'reindexGraph options', { limit: 'number', all: 'boolean', extractor: 'function', batch: 'number', onProgress: 'function' });
     checkReindex(this.p, opts);
     requireGraph(this.ctx);
     return graphRunOrBusy(this.ctx, this.p.namespace, (renew) =>

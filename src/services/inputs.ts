@@ -93,15 +93,23 @@ export type MemoryPatch = z.input<typeof patchSchema>;
 const filterValue = (what: string) => storable(z.string().min(1, `an empty ${what} matches no memory: give one, or leave the filter out`));
 
 /**
+ * Most values one list filter (types, tags, labels, lifecycles) may name, any
+ * of which a memory matches. Each value is one SQL parameter: 100,000 tags
+ * overflowed the call stack building the statement (an internal error), and
+ * some tens of thousands pass SQLite's 32,766 parameters a statement.
+ */
+export const MAX_FILTER_VALUES = 1000;
+
+/**
  * The filter fields without the checks across them: zod 4 refuses `.pick()` on a refined object,
  * so a surface that offers some of the filters picks them here (the library checks the whole filter).
  */
 export const filterFields = z
   .object({
-    types: z.array(z.enum(MEMORY_TYPES)).optional(),
-    tags: z.array(filterValue('tag')).optional(),
-    labels: z.array(filterValue('label')).optional(),
-    lifecycles: z.array(z.enum(LIFECYCLES)).optional(),
+    types: z.array(z.enum(MEMORY_TYPES)).max(MAX_FILTER_VALUES).optional(),
+    tags: z.array(filterValue('tag')).max(MAX_FILTER_VALUES).optional(),
+    labels: z.array(filterValue('label')).max(MAX_FILTER_VALUES).optional(),
+    lifecycles: z.array(z.enum(LIFECYCLES)).max(MAX_FILTER_VALUES).optional(),
     since: isoTime.optional().describe('event time lower bound (inclusive)'),
     until: isoTime.optional().describe('event time upper bound (exclusive)'),
     recordedSince: isoTime.optional(),

@@ -109,3 +109,14 @@ test('every bench sub-command takes --no-write, which README gives as the way to
   assert.ok((bench.subcommands?.length ?? 0) >= 9);
   for (const sub of bench.subcommands!) assert.ok('no-write' in (sub.options ?? {}), `bench ${sub.name} takes no --no-write`);
 });
+
+test('with --json, help is one JSON object too, as README promises of every command', async () => {
+  for (const argv of [['--help'], ['help'], ['add', '--help'], ['help', 'add'], ['token', '--help'], ['token', 'create', '--help']]) {
+    const plain = await cli(argv);
+    const json = await cli([...argv, '--json']);
+    assert.equal(json.code, 0, argv.join(' '));
+    assert.equal(json.err, '');
+    assert.deepEqual(JSON.parse(json.out), { help: plain.out.replace(/\n$/, '') }, argv.join(' '));
+    assert.equal(json.out.split('\n').filter(Boolean).length, 1);
+  }
+});

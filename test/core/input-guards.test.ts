@@ -629,3 +629,102 @@ test(named('a NUL in a fact key or id, a session to read or a token id is the sa
     await assert.rejects(m.lifecycle.fact('user.nowhere'), refused('not_found'));
   }),
 );
+
+/**
+ * The library's options objects were read field by field: a misspelt key
+ * was ignored (`consolidate({ forse: true })` ran unforced, `reindexGraph({
+ * al: true })` re-indexed only stale memories) and any truthy value was a
+ * yes (`consolidate({ force: 'no' })` forced a run). Each is refused, naming
+ * the key, before anything runs.
+ */
+test(named('options objects refuse a key they do not take and a value of the wrong kind, naming it, and run nothing'), async () => {
+  const t = testStores();
+  const m = await openMemory({ db: t.db, config: { embeddings: { provider: 'off' } } });
+  try {
+    await m.remember({ text: 'Dana met Alice Smith in Lisbon' });
+    const cases: [string, () => Promise<unknown>, string][] = [
+      ['forse', () => m.consolidate({ forse: true } as never), 'consolidate options: forse is not an option; it takes force, extractor, onProgress, signal'],
+      ['force', () => m.consolidate({ force: 'no' } as never), 'consolidate options: force must be a boolean, not "no"'],
+      ['(input)', () => m.lifecycle.consolidate('force' as never), 'consolidate options must be an object of options'],
+      ['al', () => m.lifecycle.reindexGraph({ al: true } as never), 'reindexGraph options: al is not an option'],
+      ['all', () => m.lifecycle.reindexGraph({ all: 'yes' } as never), 'reindexGraph options: all must be a boolean, not "yes"'],
+      ['limt', () => m.lifecycle.indexGraph({ limt: 5 } as never), 'indexGraph options: limt is not an option'],
+      ['statuss', () => m.lifecycle.facts({ statuss: ['active'] } as never), 'facts options: statuss is not an option'],
+      ['retrian', () => m.embedBackfill({ retrian: true } as never), 'embedBackfill options: retrian is not an option'],
+      ['wait', () => m.prepareVectorIndex({ wait: 'no' } as never), 'prepareVectorIndex options: wait must be a boolean, not "no"'],
+      ['expectedHead', () => m.verifyAudit({ expectedHead: { seq: 1, hash: 'x' } } as never), 'verifyAudit options: expectedHead is not an option; it takes onProgress, expectHead'],
+    ];
+    for (const [field, call, message] of cases) {
+      await assert.rejects(call(), (e) => MnemosError.is(e, 'validation_failed') && (e.details?.['field'] === field || field === '(input)') && e.message.startsWith(message), field);
+    }
+    const status = await m.lifecycle.status();
+    assert.equal(status.runs.length, 0, 'no consolidation ran');
+    assert.equal(status.last, null);
+  } finally {
+    await m.close();
+    await t.cleanup();
+  }
+});
+
+/**
+ * Each value of a list filter is one SQL parameter: 100,000 tags overflowed
+ * the call stack while the statement was built (an internal RangeError), and
+ * some tens of thousands pass SQLite's limit of parameters. At most 1,000 a
+ * filter, refused naming it; 1,000 still run.
+ */
+test(named('a list filter of more than 1,000 values is refused naming the filter; 1,000 run'), () =>
+  withMemory(async (m) => {
+    const { id } = await m.remember({ text: 'tagged lantern', tags: ['t999'] });
+    const tags = (n: number) => Array.from({ length: n }, (_, i) => `t${i}`);
+    assert.deepEqual((await m.list({ filter: { tags: tags(1000) } })).items.map((x) => x.id), [id]);
+    assert.deepEqual((await m.search({ query: 'lantern', filter: { tags: tags(1000) } })).hits.map((h) => h.memory.id), [id]);
+    for (const n of [1001, 100_000]) {
+      await assert.rejects(m.list({ filter: { tags: tags(n) } }), refused('validation_failed', /^filter\.tags$/), `list, ${n} tags`);
+      await assert.rejects(m.search({ query: 'lantern', filter: { tags: tags(n) } }), refused('validation_failed', /^filter\.tags$/), `search, ${n} tags`);
+    }
+    await assert.rejects(m.list({ filter: { types: Array.from({ length: 100_000 }, () => 'fact' as const) } }), refused('validation_failed', /^filter\.types$/));
+    await assert.rejects(m.list({ filter: { labels: tags(1001) } }), refused('validation_failed', /^filter\.labels$/));
+  }),
+);
+
+/**
+ * indexGraph's limit went to the store unchecked: 0, a negative number or
+ * NaN indexed nothing and answered as a success (`graph index --limit 0`), and
+ * 1.5 was SQLite's "datatype mismatch" (an internal error). entity's asOf was
+ * refused naming "(input)" rather than the field.
+ */
+test(named('indexGraph refuses a limit that is not a whole number from 1, and entity names asOf'), () =>
+  withMemory(async (m) => {
+    await m.remember({ text: 'Alice Smith met Bob Jones in Paris' });
+    for (const limit of [0, -5, Number.NaN, 1.5, Number.POSITIVE_INFINITY]) {
+      await assert.rejects(m.lifecycle.indexGraph({ limit }), refused('validation_failed', /^limit$/), String(limit));
+    }
+    assert.equal((await m.lifecycle.entity('Alice Smith')).entities.length, 0, 'nothing was indexed');
+    await assert.rejects(m.lifecycle.entity('Alice Smith', 'yesterday'), refused('validation_failed', /^asOf$/));
+    assert.equal((await m.lifecycle.indexGraph({ limit: 1 })).memories, 1);
+    assert.equal((await m.lifecycle.entity('Alice Smith', '2099-01-01+02:00')).entities.length, 1);
+  }),
+);
+
+/** A bad line named its line in details but not its file (JSONL, transcripts): a caller importing several could not tell which. */
+test(named('an import refused at a line names the file and the line in details, and writes nothing of it'), () =>
+  withMemory(async (m, dir) => {
+    const files = {
+      'notes.jsonl': ['{"text":"first"}', '{"text":"second"', '{"text":"third"}'],
+      'chat.jsonl': ['{"role":"user","content":"hi"}', '{"role":"user","content":null}'],
+      'blank.jsonl': ['{"role":"user","content":"hi"}', '{"role":"user","content":" \\u200b "}'],
+      'nul.md': ['# Notes', 'a NUL \u0000 here'],
+    };
+    for (const [name, lines] of Object.entries(files)) {
+      const file = join(dir, name);
+      writeFileSync(file, lines.join('\r\n') + '\r\n');
+      await assert.rejects(m.import(file), (e: unknown) => {
+        assert.ok(MnemosError.is(e, 'validation_failed'), String(e));
+        assert.equal(e.details?.['line'], name === 'nul.md' ? 1 : 2, `${name}: ${e.message}`);
+        assert.equal(e.details?.['path'], file);
+        return true;
+      });
+    }
+    assert.equal((await m.list()).items.length, 0, 'nothing of either file was written');
+  }),
+);

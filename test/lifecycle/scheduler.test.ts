@@ -48,3 +48,47 @@ test('stopping the scheduler aborts the running consolidation (a long model trai
   assert.equal(seen.aborted, true);
   assert.deepEqual(errors, [], 'a run stopped by stop() is not reported as a failure');
 });
+
+/**
+ * setInterval takes NaN, 0, a negative number, a string ('30m') or a delay
+ * past 2^31-1 ms as 1 ms (the last with only a warning), so a mistyped
+ * interval ran consolidation back to back. Refused, naming the field, before
+ * any timer is set.
+ */
+test('startScheduler refuses an interval no timer keeps, naming intervalMs, and starts nothing', async () => {
+  let runs = 0;
+  const engine = { consolidate: async () => (runs++, { status: 'skipped' }) as unknown as ConsolidationReport };
+  for (const intervalMs of [Number.NaN, 0, -5, '30m', Number.POSITIVE_INFINITY, 2 ** 31]) {
+    assert.throws(
+      () => startScheduler(engine, { intervalMs: intervalMs as number }),
+      (e: Error & { code?: string; details?: { field?: string } }) => e.code === 'validation_failed' && e.details?.field === 'intervalMs' && /intervalMs must be a number of milliseconds from 1/.test(e.message),
+      String(intervalMs),
+    );
+  }
+  await new Promise((r) => setTimeout(r, 30));
+  assert.equal(runs, 0, 'no consolidation ran');
+});
+
+/**
+ * openMemory({ lifecycle: { consolidationIntervalMs } }) was read nowhere:
+ * startScheduler ran every 30 minutes whatever the engine was opened with.
+ * Without an intervalMs of its own it now takes the engine's setting.
+ */
+test(named("startScheduler without intervalMs runs at the engine's lifecycle.consolidationIntervalMs"), async () => {
+  const s = await lifecycleStore({ lifecycle: { consolidationIntervalMs: 20 } });
+  try {
+    await s.m.remember({ text: 'scheduled by the engine setting' });
+    let reports = 0;
+    let secondRun!: () => void;
+    const twoRuns = new Promise<void>((r) => (secondRun = r));
+    const sched = startScheduler(s.m, { onReport: () => ++reports >= 2 && secondRun() });
+    let timer: NodeJS.Timeout | undefined;
+    // Bounded at 30 s, a wait for two runs (not a time), as the first test here: at 30 min, none would come.
+    await Promise.race([twoRuns, new Promise((r) => (timer = setTimeout(r, 30_000)))]);
+    clearTimeout(timer);
+    await sched.stop();
+    assert.ok(reports >= 2, `ran ${reports} times`);
+  } finally {
+    await s.close();
+  }
+});

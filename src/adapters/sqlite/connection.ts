@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { MnemosError } from '../../domain/errors.ts';
 import { prepareFileFolder, type FileRole } from '../../runtime/make-folders.ts';
 
@@ -25,7 +27,10 @@ export function nativeModuleHint(message: string): string {
  */
 export function openDatabase(path: string, opts: { mnemosStore?: boolean } = {}): Database.Database {
   // A --db naming a folder or a path under a file is the caller's mistake; an uncreatable folder, unavailable.
-  if (path !== ':memory:') prepareFileFolder(path, STORE_FILE);
+  if (path !== ':memory:') {
+    prepareFileFolder(path, STORE_FILE);
+    refuseUnwritable(path);
+  }
   let db: Database.Database;
   try {
     db = new Database(path);
@@ -58,6 +63,36 @@ export function openDatabase(path: string, opts: { mnemosStore?: boolean } = {})
   // and 18 -> 56 searches/s beside 400-550 writes/s; cold vector loads are about 12% slower.
   db.pragma('mmap_size = 0');
   return db;
+}
+
+/**
+ * Every command writes the store, even one that only reads: WAL mode needs
+ * the -wal and -shm files beside it, and opening runs migrations and
+ * upkeep. A store file (or its folder) this user may not write, or one on a
+ * read-only disk, failed at its first write as an `internal` error, SQLite's
+ * "attempt to write a readonly database" naming no file; a new store in such
+ * a folder, as "unable to open database file". Checked before opening, so
+ * the answer names what is not writable, and nothing is touched.
+ */
+function refuseUnwritable(path: string): void {
+  const file = resolve(path);
+  const folder = dirname(file);
+  // The folder matters only for files SQLite must still create there (a new store, its -wal and -shm).
+  const needed = [file, `${file}-wal`, `${file}-shm`].filter((f) => existsSync(f));
+  if (needed.length < 3) needed.push(folder);
+  for (const target of needed) {
+    try {
+      accessSync(target, constants.W_OK);
+    } catch (err) {
+      const what = target === folder ? `its folder ${folder}` : target === file ? 'the file' : target;
+      throw new MnemosError(
+        'unavailable',
+        `cannot write the SQLite store at ${path}: ${what} is not writable (${(err as { code?: string }).code ?? (err as Error).message}); mnemos writes its store, and the -wal and -shm files beside it, even to read. Run it as a user who may write them, or copy the store somewhere writable. Nothing was changed`,
+        { field: 'db', path, notWritable: target },
+        { cause: err },
+      );
+    }
+  }
 }
 
 /**

@@ -218,6 +218,29 @@ const importOptionsSchema = z
   .strict();
 
 export async function importFile(ctx: ServiceContext, p: Principal, path: string, opts: ImportOptions = {}): Promise<FileImportResult> {
+  try {
+    return await importOneFile(ctx, p, path, opts);
+  } catch (err) {
+    // Every refusal names its file in details, as its message does: a bad JSONL or transcript line gave only
+    // { line }, so a caller importing several files could not tell which one without parsing the message.
+    if (MnemosError.is(err) && typeof path === 'string' && path !== '' && err.details?.['path'] === undefined) {
+      throw new MnemosError(err.code, err.message, { ...err.details, path }, { cause: err });
+    }
+    throw err;
+  }
+}
+
+/** parseInput, its refusal also saying in details where in the file the item is (the message says it in words). */
+function parseInputAt<S extends z.ZodType>(schema: S, input: unknown, what: string, place: Record<string, number>): z.output<S> {
+  try {
+    return parseInput(schema, input, what);
+  } catch (err) {
+    if (MnemosError.is(err)) throw new MnemosError(err.code, err.message, { ...err.details, ...place }, { cause: err });
+    throw err;
+  }
+}
+
+async function importOneFile(ctx: ServiceContext, p: Principal, path: string, opts: ImportOptions): Promise<FileImportResult> {
   if (typeof path !== 'string' || path === '') throw new MnemosError('validation_failed', 'give import the path of a file', { field: 'path' });
   // A misspelt format ('JSONL', 'csv') was read with some other parser and failed with a misleading message.
   parseInput(importOptionsSchema, opts, 'import options');
@@ -257,18 +280,20 @@ export async function importFile(ctx: ServiceContext, p: Principal, path: string
     ops = mettaOps(p, readWhole(abs, path), path, now);
   } else {
     // Each item says where it is in the file: "item 7" of a chunk list or a transcript told the owner nothing to look for.
-    const inputs: { input: RememberInput; what: string; at: string }[] =
+    // `place`: where the item is, for an error's details (a chunk's first line, a JSONL line, a JSON transcript's message).
+    const inputs: { input: RememberInput; what: string; at: string; place: Record<string, number> }[] =
       format === 'markdown'
         ? markdownInputs(abs, readWhole(given, path), path).map(({ input, line, lineEnd }) => ({
             input,
             what: `chunk at ${path}:${line}${lineEnd > line ? ` (lines ${line}-${lineEnd})` : ''}`,
             at: `line ${line}`,
+            place: { line },
           }))
         : format === 'transcript'
-          ? transcriptInputs(parseTranscript(readWhole(abs, path), 'json', session, path), abs).map(({ input, line }) => ({ input, what: `message ${line} of ${path}`, at: `message ${line}` }))
-          : transcriptInputs(parseTranscript(readLines(abs, path), 'jsonl', session, path), abs).map(({ input, line }) => ({ input, what: `message at ${path}:${line}`, at: `line ${line}` }));
-    for (const { input, what, at } of inputs) {
-      const parsed = parseInput(rememberSchema, input, what);
+          ? transcriptInputs(parseTranscript(readWhole(abs, path), 'json', session, path), abs).map(({ input, line }) => ({ input, what: `message ${line} of ${path}`, at: `message ${line}`, place: { message: line } }))
+          : transcriptInputs(parseTranscript(readLines(abs, path), 'jsonl', session, path), abs).map(({ input, line }) => ({ input, what: `message at ${path}:${line}`, at: `line ${line}`, place: { line } }));
+    for (const { input, what, at, place } of inputs) {
+      const parsed = parseInputAt(rememberSchema, input, what, place);
       budget.add(parsed.text, at);
       ops.push({ kind: 'insert', memory: buildMemory(p, parsed, now), onExistingSource: 'supersede' });
     }

@@ -34,19 +34,20 @@ export interface TranscriptTurn {
   where: string;
 }
 
-function parseMessage(value: unknown, where: string): Message {
+/** `at`: where the message is, for details: `{ line }` in JSONL, `{ message }` (its position from 1) in a JSON transcript. */
+function parseMessage(value: unknown, where: string, at: Record<string, number>): Message {
   const content = (value as { content?: unknown } | null)?.content;
   if (content === null || Array.isArray(content)) {
     // OpenAI-style messages (content null beside tool_calls, or a list of parts): what they mean as one
     // memory's text is not obvious, so they are refused by name rather than turned into some text.
-    throw new MnemosError('validation_failed', `${where}: content must be a string (null or an array of parts is not supported)`, { field: 'content' });
+    throw new MnemosError('validation_failed', `${where}: content must be a string (null or an array of parts is not supported)`, { field: 'content', ...at });
   }
   const r = messageSchema.safeParse(value);
   if (!r.success) {
     const i = r.error.issues[0]!;
     // The hint is for a record that is not a message at all, or lacks one of the two fields; not for an empty content.
     const missing = i.path.length === 0 || (i.path.length === 1 && typeof value === 'object' && value !== null && !(String(i.path[0]) in value));
-    throw new MnemosError('validation_failed', `${where}: ${i.path.join('.') || 'message'}: ${i.message}${missing ? ' (a message needs role and content)' : ''}`, { field: i.path.join('.') });
+    throw new MnemosError('validation_failed', `${where}: ${i.path.join('.') || 'message'}: ${i.message}${missing ? ' (a message needs role and content)' : ''}`, { field: i.path.join('.'), ...at });
   }
   return r.data;
 }
@@ -82,7 +83,7 @@ export function parseTranscript(source: string | Iterable<Line>, format: 'json' 
   const counters = new Map<string, number>();
   const turns = raw.map(({ value, line }) => {
     const where = format === 'jsonl' ? `${file}:${line}` : `${file}: message ${line}`;
-    const message = parseMessage(value, where);
+    const message = parseMessage(value, where, format === 'jsonl' ? { line } : { message: line });
     const sessionId = message.sessionId ?? message.session_id ?? fileSession ?? fallbackSession;
     const turn = message.turn ?? (counters.get(sessionId) ?? 0) + 1;
     counters.set(sessionId, turn);

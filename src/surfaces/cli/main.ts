@@ -13,6 +13,7 @@ import { EXIT_CODES } from './exit-codes.ts';
 import { embeddingConfigFromEnv } from './embedding-env.ts';
 import { vectorIndexConfigFromEnv } from './vector-index-env.ts';
 import { upgradeProgress } from './upgrade-progress.ts';
+import { optionValueError, unknownCommandError, unknownOptionError } from './option-errors.ts';
 
 const GLOBAL_OPTIONS = {
   db: { type: 'string' },
@@ -105,6 +106,8 @@ function packageVersion(): string {
 
 export async function runCli(argv: string[], io = { stdout: (s: string) => process.stdout.write(s), stderr: (s: string) => process.stderr.write(s), env: process.env, isTTY: !!process.stderr.isTTY }): Promise<number> {
   const wantsJson = argv.includes('--json');
+  // With --json, stdout is one JSON object whatever was asked, help included: a script asking for it got text.
+  const help = (text: string) => (wantsJson ? `${JSON.stringify({ help: text })}\n` : `${text}\n`);
   let mnemos: Mnemos | undefined;
   try {
     // Options may come before the command (`mnemos --db x status`), so the
@@ -114,7 +117,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
     const helpOf = at !== -1 && argv[at] === 'help' ? firstWord(argv.slice(at + 1), GLOBAL_OPTIONS) : -1;
     if (helpOf !== -1) {
       const name = argv[at + 1 + helpOf];
-      if (!COMMANDS.some((c) => c.name === name)) throw new MnemosError('validation_failed', `unknown command "${name}"; run mnemos --help for the list`);
+      if (!COMMANDS.some((c) => c.name === name)) throw unknownCommandError(name ?? '', COMMANDS.map((c) => c.name));
       return runCli([...argv.slice(0, at), ...argv.slice(at + 1), '--help'], io);
     }
     const word = at === -1 ? undefined : argv[at];
@@ -129,12 +132,12 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
         throw new MnemosError('validation_failed', 'no command given; run mnemos --help for the list');
       }
       if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || word === 'help') {
-        io.stdout(helpText(COMMANDS) + '\n');
+        io.stdout(help(helpText(COMMANDS)));
         return 0;
       }
       // `mnemos --bogus` printed the help and exited 0, as if it had done something.
       if (!word) throw new MnemosError('validation_failed', `no command given (${argv.join(' ')}); run mnemos --help for the list`);
-      throw new MnemosError('validation_failed', `unknown command "${word}"; run mnemos --help for the list`);
+      throw unknownCommandError(word, COMMANDS.map((c) => c.name));
     }
     let cmd = await loadCommand(found);
     let rest = argv.filter((_a, i) => i !== at);
@@ -143,7 +146,7 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       const sub = subAt === -1 ? undefined : cmd.subcommands.find((s) => s.name === rest[subAt]);
       if (!sub) {
         if (argv.includes('--help') || argv.includes('-h')) {
-          io.stdout(commandHelp(cmd, path) + '\n');
+          io.stdout(help(commandHelp(cmd, path)));
           return 0;
         }
         const names = cmd.subcommands.map((s) => s.name).join(', ');
@@ -156,13 +159,17 @@ export async function runCli(argv: string[], io = { stdout: (s: string) => proce
       cmd = { ...sub, usage: `${cmd.name} ${sub.usage}` };
     }
     if (argv.includes('--help') || argv.includes('-h')) {
-      io.stdout(commandHelp(cmd, path) + '\n');
+      io.stdout(help(commandHelp(cmd, path)));
       return 0;
     }
     let parsed;
     try {
       parsed = parseArgs({ args: rest, options: { ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }, allowPositionals: true, strict: true });
     } catch (err) {
+      const unknown = (err as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /Unknown option '([^']+)'/.exec((err as Error).message)?.[1] : undefined;
+      if (unknown) throw unknownOptionError(unknown, Object.keys({ ...GLOBAL_OPTIONS, ...(cmd.options ?? {}) }), path);
+      const value = optionValueError(err as Error & { code?: string }, rest, path);
+      if (value) throw value;
       throw new MnemosError('validation_failed', `${(err as Error).message.replace(/^TypeError \[[A-Z_]+\]: /, '')}; see mnemos ${path} --help`);
     }
     const most = positionalsAllowed(cmd.usage);

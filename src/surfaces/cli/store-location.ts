@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isPostgresLocation, missingPgStore } from '../../adapters/open-store.ts';
+import { assertStoreLocation, isPostgresLocation, missingPgStore } from '../../adapters/open-store.ts';
 import { MnemosError } from '../../domain/errors.ts';
 
 const NOTHING = 'or add or import memories there first. Nothing was created';
@@ -13,6 +13,7 @@ const NOTHING = 'or add or import memories there first. Nothing was created';
  */
 export async function assertStoreExists(location: string, given: string): Promise<void> {
   const field = { field: given === '--db' ? 'db' : given };
+  assertStoreLocation(location, field.field);
   if (isPostgresLocation(location)) {
     const { location: shown, missing } = await missingPgStore(location);
     if (missing !== null) throw new MnemosError('not_found', `no store at ${shown} (from ${given}): ${missing}; check the URL, ${NOTHING}`, field);

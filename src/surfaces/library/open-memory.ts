@@ -10,6 +10,7 @@ import { exportJsonl } from '../../services/export.ts';
 import { exportMetta } from '../../services/export-metta.ts';
 import { engineJournalBridge, journalPathOf, queryJournalFile, viewJournalFile, type JournalQueryInput, type JournalViewInput } from '../../services/journal-reads.ts';
 import { MnemosError } from '../../domain/errors.ts';
+import { checkOptions } from '../../domain/option-object.ts';
 import { confirmForget, previewForget } from '../../services/forget.ts';
 import { history } from '../../services/history.ts';
 import { importFile, type ImportOptions } from '../../services/import/import-file.ts';
@@ -29,6 +30,7 @@ import { CycleApi } from '../../services/cycle/cycle-api.ts';
 import { backfillEmbeddings, prepareVectorIndex, type BackfillProgress } from '../../services/embeddings.ts';
 import { configureLifecycle, type LifecycleConfig } from '../../lifecycle/config.ts';
 import { SearchThreads, type SearchThreadsOpen } from './search-threads.ts';
+import { checkOpenOptions } from './open-options.ts';
 import type { ConsolidateOptions } from '../../lifecycle/consolidate.ts';
 
 export interface OpenMemoryOptions {
@@ -67,7 +69,8 @@ export class Mnemos {
     return this.shared;
   }
 
-  static async open(opts: OpenMemoryOptions = {}): Promise<Mnemos> {
+  static async open(given?: OpenMemoryOptions): Promise<Mnemos> {
+    const opts = checkOpenOptions(given);
     const principal = opts.principal ?? localOwner();
     assertPrincipal(principal);
     const config: EngineConfig = { ...DEFAULT_CONFIG, ...opts.config };
@@ -221,7 +224,7 @@ export class Mnemos {
 
   /** Checks the audit chain and every memory against it; `onProgress` hears how far it got, a page at a time. */
   async verifyAudit(opts: VerifyOptions = {}) {
-    return verifyAudit(this.ctx, this.principal, options(opts, 'verifyAudit options'));
+    return verifyAudit(this.ctx, this.principal, checkOptions(opts, 'verifyAudit options', { onProgress: 'function', expectHead: 'object' }));
   }
 
   /** Exact lines of a file that is the recorded source of a memory this principal can see. */
@@ -281,12 +284,12 @@ export class Mnemos {
 
   /** Gives every visible memory a vector of the current model; trains the built-in model first when asked or when there is none. */
   async embedBackfill(opts?: { retrain?: boolean; onProgress?: (x: BackfillProgress) => void }) {
-    return backfillEmbeddings(this.ctx, this.principal, options(opts, 'embedBackfill options'));
+    return backfillEmbeddings(this.ctx, this.principal, checkOptions(opts, 'embedBackfill options', { retrain: 'boolean', onProgress: 'function' }));
   }
 
   /** Brings this namespace's vector index up to date and waits for an approximate index to be built when one applies (`wait: false`: starts it only); says which index answers. */
   async prepareVectorIndex(opts: { wait?: boolean } = {}) {
-    return prepareVectorIndex(this.ctx, this.principal, opts);
+    return prepareVectorIndex(this.ctx, this.principal, checkOptions(opts, 'prepareVectorIndex options', { wait: 'boolean' }));
   }
 
   /** Builds the store's in-process keyword index now where it keeps one (SQLite); searches never wait for it. */
@@ -331,13 +334,6 @@ function closedStore(): MemoryStore {
       throw new MnemosError('unavailable', 'this memory handle was closed; open the store again (openMemory) to use it');
     },
   });
-}
-
-/** Options objects of the facade: absent or null mean none; anything but an object is refused. */
-function options<T extends object>(value: T | null | undefined, what: string): T | Record<string, never> {
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw new MnemosError('validation_failed', `${what} must be an object of options`, { field: what });
-  return value;
 }
 
 function writer<F>(write: F): F {
