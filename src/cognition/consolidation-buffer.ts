@@ -96,6 +96,19 @@ export class ConsolidationBuffer {
     return evicted;
   }
 
+  /**
+   * Takes back a safety event whose write could not be made durable and was
+   * refused to its writer: kept, it would become an episode of a write its
+   * writer was told had failed (and wrote again). True when it was held.
+   */
+  withdraw(eventId: string): boolean {
+    const i = this.protectedSlots.findIndex((s) => s.event.eventId === eventId);
+    if (i < 0) return false;
+    this.protectedSlots.splice(i, 1);
+    this.ids.delete(eventId);
+    return true;
+  }
+
   /** Every held event in arrival order. */
   snapshot(): EpisodicEvent[] {
     return merge(this.ordinary.toArray(), this.protectedSlots).map((s) => s.event);

@@ -256,6 +256,29 @@ export class MemoryConsolidator implements CycleModule {
     void p.finally(() => this.appends.delete(p));
   }
 
+  /**
+   * Resolves once the safety event captured from blackboard entry `eventId`
+   * is in the durable log (at once for any other entry). If the log refused
+   * it, and refuses it again, the event is withdrawn from the buffer and this
+   * throws `unavailable`: a write acknowledged while only in memory was lost
+   * when the process ended before the next sleep. Surfaces that acknowledge
+   * blackboard writes (CycleApi.write) call it before answering.
+   */
+  async ensureDurable(eventId: string): Promise<void> {
+    await Promise.all([...this.appends]);
+    const failed = this.appendFailures.get(eventId);
+    if (failed === undefined) return;
+    this.startAppend(failed);
+    await Promise.all([...this.appends]);
+    if (!this.appendFailures.has(eventId)) return;
+    this.appendFailures.delete(eventId);
+    this.buffer.withdraw(eventId);
+    throw new MnemosError('unavailable', `safety event ${eventId} (${failed.blackboardKey}) could not be made durable: the durable event log refused it, so the write is withdrawn; nothing of it is kept, write it again once the log accepts writes`, {
+      eventId,
+      blackboardKey: failed.blackboardKey,
+    });
+  }
+
   /** Waits for in-flight appends and retries failed ones once; throws if some safety events are still not durable. */
   private async settleAppends(): Promise<void> {
     await Promise.all([...this.appends]);

@@ -1,6 +1,6 @@
 import { contentHash } from '../domain/hash.ts';
 import { initialLifecycle } from '../domain/lifecycle.ts';
-import { SAFETY_AUDIT_LABEL, type Memory } from '../domain/memory.ts';
+import { CYCLE_KEY_PREFIX, SAFETY_AUDIT_LABEL, type Memory } from '../domain/memory.ts';
 import { defaultVisibility, type Principal } from '../domain/principal.ts';
 import type { EpisodicEvent } from './episodic-event.ts';
 import type { JsonValue } from './json.ts';
@@ -8,7 +8,7 @@ import type { BlockedRecord } from './safety.ts';
 
 export const EPISODE_LABEL = 'Episode';
 /** Every episode's source key is this prefix and its event id, so a store can find episodes by key range. */
-export const EPISODE_KEY_PREFIX = 'cycle:';
+export const EPISODE_KEY_PREFIX = CYCLE_KEY_PREFIX;
 export const SAFETY_EPISODE_LABELS: readonly string[] = Object.freeze([EPISODE_LABEL, SAFETY_AUDIT_LABEL]);
 
 /** An approved event on its way to the persistent store (the seed's `:Episode` node). */

@@ -9,7 +9,10 @@ import { compileMatcher, type GlobMatcher } from './glob.ts';
  * default is a floor that a lower registry score cannot undercut. It decays
  * linearly with age in ticks.
  * Always-consolidate patterns mark safety events, which are consolidated
- * whatever their score.
+ * whatever their score and score at least `alwaysScore` (1.0): the seed says
+ * these entries "always have salience 1.0", and a `safety.tool_call_blocked`
+ * that no registry pattern names scored the 0.1 default, so its read-only
+ * SafetyAudit episode fell below PERCEPTION's 0.6 and was never retrieved.
  */
 
 /** The seed's registry. Order does not matter: the maximum wins. */
@@ -31,6 +34,8 @@ export const salienceConfigSchema = z.strictObject({
   defaultScore: z.number().min(0).max(1).optional(),
   decayPerTick: z.number().min(0).optional(),
   alwaysConsolidate: z.array(z.string().min(1)).optional(),
+  /** Least base score of a key matching an always-consolidate pattern (seed: safety entries always have salience 1.0). */
+  alwaysScore: z.number().min(0).max(1).optional(),
   /** Minimum decayed score for an ordinary event to be buffered. */
   threshold: z.number().min(0).max(1).optional(),
 });
@@ -41,6 +46,7 @@ export interface ResolvedSalienceConfig {
   defaultScore: number;
   decayPerTick: number;
   alwaysConsolidate: readonly string[];
+  alwaysScore: number;
   threshold: number;
 }
 
@@ -55,6 +61,7 @@ export function resolveSalienceConfig(config: SalienceConfig = {}): ResolvedSali
     defaultScore: c.defaultScore ?? 0.1,
     decayPerTick: c.decayPerTick ?? 0.05,
     alwaysConsolidate: c.alwaysConsolidate ?? DEFAULT_ALWAYS_CONSOLIDATE,
+    alwaysScore: c.alwaysScore ?? 1.0,
     threshold: c.threshold ?? 0.7,
   };
 }
@@ -94,7 +101,7 @@ export class SalienceModel {
     return this.config.threshold;
   }
 
-  /** Score before decay: the maximum of the default and every matching pattern's score. */
+  /** Score before decay: the maximum of the default, every matching pattern's score and, for an always-consolidate key, `alwaysScore`. */
   base(key: string): number {
     return this.facts(key).base;
   }
@@ -117,9 +124,10 @@ export class SalienceModel {
   facts(key: string): KeyFacts {
     let f = this.cache.get(key);
     if (f === undefined) {
-      let base = this.config.defaultScore;
+      const always = this.always.some((m) => m(key));
+      let base = always ? Math.max(this.config.defaultScore, this.config.alwaysScore) : this.config.defaultScore;
       for (const [matches, score] of this.scored) if (score > base && matches(key)) base = score;
-      f = { base, always: this.always.some((m) => m(key)) };
+      f = { base, always };
       // Keys are usually a small recurring set; a runaway set just restarts the cache.
       if (this.cache.size >= KEY_CACHE_LIMIT) this.cache.clear();
       this.cache.set(key, f);

@@ -92,6 +92,8 @@ export interface Memory {
 
 /** Labels with a meaning to the engine. */
 export const SAFETY_AUDIT_LABEL = 'SafetyAudit';
+/** The source-key prefix of the cognitive cycle's episodes (`cycle:<event id>`), reserved for them. */
+export const CYCLE_KEY_PREFIX = 'cycle:';
 /** Chunks of the owner's own notes the owner marked: never rewritten or merged (lifecycle/owner-marked.ts). */
 export const OWNER_MARKED_LABEL = 'owner-marked';
 

@@ -1,4 +1,4 @@
-import { OWNER_MARKED_LABEL, SAFETY_AUDIT_LABEL, type Memory, type Visibility } from './memory.ts';
+import { CYCLE_KEY_PREFIX, OWNER_MARKED_LABEL, SAFETY_AUDIT_LABEL, type Memory, type Visibility } from './memory.ts';
 import { MnemosError } from './errors.ts';
 
 export const ROLES = ['owner', 'agent', 'guest'] as const;
@@ -72,7 +72,12 @@ export function canWrite(p: Principal, m: Pick<Memory, 'namespace' | 'ownerId'>)
  */
 const OWNER_LABELS: readonly string[] = [SAFETY_AUDIT_LABEL.toLowerCase(), OWNER_MARKED_LABEL];
 
-export function assertMayClaim(p: Principal, m: { readOnly: boolean; origin: string; labels: readonly string[]; agentId: string | null }): void {
+export function assertMayClaim(p: Principal, m: { readOnly: boolean; origin: string; labels: readonly string[]; agentId: string | null; sourceKey?: string | null }): void {
+  // Retrieval at PERCEPTION lists episodes keyed cycle:... by salience and keeps the cycle's own: twenty
+  // look-alikes a guest wrote under such keys took every place, and the owner's cycle retrieved nothing.
+  if (m.sourceKey?.startsWith(CYCLE_KEY_PREFIX) && m.origin !== 'cycle') {
+    throw new MnemosError('validation_failed', `source keys starting with "${CYCLE_KEY_PREFIX}" belong to the cognitive cycle's episodes; choose another key`, { field: 'key' });
+  }
   if (p.role === 'owner') return;
   const refuse = (field: string, what: string) => {
     throw new MnemosError('forbidden', `only the namespace's owner may ${what}`, { field });

@@ -11,7 +11,7 @@ import type { FilterInput, RememberParsed } from './inputs.ts';
 /** Turns validated input into a complete first version of a memory. */
 export function buildMemory(p: Principal, input: RememberParsed, now: number): Memory {
   const agentId = input.agentId ?? p.agentId ?? null;
-  assertMayClaim(p, { readOnly: input.readOnly, origin: input.origin, labels: input.labels, agentId });
+  assertMayClaim(p, { readOnly: input.readOnly, origin: input.origin, labels: input.labels, agentId, sourceKey: input.key ?? null });
   const id = newId(now);
   const recordedAt = toIso(now);
   const validFrom = input.validFrom ? normalizeIso(input.validFrom) : recordedAt;

@@ -41,7 +41,7 @@ test('salience threshold: only events at or above 0.7 (or safety) are buffered',
   assert.deepEqual(keys.sort(), ['goal.achieved', 'learning.new_association.x', 'safety.tool_blocked', 'stigmergy.coalition_accept.c']);
   const safety = consolidator.buffer.snapshot().find((e) => e.blackboardKey === 'safety.tool_blocked')!;
   assert.equal(safety.alwaysConsolidate, true);
-  assert.equal(safety.salience, 0.1, 'matches no registry pattern: always consolidated, score unchanged');
+  assert.equal(safety.salience, 1, 'matches no registry pattern, but a safety entry always has salience 1.0 (seed 000)');
 });
 
 test('each write is scanned once; the cursor moves past what was seen', async () => {

@@ -71,6 +71,24 @@ test('retrieval at PERCEPTION: salience >= 0.6, last 24 h, by salience, at most 
   for (let i = 1; i < episodes.length; i++) assert.ok(episodes[i - 1]!.salience >= episodes[i]!.salience);
 });
 
+test('a safety event no registry pattern names is consolidated at salience 1.0 and retrieved at PERCEPTION', async () => {
+  const clock = manualClock(Date.UTC(2025, 5, 1));
+  const store = new MemoryEpisodeStore();
+  const { blackboard, cycle } = createMemoryCycle({ principal: owner, sink: store, source: store, clock: clock.now });
+  blackboard.write('safety.tool_call_blocked', { tool: 'shell', why: 'destructive' });
+  blackboard.write(BIO_STATE_KEY, 'SLEEP');
+  await cycle.tick();
+  assert.equal(store.memories.length, 1);
+  assert.equal(store.memories[0]!.salience, 1);
+  assert.ok(store.memories[0]!.labels.includes('SafetyAudit'));
+
+  clock.advance(HOUR);
+  blackboard.write(BIO_STATE_KEY, 'AWAKE');
+  await cycle.tick();
+  const episodes = blackboard.read(RETRIEVED_KEY)!.value as unknown as RetrievedEpisode[];
+  assert.deepEqual(episodes.map((e) => [e.blackboardKey, e.salience]), [['safety.tool_call_blocked', 1]]);
+});
+
 test('retrieval is scoped to the principal and configurable', async () => {
   const clock = manualClock();
   const store = new MemoryEpisodeStore();

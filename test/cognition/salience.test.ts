@@ -65,6 +65,23 @@ test('alwaysConsolidate: safety.*blocked* and safety.verification_blocked only',
   for (const [key, expected] of table) assert.equal(alwaysConsolidate(key), expected, key);
 });
 
+test('a safety key no registry pattern names still scores 1.0 (seed: safety entries always have salience 1.0)', () => {
+  const table: Array<[key: string, age: number, expected: number]> = [
+    ['safety.tool_call_blocked', 0, 1.0], // matches safety.*blocked* only: was the 0.1 default
+    ['safety.blocked', 0, 1.0],
+    ['safety.tool.blocked_call', 2, 0.9], // decays like any score
+    ['safety.verification_passed', 0, 0.8], // not an always-consolidate key: its registry score
+    ['safety.unrelated', 0, 0.1],
+  ];
+  for (const [key, age, expected] of table) close(computeSalience(key, age), expected, `${key} @${age}`);
+  // Configurable, and never lowers a higher registry score or default.
+  const low = new SalienceModel({ alwaysConsolidate: ['audit.*'], alwaysScore: 0.5, registry: { 'audit.root.*': 0.95 } });
+  close(low.score('audit.login'), 0.5, 'alwaysScore 0.5');
+  close(low.score('audit.root.sudo'), 0.95, 'registry above alwaysScore');
+  close(new SalienceModel({ alwaysScore: 0.05, defaultScore: 0.3 }).score('safety.x_blocked'), 0.3, 'default above alwaysScore');
+  assert.throws(() => new SalienceModel({ alwaysScore: 1.5 }), (e) => MnemosError.is(e, 'validation_failed'));
+});
+
 test('the maximum wins whatever the registry order', () => {
   const a = new SalienceModel({ registry: { 'x.*': 0.3, 'x.y.*': 0.9, 'x.y.z': 0.5 } });
   const b = new SalienceModel({ registry: { 'x.y.z': 0.5, 'x.y.*': 0.9, 'x.*': 0.3 } });

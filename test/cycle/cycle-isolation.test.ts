@@ -99,6 +99,37 @@ test(named('retrieval finds the cycle\'s episodes however many other type:episod
   }
 });
 
+test(named('a memory keyed like a cycle episode (cycle:...) is refused unless the cycle wrote it, so none takes a retrieved episode\'s place'), async () => {
+  const { dir, db, cleanup } = testStores();
+  try {
+    await inDir(dir, async () => {
+      const m = await openMemory({ db });
+      try {
+        const cy = m.cycle();
+        await cy.write('goal.achieved', { goal: 'map' });
+        await cy.write('bio_inspired.cognitive_state', 'SLEEP');
+        await cy.tick();
+        // A guest's look-alikes (shared, so the owner sees them) filled the salience-ordered page
+        // the cycle's episodes are picked from, and the owner's PERCEPTION retrieved nothing.
+        const guest = m.as({ role: 'guest', namespace: 'default', id: 'g1' });
+        for (const who of [guest, m]) {
+          await assert.rejects(who.remember({ text: 'not an episode of the cycle', type: 'episode', key: 'cycle:01FAKE', salience: 1 }), (e: Error & { code?: string; details?: Record<string, unknown> }) => {
+            assert.equal(e.code, 'validation_failed');
+            assert.equal(e.details?.['field'], 'key');
+            return true;
+          });
+        }
+        for (let i = 0; i < 25; i++) await guest.remember({ text: `guest note ${i}`, type: 'episode', key: `note:${i}`, salience: 1 }).catch(() => undefined);
+        assert.deepEqual((await cy.recentEpisodes({})).map((e) => e.blackboardKey), ['goal.achieved']);
+      } finally {
+        await m.close();
+      }
+    });
+  } finally {
+    await cleanup();
+  }
+});
+
 test(named('cycle run refuses a bad or oversized line naming it, and writes nothing'), async () => {
   const first = [{ tick: 1, write: { key: 'goal.achieved', value: 'persisted before validation error' } }, { tick: 1, state: 'sleep' }];
   const deep = Array.from({ length: 70 }).reduce<unknown>((v) => [v], 1);

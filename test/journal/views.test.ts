@@ -184,6 +184,35 @@ test('PLN-safe view drops raw speech, quoted claims and unpromoted beliefs', () 
   assertWholeLines(bounded);
 });
 
+test('PLN-safe view: a speech event or quoted claim without a quoted-utterance role leaks nothing about it', () => {
+  // Only the role used to exclude a subject: a quoted claim's content and truth value, and the
+  // topics and statuses of an utterance, reached the view a reasoner takes premises from.
+  const quoted = parseClusters(
+    record('mc-q', 's-1', [
+      '(RawUtterance s-1 "Bob said the vault code is 1234")',
+      '(About s-1 vault)',
+      '(HasStatus s-1 logged)',
+      '(QuotedClaim qc-1)',
+      '(Contains mc-q qc-1)',
+      '(ClaimText qc-1 "the vault code is 1234")',
+      '(About qc-1 vault)',
+      '(HasProvenance qc-1 s-1)',
+      '(BeliefContent qc-1 (VaultCode 1234))',
+      '(TruthValue qc-1 (stv 1 0.9))',
+      '(ObservedEvent o-9)',
+      '(Contains mc-q o-9)',
+      '(BeliefContent o-9 (Door open))',
+      '(About o-9 door)',
+    ], 'SpeechEvent'),
+  );
+  const text = plnSafeView([...clusters, ...quoted]);
+  for (const gone of [' s-1', ' qc-1', 'VaultCode', '1234', '(Door open)']) assert.ok(!text.includes(gone), `${gone} must not appear:\n${text}`);
+  // What is not about them stays, and the promoted beliefs of the sample are untouched.
+  for (const kept of ['(About o-9 door)', '(ObservedEvent o-9)', '(BeliefContent b-1 (S a))', '(TruthValue b-1 (stv 0.8 0.6))']) {
+    assert.ok(text.includes(kept + '\n'), kept);
+  }
+});
+
 test('index view lists an edge once even when its atom is repeated in the cluster', () => {
   const repeated = parseClusters(record('mc-r', 'c-r', ['(About c-r parser)', '(About c-r parser)', '(HasStatus c-r active)', '(HasStatus c-r active)']));
   const lines = indexView(JournalSnapshot.of(repeated)).split('\n').filter(Boolean);

@@ -90,7 +90,15 @@ export class CycleApi {
     checkKey(key);
     checkEpisodeSize(key, value);
     const a = await this.agent();
-    return view(a.blackboard.write(key, value as never, { ...opts, sourceModule: key.split('.')[0]! }));
+    const entry = a.blackboard.write(key, value as never, { ...opts, sourceModule: key.split('.')[0]! });
+    try {
+      // A safety write is acknowledged only once its event is in the durable log.
+      await a.consolidator.ensureDurable(entry.id);
+    } catch (err) {
+      if (a.blackboard.read(key)?.id === entry.id) a.blackboard.retract(key);
+      throw err;
+    }
+    return view(entry);
   }
 
   async read(key: string) {
