@@ -13,6 +13,7 @@ import type { PgPlace } from './places.ts';
 import { importanceMoved, keyHoldsOtherFields, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { packVectors, writeVectors } from './vectors.ts';
 import { KnownRows } from './known-rows.ts';
+import { restorePg } from './restore.ts';
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
 import { checksForgotten, forgottenResult, forgottenSourceRows, forgottenSources, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
 
@@ -241,6 +242,12 @@ export class PgWriter {
       case 'record':
         await this.audit(ctx, op.audit);
         return { kind: 'record' };
+      case 'restore': {
+        const result = await restorePg(ctx.c, ctx.p, op.record, (draft) => this.audit(ctx, draft));
+        // A tombstone restored earlier in this batch holds for the inserts after it.
+        if (op.record.what === 'tombstone') ctx.tombstones = true;
+        return result;
+      }
     }
   }
 
