@@ -96,6 +96,10 @@ test(named('an export carries the ledger (every status, pending changes) and the
     const pending = (await b.lifecycle.facts()).pending;
     assert.deepEqual(pending.map((q) => [q.key, q.proposed.value, q.status]), [['user.tea', 'black', 'pending']], "the agent's change still waits for the owner");
 
+    const tombstones = original.split('\n').filter((l) => l.includes('"record":"tombstone"')).map((l) => JSON.parse(l) as { lineageId: string; forgottenIds: string[] });
+    for (const t of tombstones) await assert.rejects(b.get(t.forgottenIds[0]!), { code: 'forgotten' }, 'a restored tombstone answers for its versions');
+    assert.equal((await b.verifyAudit()).ok, true, 'the restore is audited in an intact chain');
+
     const again = await b.import(file);
     assert.equal(again.created, 0);
     assert.deepEqual(again.restored, { ledgerFacts: 0, ledgerPending: 0, tombstones: 0, unchanged: 10 }, 're-importing the same file adds nothing');
