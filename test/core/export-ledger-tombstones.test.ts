@@ -231,3 +231,31 @@ test('an export moves between SQLite and PostgreSQL with its ledger and tombston
     await dropSchema(schema);
   }
 });
+
+test(named('a chunk forgotten and then brought back on purpose restores as it was: back, and its tombstone kept'), async () => {
+  const { dir, store, cleanup } = testStores();
+  try {
+    const a = await openMemory({ db: store('a.db') });
+    const notes = join(dir, 'notes.md');
+    writeFileSync(notes, NOTES);
+    await a.import(notes);
+    const secret = (await a.search('safe code 4711')).hits[0]!.memory;
+    await a.confirmForget((await a.forget(secret.id)).token);
+    assert.equal((await a.import(notes, { includeForgotten: true })).created, 1);
+    const file = join(dir, 'backup.jsonl');
+    const original = await exportOf(a);
+    assert.equal(kinds(original).filter((x) => x === 'tombstone').length, 1);
+    writeFileSync(file, original);
+    await a.close();
+
+    const b = await openMemory({ db: store('b.db') });
+    assert.deepEqual((await b.import(file)).restored, { ledgerFacts: 0, ledgerPending: 0, tombstones: 1, unchanged: 0 });
+    assert.equal(await exportOf(b), original);
+    const again = await b.import(notes);
+    assert.deepEqual([again.created, again.forgotten], [0, 0], 'the chunk brought back stays back');
+    await assert.rejects(b.get(secret.id), { code: 'forgotten' }, 'the version forgotten stays forgotten');
+    await b.close();
+  } finally {
+    await cleanup();
+  }
+});

@@ -168,7 +168,8 @@ export const exportCmd: Command = {
     try {
       const count = await run((line) => {
         if (failed) throw cannotWrite(failed);
-        progress?.show(`exporting: ${++written} ${format === 'metta' ? 'records' : 'memory versions'} written to ${out}`);
+        // The ledger and tombstone lines after the memories (export-records.ts) are not memory versions.
+        if (format === 'metta' || !line.startsWith('{"record":')) progress?.show(`exporting: ${++written} ${format === 'metta' ? 'records' : 'memory versions'} written to ${out}`);
         const s = file();
         // events.once removes both listeners when either fires: an error listener per wait, never removed,
         // piled up to a MaxListenersExceededWarning on any large export.
