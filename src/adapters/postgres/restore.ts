@@ -28,7 +28,11 @@ const C = ' COLLATE "C"';
 
 /** The ledger and tombstone pages of an export, read on the snapshot's client inside its repeatable-read transaction. */
 export function pgSnapshotReads(c: pg.PoolClient): SnapshotReads {
-  const ownerOnly = (p: Principal): boolean => readScope(p) !== null && p.role === 'owner';
+  // readScope validates the principal; only the owner's export carries these (a guest's holds memories alone).
+  const ownerOnly = (p: Principal): boolean => {
+    readScope(p);
+    return p.role === 'owner';
+  };
   const q = (text: string, values: unknown[]) => rows<Row>(c, numbered(text), values);
   return {
     async ledgerFacts(p, afterId, limit) {

@@ -24,7 +24,11 @@ type Row = Record<string, unknown>;
 
 /** The ledger and tombstone pages of an export, read on `db` (the snapshot's connection, inside its read transaction). */
 export function sqliteSnapshotReads(db: Database.Database): SnapshotReads {
-  const ownerOnly = (p: Principal): boolean => readScope(p) !== null && p.role === 'owner';
+  // readScope validates the principal; only the owner's export carries these (a guest's holds memories alone).
+  const ownerOnly = (p: Principal): boolean => {
+    readScope(p);
+    return p.role === 'owner';
+  };
   return {
     async ledgerFacts(p, afterId, limit) {
       return ownerOnly(p) ? (db.prepare(factsPageSql('')).all(p.namespace, afterId ?? '', limit) as Row[]).map(rowToFact) : [];
