@@ -2,7 +2,8 @@ import type { AuditDraft, AuditEntry } from '../domain/audit.ts';
 import type { Lifecycle, Memory, MemoryType } from '../domain/memory.ts';
 import type { Principal, Role } from '../domain/principal.ts';
 import type { VectorIndex } from './vectors.ts';
-import type { GraphStore, JobStore, LedgerStore } from './lifecycle.ts';
+import type { GraphStore, JobStore, LedgerPending, LedgerStore } from './lifecycle.ts';
+import type { LedgerFact } from '../lifecycle/ledger-rules.ts';
 
 /**
  * The store port. Every method takes the caller's Principal first; adapters
@@ -67,6 +68,41 @@ export interface MemoryFilter {
 export type MemoryKey = Pick<Memory, 'id' | 'ownerId' | 'sourceKey' | 'contentHash'>;
 /** A page of `scan`: every stored version in id order after `afterId`. */
 export type ScanPage = (p: Principal, afterId: string | null, limit: number) => Promise<Memory[]>;
+
+/**
+ * A forget's whole record as the store keeps it, for an export to carry and
+ * an import to restore (never any text: hashes, digests and ids).
+ * `forgottenIds` are the version ids still held forgotten (a version restored
+ * on purpose leaves them, its lineage's tombstone stays); `sources` the
+ * digests of forgotten source keys with the texts' hashes
+ * (adapters/sql/forgotten-sources.ts).
+ */
+export interface StoredTombstone {
+  lineageId: string;
+  namespace: string;
+  ownerId: string;
+  agentId: string | null;
+  visibility: string;
+  versionIds: string[];
+  forgottenIds: string[];
+  contentHash: string;
+  forgottenAt: string;
+  actor: string;
+  reason: string;
+  sources: { ownerId: string; sourceDigest: string; contentHash: string }[];
+}
+
+/**
+ * What an export reads besides memories, from the same snapshot, a page at a
+ * time in id order: the canonical ledger (every status) and its pending
+ * changes (every status), and the tombstones. The caller's namespace, and
+ * only for its owner: a guest or agent gets empty pages.
+ */
+export interface SnapshotReads {
+  ledgerFacts(p: Principal, afterId: string | null, limit: number): Promise<LedgerFact[]>;
+  ledgerPending(p: Principal, afterId: string | null, limit: number): Promise<LedgerPending[]>;
+  tombstones(p: Principal, afterLineageId: string | null, limit: number): Promise<StoredTombstone[]>;
+}
 /** A stored version's id, text and content hash (`scanContent`). */
 export type MemoryContent = Pick<Memory, 'id' | 'text' | 'contentHash'>;
 
@@ -161,7 +197,15 @@ export type WriteOp =
    */
   | { kind: 'mirror'; memory: Memory }
   /** An audit entry with no data change (a refused safety event, a token issued). */
-  | { kind: 'record'; audit: AuditDraft };
+  | { kind: 'record'; audit: AuditDraft }
+  /**
+   * An export's ledger fact, pending change or tombstone, restored as it was
+   * (owner only). Idempotent by id (a tombstone by lineage): one the store
+   * already holds is left as the store has it (`unchanged`).
+   */
+  | { kind: 'restore'; record: RestoreRecord };
+
+export type RestoreRecord = { what: 'ledger_fact'; fact: LedgerFact } | { what: 'ledger_pending'; pending: LedgerPending } | { what: 'tombstone'; tombstone: StoredTombstone };
 
 export type WriteResult =
   /**
@@ -175,7 +219,8 @@ export type WriteResult =
   | { kind: 'forget'; lineageId: string; removed: ForgetFootprint }
   | { kind: 'touch'; count: number }
   | { kind: 'mirror'; id: string; changed: boolean }
-  | { kind: 'record' };
+  | { kind: 'record' }
+  | { kind: 'restore'; what: RestoreRecord['what']; id: string; status: 'created' | 'unchanged' };
 
 /** Everything a forget would remove, counted place by place. */
 export interface ForgetFootprint {
@@ -293,7 +338,7 @@ export interface MemoryStore {
    * read after it: two current versions of one memory, and a file that
    * could not be imported again.
    */
-  snapshot<T>(read: (scan: ScanPage) => Promise<T>): Promise<T>;
+  snapshot<T>(read: (scan: ScanPage, reads: SnapshotReads) => Promise<T>): Promise<T>;
   /** `scan`'s rows with only what an integrity check reads: at a million memories whole rows were half of `audit verify`'s time. */
   scanContent(p: Principal, afterId: string | null, limit: number): Promise<MemoryContent[]>;
   tombstone(p: Principal, id: string): Promise<Tombstone | null>;

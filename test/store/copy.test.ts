@@ -86,14 +86,18 @@ test('copy SQLite -> PostgreSQL -> SQLite gives an identical export', postgresOn
     assert.equal(r1.verified, true);
     assert.equal(r1.copied, 4);
     assert.deepEqual(r1.ledger, { copied: 4, unchanged: 0, verified: true }, 'the ledger came too: the active, superseded and retired facts');
+    assert.deepEqual(r1.restored, { ledgerPending: 0, tombstones: 1, unchanged: 0 }, 'the tombstone came too');
     const again = JSON.parse((await cli(['copy', '--from', src, '--to', url, '--json'])).out);
     assert.deepEqual([again.copied, again.unchanged, again.verified], [0, 4, true], 'a second copy is idempotent');
     assert.deepEqual(again.ledger, { copied: 0, unchanged: 4, verified: true });
+    assert.deepEqual(again.restored, { ledgerPending: 0, tombstones: 0, unchanged: 1 });
 
     const home = await cli(['copy', '--from', url, '--to', back, '--json']);
     assert.equal(home.code, 0, home.err);
     const original = await exportOf(src);
-    assert.equal(original.trim().split('\n').length, 4);
+    // Four memory versions, then the four ledger facts and the forgotten memory's tombstone.
+    assert.equal(original.trim().split('\n').filter((l) => !l.includes('"record":')).length, 4);
+    assert.equal(original.trim().split('\n').length, 9);
     assert.equal(await exportOf(url), original);
     assert.equal(await exportOf(back), original);
     const facts = await ledgerOf(src);

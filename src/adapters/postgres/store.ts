@@ -12,6 +12,7 @@ import type {
   ListOrder,
   MemoryContent,
   ScanPage,
+  SnapshotReads,
   MemoryKey,
   MemoryFilter,
   MemoryStore,
@@ -35,6 +36,7 @@ import { ensureStoreIdentity, storeIdentityName } from './store-identity.ts';
 import { graphPgPlace, PgGraph } from './graph.ts';
 import { expiryPgPlace, PgJobs } from './jobs.ts';
 import { PgLedger } from './ledger.ts';
+import { pgSnapshotReads } from './restore.ts';
 import { PgPending } from './pending.ts';
 import { corePgPlaces, memoriesPgPlace, type PgPlace } from './places.ts';
 import { PgTokens } from './tokens.ts';
@@ -464,7 +466,7 @@ export class PgStore implements MemoryStore {
     return [`SELECT ${COLS} FROM memories m WHERE `, sql('m.id > ?', afterId ?? ''), ' AND ', this.where(p, null), ' ORDER BY m.id ', sql('LIMIT ?', limit)];
   }
 
-  async snapshot<T>(read: (scan: ScanPage) => Promise<T>): Promise<T> {
+  async snapshot<T>(read: (scan: ScanPage, reads: SnapshotReads) => Promise<T>): Promise<T> {
     // One connection in one repeatable-read transaction: every page sees the state of its first query.
     const client = await withRetry(this.conn.location, () => this.conn.pool.connect());
     let done = false;
@@ -473,7 +475,7 @@ export class PgStore implements MemoryStore {
       const result = await read(async (p, afterId, limit) => {
         const { text, values } = pgQuery(this.scanQuery(p, afterId, limit));
         return (await rows<MemoryRow>(client, text, values)).map(rowToMemory);
-      });
+      }, pgSnapshotReads(client));
       await client.query('COMMIT');
       done = true;
       return result;

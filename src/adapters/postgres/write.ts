@@ -13,6 +13,7 @@ import type { PgPlace } from './places.ts';
 import { importanceMoved, keyHoldsOtherFields, mayForgetReadOnly, sourceHeldByOther } from '../sql/write-errors.ts';
 import { packVectors, writeVectors } from './vectors.ts';
 import { KnownRows } from './known-rows.ts';
+import { restorePg } from './restore.ts';
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
 import { checksForgotten, forgottenResult, forgottenSourceRows, forgottenSources, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
 
@@ -114,6 +115,9 @@ export class PgWriter {
     // The bulk statement writes the chain head itself; the general path saves it at the end.
     const bulk = plan ? await this.bulkInsert(ctx, plan) : null;
     const out = bulk ?? [];
+    // An export's ledger and tombstone records after its memories (restore ops) follow the bulk statement one by one.
+    const tail = bulk ? ops.slice(plan!.inserts.length) : [];
+    for (const op of tail) out.push(await this.applyOne(ctx, op));
     if (!bulk) {
       if (ops.filter((op) => op.kind === 'insert').length > 1) ctx.known = await KnownRows.read(c, ops);
       for (const op of ops) {
@@ -123,7 +127,7 @@ export class PgWriter {
       }
     }
     await addToTermStats(c, ctx.written);
-    if (logged && !bulk) await saveHead(c, ctx.head);
+    if (logged && (!bulk || tail.length > 0)) await saveHead(c, ctx.head);
     return out;
   }
 
@@ -134,8 +138,10 @@ export class PgWriter {
    * the time a writer holds the chain head lock that every writer queues for.
    */
   planBulk(p: Principal, ops: WriteOp[]): BulkPlan | null {
-    if (ops.length === 0 || !ops.every((op) => op.kind === 'insert')) return null;
-    const inserts = ops as InsertOp[];
+    // Inserts, then only restore ops (an import of an export: its memories, then its ledger and tombstones).
+    const restores = ops.findIndex((op) => op.kind === 'restore');
+    const inserts = (restores < 0 ? ops : ops.slice(0, restores)) as InsertOp[];
+    if (inserts.length === 0 || !inserts.every((op) => op.kind === 'insert') || !ops.slice(inserts.length).every((op) => op.kind === 'restore')) return null;
     const mems = inserts.map((op) => op.memory);
     const keyed = mems.filter((m) => m.sourceKey !== null && m.supersededAt === null);
     // Keys written by guests and agents need the held-by-another-principal check of the one-by-one path.
@@ -241,6 +247,12 @@ export class PgWriter {
       case 'record':
         await this.audit(ctx, op.audit);
         return { kind: 'record' };
+      case 'restore': {
+        const result = await restorePg(ctx.c, ctx.p, op.record, (draft) => this.audit(ctx, draft));
+        // A tombstone restored earlier in this batch holds for the inserts after it.
+        if (op.record.what === 'tombstone') ctx.tombstones = true;
+        return result;
+      }
     }
   }
 

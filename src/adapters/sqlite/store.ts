@@ -25,6 +25,7 @@ import type {
   TokenStore,
   StoreStats,
   Tombstone,
+  SnapshotReads,
   WriteOp,
   WriteResult,
 } from '../../ports/store.ts';
@@ -34,6 +35,7 @@ import { migrate } from './migrations.ts';
 import { corePlaces, memoriesPlace, type DerivedPlace } from './places.ts';
 import { lastWrite, rowToAudit } from '../sql/audit-rows.ts';
 import { rowToMemory, rowToTombstone, type MemoryRow } from '../sql/rows.ts';
+import { sqliteSnapshotReads } from './restore.ts';
 import { SqliteTokens } from './tokens.ts';
 import { SqliteWriter } from './write.ts';
 import { firstCandidates } from '../candidate-sizes.ts';
@@ -385,16 +387,16 @@ export class SqliteStore implements MemoryStore {
     return read.deferred().map(rowToMemory);
   }
 
-  async snapshot<T>(read: (scan: ScanPage) => Promise<T>): Promise<T> {
+  async snapshot<T>(read: (scan: ScanPage, reads: SnapshotReads) => Promise<T>): Promise<T> {
     // In memory no other connection can write; a file is read on a second connection held in one read transaction
     // (WAL: it keeps its snapshot while this connection and other processes write).
-    if (this.location === ':memory:') return read((p, afterId, limit) => this.scan(p, afterId, limit));
+    if (this.location === ':memory:') return read((p, afterId, limit) => this.scan(p, afterId, limit), sqliteSnapshotReads(this.db));
     // It only scans: nothing is analysed or indexed there.
     const reader = SqliteStore.open({ path: this.location, analyze: () => [], backgroundCheckpoint: false });
     try {
       reader.db.exec('BEGIN');
       reader.db.prepare('SELECT 1 FROM memories LIMIT 1').get(); // the snapshot starts at the first read
-      return await read((p, afterId, limit) => reader.scan(p, afterId, limit));
+      return await read((p, afterId, limit) => reader.scan(p, afterId, limit), sqliteSnapshotReads(reader.db));
     } finally {
       if (reader.db.inTransaction) reader.db.exec('ROLLBACK');
       await reader.close();

@@ -12,6 +12,7 @@ import { importanceMoved, keyHoldsOtherFields, mayForgetReadOnly, sourceHeldByOt
 import { MIRROR_COLUMNS, planMirror } from '../sql/mirror.ts';
 import { checksForgotten, forgottenResult, forgottenSources, forgottenSourceRows, tombstoneVersionIds } from '../sql/forgotten-sources.ts';
 import { vectorToBytes } from '../vector-scan.ts';
+import { restoreSqlite } from './restore.ts';
 
 /**
  * Applies a batch of write operations in the caller's transaction. Every
@@ -101,6 +102,12 @@ export class SqliteWriter {
       case 'record':
         this.audit(ctx, op.audit);
         return { kind: 'record' };
+      case 'restore': {
+        const result = restoreSqlite(this.db, ctx.p, op.record, (draft) => this.audit(ctx, draft));
+        // A tombstone restored earlier in this batch holds for the inserts after it.
+        if (op.record.what === 'tombstone') ctx.tombstones = true;
+        return result;
+      }
     }
   }
 

@@ -8,7 +8,8 @@ import { assertMayClaim, type Principal } from '../../domain/principal.ts';
 import type { Memory } from '../../domain/memory.ts';
 import { LIFECYCLES } from '../../domain/memory.ts';
 import { normalizeIso, toIso } from '../../domain/time.ts';
-import type { WriteOp, WriteResult } from '../../ports/store.ts';
+import type { RestoreRecord, WriteOp, WriteResult } from '../../ports/store.ts';
+import { isExportRecord, parseExportRecord, RecordIds } from '../export-records.ts';
 import { assertDistinctKeys } from '../batch-keys.ts';
 import { buildMemory } from '../build-memory.ts';
 import { eachFileKey, eachKeyUnder } from '../file-memories.ts';
@@ -69,6 +70,12 @@ export interface FileImportResult {
    * both copies stay until the owner forgets one.
    */
   alsoStoredAs?: StoredCopy[];
+  /**
+   * Only when the file (an export) holds ledger facts, pending changes or
+   * tombstones: how many of each were restored, and how many the store
+   * already held (`unchanged`: left as the store has them).
+   */
+  restored?: { ledgerFacts: number; ledgerPending: number; tombstones: number; unchanged: number };
 }
 
 /**
@@ -271,10 +278,12 @@ async function importOneFile(ctx: ServiceContext, p: Principal, path: string, op
   let ops: WriteOp[] = [];
   const stored = new StoredContent(p.id);
   const budget = new MemoryBudget(path, opts.memoryBudgetBytes);
+  // An export's ledger and tombstone records: written after the file's memories, in the same transaction.
+  const restores: RestoreRecord[] = [];
   if (format === 'jsonl') {
     // Lines without a key of their own are keyed by file and line, as Markdown chunks are by their lines;
     // checked even when none is left, so emptying the file retires them all.
-    ops = jsonlOps(p, readLines(given, path), abs, path, now, budget);
+    ops = jsonlOps(p, readLines(given, path), abs, path, now, budget, restores);
     ops = ops.concat(await staleChunkOps(ctx, p, abs, ops, stored));
   } else if (format === 'metta') {
     ops = mettaOps(p, readWhole(abs, path), path, now);
@@ -315,10 +324,13 @@ async function importOneFile(ctx: ServiceContext, p: Principal, path: string, op
     (done, total) => progress('embedding', done, total),
     (op) => stored.holds(op.memory),
   );
-  progress('writing', 0, ops.length);
-  const results = ops.length ? await ctx.store.apply(p, withVecs) : [];
-  progress('done', ops.length, ops.length);
+  // After the memories: a tombstone restored first would answer `forgotten` to a version the export holds restored on purpose.
+  const all = withVecs.concat(restores.map((record): WriteOp => ({ kind: 'restore', record })));
+  progress('writing', 0, all.length);
+  const results = all.length ? await ctx.store.apply(p, all) : [];
+  progress('done', all.length, all.length);
   const r = summarise(abs, format, results);
+  if (restores.length > 0) r.restored = countRestored(results);
   if (copies.length > 0) r.alsoStoredAs = copies;
   return r;
 }
@@ -361,13 +373,13 @@ async function closeRestoredVersions(ctx: ServiceContext, p: Principal, ops: Wri
  * and line it sits on: re-importing the file adds nothing, a changed line
  * becomes a new version, and a line that vanished is retired, as for Markdown.
  */
-function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string, now: number, budget: MemoryBudget): WriteOp[] {
+function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string, now: number, budget: MemoryBudget, restores: RestoreRecord[]): WriteOp[] {
   const ops: (WriteOp & { kind: 'insert' })[] = [];
   const lineOf: number[] = [];
   const versions = new LineageVersions();
+  const recordIds = new RecordIds();
   for (const { text, line } of lines) {
     if (text.trim() === '') continue;
-    lineOf.push(line);
     budget.add(text, `line ${line}`);
     const where = `${path}:${line}`;
     let value: unknown;
@@ -376,6 +388,14 @@ function jsonlOps(p: Principal, lines: Iterable<Line>, abs: string, path: string
     } catch (err) {
       throw new MnemosError('validation_failed', `${where}: not valid JSON (${(err as Error).message})`, { line });
     }
+    if (isExportRecord(value)) {
+      // A ledger fact, pending change or tombstone of an export (export-records.ts); never a memory.
+      const record = parseExportRecord(p, value, where, line);
+      recordIds.check(record, where, line);
+      restores.push(record);
+      continue;
+    }
+    lineOf.push(line);
     if (isMemoryRecord(value)) {
       const record = parseInput(memoryRecordSchema, value, `memory record at ${where}`);
       if (contentHash(record.text) !== record.contentHash) throw new MnemosError('validation_failed', `${where}: contentHash does not match text`, { line, field: 'contentHash' });
@@ -482,6 +502,16 @@ async function staleChunkOps(ctx: ServiceContext, p: Principal, abs: string, ops
     });
   }
   return out;
+}
+
+function countRestored(results: WriteResult[]): NonNullable<FileImportResult['restored']> {
+  const n = { ledgerFacts: 0, ledgerPending: 0, tombstones: 0, unchanged: 0 };
+  for (const x of results) {
+    if (x.kind !== 'restore') continue;
+    if (x.status === 'unchanged') n.unchanged++;
+    else n[x.what === 'ledger_fact' ? 'ledgerFacts' : x.what === 'ledger_pending' ? 'ledgerPending' : 'tombstones']++;
+  }
+  return n;
 }
 
 function summarise(path: string, format: ImportFormat, results: WriteResult[]): FileImportResult {

@@ -73,10 +73,16 @@ export const importCmd: Command = {
   },
   human: (r) =>
     r.files
-      .map((f: FileImportResult) => `${f.path} (${f.format}): ${f.created} new, ${f.unchanged} unchanged, ${f.superseded} updated, ${f.retired} retired${f.forgotten ? `, ${f.forgotten} forgotten earlier and left out (--include-forgotten brings them back)` : ''}${storedTwice(f)}`)
+      .map((f: FileImportResult) => `${f.path} (${f.format}): ${f.created} new, ${f.unchanged} unchanged, ${f.superseded} updated, ${f.retired} retired${f.forgotten ? `, ${f.forgotten} forgotten earlier and left out (--include-forgotten brings them back)` : ''}${restoredLine(f)}${storedTwice(f)}`)
       .concat(((r.skipped ?? []) as SkippedPath[]).map((s) => `skipped ${s.path}: ${s.reason}`))
       .join('\n'),
 };
+
+/** An export's ledger facts, pending changes and tombstones, when the file had any. */
+function restoredLine(f: FileImportResult): string {
+  const r = f.restored;
+  return r ? `; restored ${r.ledgerFacts} ledger facts, ${r.ledgerPending} pending changes and ${r.tombstones} tombstones (${r.unchanged} already there)` : '';
+}
 
 /** The other copies of a file the store holds (a link and its target, each imported by an earlier version), each on a line of its own: kept, never merged, so the owner is told. */
 function storedTwice(f: FileImportResult): string {
@@ -162,7 +168,8 @@ export const exportCmd: Command = {
     try {
       const count = await run((line) => {
         if (failed) throw cannotWrite(failed);
-        progress?.show(`exporting: ${++written} ${format === 'metta' ? 'records' : 'memory versions'} written to ${out}`);
+        // The ledger and tombstone lines after the memories (export-records.ts) are not memory versions.
+        if (format === 'metta' || !line.startsWith('{"record":')) progress?.show(`exporting: ${++written} ${format === 'metta' ? 'records' : 'memory versions'} written to ${out}`);
         const s = file();
         // events.once removes both listeners when either fires: an error listener per wait, never removed,
         // piled up to a MaxListenersExceededWarning on any large export.

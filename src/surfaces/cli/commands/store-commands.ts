@@ -3,7 +3,7 @@ import { openStore } from '../../../adapters/open-store.ts';
 import { MnemosError } from '../../../domain/errors.ts';
 import { localOwner, type Principal } from '../../../domain/principal.ts';
 import type { LedgerFact } from '../../../lifecycle/ledger-rules.ts';
-import type { MemoryStore, ScanPage, WriteOp } from '../../../ports/store.ts';
+import type { MemoryStore, ScanPage, SnapshotReads, WriteOp } from '../../../ports/store.ts';
 import { analyze } from '../../../retrieval/text/analyze.ts';
 import { reportedFailure, type Command } from '../command.ts';
 import { assertStoreExists } from '../store-location.ts';
@@ -32,6 +32,13 @@ export interface CopyResult {
   targetDigest: string;
   /** The canonical ledger's facts (pins and learned facts, every status), copied with their ids; equal when both stores list the same facts. */
   ledger: { copied: number; unchanged: number; verified: boolean };
+  /**
+   * The ledger's pending changes (every status) and the tombstones of
+   * forgotten memories, restored as an import of an export restores them
+   * (services/export-records.ts): without its tombstones, a target took back
+   * a forgotten chunk on the next import of its note. `unchanged`: held there already.
+   */
+  restored: { ledgerPending: number; tombstones: number; unchanged: number };
   /** Both the memories and the ledger arrived whole. */
   verified: boolean;
 }
@@ -102,7 +109,7 @@ async function digestOf(scan: ScanPage, p: Principal): Promise<{ digest: string;
  * ledger's facts (copyLedger). Re-running is idempotent, and brings the
  * target up to date: a version it holds takes the source's state (closing,
  * lifecycle, importance, access statistics) through a `mirror` op. The target's audit log records the copy as its own entries;
- * tombstones and pending previews stay. Vectors, the knowledge graph and
+ * pending previews stay; the ledger's pending changes and the tombstones go too (copyRestores). Vectors, the knowledge graph and
  * the built-in model are derived from the memories and are rebuilt there
  * (by writes with an embedder, `mnemos embed --backfill` and consolidation).
  */
@@ -112,15 +119,43 @@ export type CopyProgress = { phase: 'copying'; versions: number } | { phase: 've
 export async function copyStore(from: MemoryStore, to: MemoryStore, p: Principal, batch = 500, onProgress?: (x: CopyProgress) => void): Promise<CopyResult> {
   // The source is read from one snapshot, and its digest taken from the same one: page by page during
   // writes, a version and its successor read before and after an update failed the copy as a key conflict.
-  const { counts, sourceDigest } = await from.snapshot(async (scan) => {
+  const { counts, sourceDigest, restored } = await from.snapshot(async (scan, reads) => {
     const counts = await copyPages(scan, to, p, batch, from.backend, onProgress);
+    // After the memories, as an import writes them: a version restored on purpose is not in its tombstone's list.
+    const restored = await copyRestores(reads, to, p, batch);
     onProgress?.({ phase: 'verifying' });
-    return { counts, sourceDigest: await digestOf(scan, p) };
+    return { counts, sourceDigest: await digestOf(scan, p), restored };
   });
   const b = await exportDigest(to, p);
   onProgress?.({ phase: 'ledger' });
   const ledger = await copyLedger(from, to, p);
-  return { from: from.location, to: to.location, namespace: p.namespace, ...counts, sourceDigest: sourceDigest.digest, targetDigest: b.digest, ledger, verified: sourceDigest.digest === b.digest && ledger.verified };
+  return { from: from.location, to: to.location, namespace: p.namespace, ...counts, sourceDigest: sourceDigest.digest, targetDigest: b.digest, ledger, restored, verified: sourceDigest.digest === b.digest && ledger.verified };
+}
+
+/** The source's pending changes and tombstones, a page at a time, each page one write of the target. */
+async function copyRestores(reads: SnapshotReads, to: MemoryStore, p: Principal, batch: number): Promise<CopyResult['restored']> {
+  const n = { ledgerPending: 0, tombstones: 0, unchanged: 0 };
+  const apply = async (ops: WriteOp[]) => {
+    for (const r of ops.length ? await to.apply(p, ops) : []) {
+      if (r.kind !== 'restore') continue;
+      if (r.status === 'unchanged') n.unchanged++;
+      else if (r.what === 'tombstone') n.tombstones++;
+      else n.ledgerPending++;
+    }
+  };
+  for (let after: string | null = null; ; ) {
+    const page = await reads.ledgerPending(p, after, batch);
+    if (page.length === 0) break;
+    await apply(page.map((pending) => ({ kind: 'restore', record: { what: 'ledger_pending', pending } })));
+    after = page[page.length - 1]!.id;
+  }
+  for (let after: string | null = null; ; ) {
+    const page = await reads.tombstones(p, after, batch);
+    if (page.length === 0) break;
+    await apply(page.map((tombstone) => ({ kind: 'restore', record: { what: 'tombstone', tombstone: { ...tombstone, namespace: p.namespace } } })));
+    after = page[page.length - 1]!.lineageId;
+  }
+  return n;
 }
 
 async function copyPages(
@@ -212,7 +247,7 @@ export const copy: Command = {
   },
   human: (r: CopyResult) =>
     r.verified
-      ? `copied ${r.copied} versions (${r.updated ? `${r.updated} brought up to date, ` : ''}${r.unchanged} already there) and ${r.ledger.copied} ledger facts (${r.ledger.unchanged} already there) of namespace ${r.namespace}; exports and ledgers match (sha256 ${r.targetDigest.slice(0, 16)})`
+      ? `copied ${r.copied} versions (${r.updated ? `${r.updated} brought up to date, ` : ''}${r.unchanged} already there) and ${r.ledger.copied} ledger facts (${r.ledger.unchanged} already there), ${r.restored.ledgerPending} pending changes and ${r.restored.tombstones} tombstones of namespace ${r.namespace}; exports and ledgers match (sha256 ${r.targetDigest.slice(0, 16)})`
       : r.sourceDigest !== r.targetDigest
         ? `COPY NOT VERIFIED: exports differ (source ${r.sourceDigest.slice(0, 16)}, target ${r.targetDigest.slice(0, 16)}); ${r.forgotten ? `${r.forgotten} versions were forgotten in the target and stay forgotten` : 'the target holds other memories or lost data'}`
         : 'COPY NOT VERIFIED: the ledgers differ; the target holds other ledger facts or lost some',
