@@ -1,10 +1,10 @@
-import { rowToFact } from '../sql/rows.ts';
+import { rowToFact, rowToPending } from '../sql/rows.ts';
 import type pg from 'pg';
 import { actorOf, type AuditDraft } from '../../domain/audit.ts';
 import { MnemosError } from '../../domain/errors.ts';
 import { sha256Hex } from '../../domain/hash.ts';
 import { readScope, type Principal } from '../../domain/principal.ts';
-import { toIso, toMs, toMsOrNull } from '../../domain/time.ts';
+import { toMs, toMsOrNull } from '../../domain/time.ts';
 import type { LedgerFact } from '../../lifecycle/ledger-rules.ts';
 import type { LedgerPending, LedgerStore, LedgerWrite } from '../../ports/lifecycle.ts';
 import { pgQuery, sql } from '../sql/placeholders.ts';
@@ -65,15 +65,7 @@ export class PgLedger implements LedgerStore {
       id ? sql(' AND id = ?', id) : " AND status = 'pending'",
       ' ORDER BY created_at',
     ]);
-    return found.map((r) => ({
-      id: r.id as string,
-      key: r.key as string,
-      targetId: r.target_id as string,
-      proposed: JSON.parse(r.proposed as string),
-      proposer: r.proposer as string,
-      createdAt: toIso(Number(r.created_at)),
-      status: r.status as LedgerPending['status'],
-    }));
+    return found.map(rowToPending);
   }
 
   async write(p: Principal, ops: LedgerWrite[]): Promise<void> {

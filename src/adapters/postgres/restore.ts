@@ -3,7 +3,7 @@ import { readScope, type Principal } from '../../domain/principal.ts';
 import { toMs, toMsOrNull } from '../../domain/time.ts';
 import type { AuditDraft } from '../../domain/audit.ts';
 import type { RestoreRecord, SnapshotReads, WriteResult } from '../../ports/store.ts';
-import { rowToFact } from '../sql/rows.ts';
+import { rowToFact, rowToPending } from '../sql/rows.ts';
 import { numbered } from '../sql/placeholders.ts';
 import {
   activeKeyTaken,
@@ -13,7 +13,6 @@ import {
   pendingPageSql,
   restoreAudit,
   restoreId,
-  rowToPending,
   tombstoneIdsSql,
   tombstoneOverHeld,
   tombstonesOf,

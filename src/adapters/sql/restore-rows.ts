@@ -1,8 +1,6 @@
 import { MnemosError } from '../../domain/errors.ts';
 import { sha256Hex } from '../../domain/hash.ts';
 import type { AuditDraft } from '../../domain/audit.ts';
-import { toIso } from '../../domain/time.ts';
-import type { LedgerPending } from '../../ports/lifecycle.ts';
 import type { RestoreRecord, StoredTombstone } from '../../ports/store.ts';
 
 /**
@@ -24,17 +22,6 @@ type Row = Record<string, unknown>;
 /** Code-unit order, as SQLite's BINARY collation and PostgreSQL's "C" compare ids. */
 const byCodeUnits = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-export function rowToPending(r: Row): LedgerPending {
-  return {
-    id: r.id as string,
-    key: r.key as string,
-    targetId: r.target_id as string,
-    proposed: JSON.parse(r.proposed as string),
-    proposer: r.proposer as string,
-    createdAt: toIso(Number(r.created_at)),
-    status: r.status as LedgerPending['status'],
-  };
-}
 
 /** A page of tombstones rows with their held ids and source digests, each list in one order on both backends. */
 export function tombstonesOf(rows: Row[], ids: Row[], sources: Row[]): StoredTombstone[] {

@@ -3,6 +3,7 @@ import { assertStorableText } from '../../domain/unicode.ts';
 import { toIso, toIsoOrNull, toMs, toMsOrNull } from '../../domain/time.ts';
 import type { Tombstone } from '../../ports/store.ts';
 import type { LedgerFact } from '../../lifecycle/ledger-rules.ts';
+import type { LedgerPending } from '../../ports/lifecycle.ts';
 
 /** Column order of the memories table, shared by insert and select. */
 export const MEMORY_COLUMNS = [
@@ -122,5 +123,18 @@ export function rowToFact(r: Record<string, unknown>): LedgerFact {
     ownerId: r.owner_id as string,
     agentId: (r.agent_id as string | null) ?? null,
     visibility: r.visibility as LedgerFact['visibility'],
+  };
+}
+
+/** A ledger_pending row as the port's LedgerPending (both backends; created_at is epoch ms, a string from pg's bigint). */
+export function rowToPending(r: Record<string, unknown>): LedgerPending {
+  return {
+    id: r.id as string,
+    key: r.key as string,
+    targetId: r.target_id as string,
+    proposed: JSON.parse(r.proposed as string),
+    proposer: r.proposer as string,
+    createdAt: toIso(Number(r.created_at)),
+    status: r.status as LedgerPending['status'],
   };
 }

@@ -1,4 +1,4 @@
-import { rowToFact } from '../sql/rows.ts';
+import { rowToFact, rowToPending } from '../sql/rows.ts';
 import type Database from 'better-sqlite3';
 import type { StatementCache } from './statements.ts';
 import type { AuditDraft } from '../../domain/audit.ts';
@@ -6,7 +6,7 @@ import { MnemosError } from '../../domain/errors.ts';
 import { sha256Hex } from '../../domain/hash.ts';
 import { actorOf } from '../../domain/audit.ts';
 import { readScope, type Principal } from '../../domain/principal.ts';
-import { toIso, toMs, toMsOrNull } from '../../domain/time.ts';
+import { toMs, toMsOrNull } from '../../domain/time.ts';
 import type { LedgerFact } from '../../lifecycle/ledger-rules.ts';
 import type { LedgerPending, LedgerStore, LedgerWrite } from '../../ports/lifecycle.ts';
 import { scopeSql } from '../sql/scope-sql.ts';
@@ -65,15 +65,7 @@ export class SqliteLedger implements LedgerStore {
       sql += ' AND id = ?';
       params.push(id);
     } else sql += " AND status = 'pending'";
-    return (this.db.prepare(`${sql} ORDER BY created_at`).all(...params) as Row[]).map((r) => ({
-      id: r.id as string,
-      key: r.key as string,
-      targetId: r.target_id as string,
-      proposed: JSON.parse(r.proposed as string),
-      proposer: r.proposer as string,
-      createdAt: toIso(r.created_at as number),
-      status: r.status as LedgerPending['status'],
-    }));
+    return (this.db.prepare(`${sql} ORDER BY created_at`).all(...params) as Row[]).map(rowToPending);
   }
 
   async write(p: Principal, ops: LedgerWrite[]): Promise<void> {
