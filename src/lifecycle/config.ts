@@ -51,6 +51,9 @@ export interface LifecycleConfig {
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
 
+/** The longest delay a Node timer keeps (about 24.8 days); a longer one, like NaN or 0, fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const DEFAULT_LIFECYCLE_CONFIG: LifecycleConfig = {
   consolidationIntervalMs: 30 * MIN,
   labileWindowMs: 30 * MIN,

@@ -1,9 +1,6 @@
 import type { ConsolidationReport } from './consolidate.ts';
-import { DEFAULT_LIFECYCLE_CONFIG, lifecycleConfig } from './config.ts';
+import { DEFAULT_LIFECYCLE_CONFIG, MAX_TIMER_MS, lifecycleConfig } from './config.ts';
 import { MnemosError } from '../domain/errors.ts';
-
-/** The longest delay a Node timer keeps (about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** What the scheduler needs from the engine: the facade's consolidate. */
 export interface Consolidating {

@@ -1,5 +1,5 @@
 import { MnemosError } from '../../domain/errors.ts';
-import { DEFAULT_LIFECYCLE_CONFIG, type LifecycleConfig } from '../../lifecycle/config.ts';
+import { DEFAULT_LIFECYCLE_CONFIG, MAX_TIMER_MS, type LifecycleConfig } from '../../lifecycle/config.ts';
 import { DEFAULT_CONFIG } from '../../services/context.ts';
 import { DEFAULT_VECTOR_INDEX } from '../../ports/vectors.ts';
 
@@ -70,7 +70,7 @@ function checkLifecycle(lifecycle: unknown): void {
     else if (THRESHOLDS.has(key) && !(n >= 0 && n <= 1)) bad(field, `must be a similarity from 0 to 1, not ${n}`);
     else if (key === 'modelGrowth' && !(n > 1)) bad(field, `must be above 1 (the factor the namespace grows by before the next training), not ${n}`);
     else if (key === 'leaseMs' && !(n > 0)) bad(field, `must be a duration in milliseconds above 0, not ${n}`);
-    else if (key === 'consolidationIntervalMs' && !(n >= 1 && n <= 2 ** 31 - 1)) bad(field, `must be a number of milliseconds from 1 to ${2 ** 31 - 1} (a timer's longest), not ${n}`);
+    else if (key === 'consolidationIntervalMs' && !(n >= 1 && n <= MAX_TIMER_MS)) bad(field, `must be a number of milliseconds from 1 to ${MAX_TIMER_MS} (a timer's longest), not ${n}`);
     else if (n < 0) bad(field, `must be a duration in milliseconds, 0 or more, not ${n}`);
   }
 }
